@@ -1,0 +1,6 @@
+import type { Env } from '../env';
+
+/** Hono's environment for every route. */
+export interface AppEnv {
+  Bindings: Env;
+}

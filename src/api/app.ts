@@ -1,0 +1,37 @@
+import { Hono } from 'hono';
+import { fail, wireJsonSchema } from '../protocol';
+import type { AppEnv } from './app-env';
+import { PROBLEMS, problem } from './problem';
+import { streams } from './routes/streams';
+
+/** The HTTP API. One `app.use('/v1/*', …)` can guard every route. */
+export function createApp() {
+  const app = new Hono<AppEnv>();
+
+  let schema: string | undefined;
+  app.get('/v1/schema/wire.json', (c) => {
+    schema ??= JSON.stringify(wireJsonSchema());
+    return c.body(schema, 200, { 'Content-Type': 'application/schema+json' });
+  });
+
+  app.route('/v1/streams', streams);
+
+  app.get('/problems/:code', (c) => {
+    const code = c.req.param('code') as keyof typeof PROBLEMS;
+    const meta = PROBLEMS[code];
+    if (!meta) return problem(c, fail('not-found', `no problem type "${code}"`));
+    return c.json({ type: `/problems/${code}`, ...meta });
+  });
+
+  app.notFound((c) =>
+    problem(c, fail('not-found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+  );
+
+  app.onError((error, c) => {
+    // Bugs only: expected failures are values. Never leak a stack trace.
+    console.error('unhandled error', error);
+    return problem(c, { code: 'internal' as never, detail: 'an internal error occurred' });
+  });
+
+  return app;
+}

@@ -1,0 +1,50 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Failure, FailureCode } from '../protocol';
+
+/**
+ * RFC 9457 problem details. Every expected failure leaves the API through
+ * here; `type` is a stable URI under `/problems/` (served by this Worker).
+ */
+export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title: string }> = {
+  'malformed-json': { status: 400, title: 'The body is not valid JSON' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'envelope-too-large': { status: 413, title: 'Envelope too large' },
+  'invalid-wire': { status: 422, title: 'The Wire does not match the protocol' },
+  'invalid-stream-id': { status: 400, title: 'Invalid stream id' },
+  'stream-id-mismatch': { status: 400, title: 'stream_id differs from the path' },
+  'invalid-query': { status: 400, title: 'Invalid query parameter' },
+  'invalid-header': { status: 400, title: 'Invalid request header' },
+  'wire-id-conflict': { status: 409, title: 'wire_id already used for different content' },
+  'stale-stream': { status: 412, title: 'The stream has moved on' },
+  'not-found': { status: 404, title: 'Not found' },
+  internal: { status: 500, title: 'Internal error' },
+};
+
+export function problemType(code: string): string {
+  return `/problems/${code}`;
+}
+
+export function problemBody(failure: Pick<Failure, 'code' | 'detail' | 'errors' | 'extra'>) {
+  const meta = PROBLEMS[failure.code];
+  return {
+    type: problemType(failure.code),
+    title: meta.title,
+    status: meta.status,
+    detail: failure.detail,
+    ...(failure.errors ? { errors: failure.errors } : {}),
+    ...failure.extra,
+  };
+}
+
+export function problem(
+  c: Context,
+  failure: Pick<Failure, 'code' | 'detail' | 'errors' | 'extra'>,
+  headers: Record<string, string> = {},
+): Response {
+  const body = problemBody(failure);
+  return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, {
+    'Content-Type': 'application/problem+json',
+    ...headers,
+  });
+}

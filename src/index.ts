@@ -1,0 +1,7 @@
+import { createApp } from './api/app';
+
+export { StreamObject } from './stream/stream-object';
+
+const app = createApp();
+
+export default app;

@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import { canonicalJson } from './canonical-json';
+import { type Failure, type FieldIssue, fail, type Result } from './failure';
+import { newWireId } from './ids';
+import { AnyPayload, isKnownType, PAYLOADS, referenceProblems } from './payloads';
+import { StreamId, streamIdProblem } from './stream-id';
+import { WireType } from './wire-type';
+
+/** The Wire envelopes of seed 000 ("Stream-Enabled Wire Envelope"). */
+
+export const WireId = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/,
+    'wire_id must be 1-128 characters: letters, digits, . _ : - (starting with a letter or digit)',
+  );
+export const Sender = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/,
+    'sender must be 1-128 characters such as "agent:quinn-03", "human:ana" or "system"',
+  );
+const Timestamp = z.iso.datetime({ offset: true, error: 'ts must be an ISO 8601 date-time' });
+const Ref = z.string().min(1).max(256).nullable().optional();
+
+const Common = {
+  type: WireType,
+  sender: Sender,
+  ts: Timestamp,
+  payload: AnyPayload,
+};
+
+/** Wire 1.0: the original envelope, without stream fields. */
+export const Wire10Input = z.strictObject({
+  wire: z.literal('1.0'),
+  ...Common,
+  // Tolerated so a 1.0 producer can name its stream; must match the path.
+  stream_id: StreamId.optional(),
+});
+
+/** Wire 1.1 as a client sends it: `stream_seq` is optional (an expectation). */
+export const Wire11Input = z.strictObject({
+  wire: z.literal('1.1'),
+  wire_id: WireId,
+  stream_id: StreamId,
+  stream_seq: z.int().min(1).optional(),
+  correlation_id: Ref,
+  causation_id: Ref,
+  ...Common,
+});
+
+export const WireInput = z.discriminatedUnion('wire', [Wire10Input, Wire11Input], {
+  error: 'wire must be "1.1" (or "1.0" for an envelope without stream fields)',
+});
+
+/** A Wire as stored, anchored to HCS and served: every field present. */
+export const Wire = z.strictObject({
+  wire: z.literal('1.1'),
+  wire_id: WireId,
+  stream_id: StreamId,
+  stream_seq: z.int().min(1),
+  correlation_id: z.string().nullable(),
+  causation_id: z.string().nullable(),
+  ...Common,
+});
+export type Wire = z.infer<typeof Wire>;
+
+/** A Wire ready to append: everything but the sequence number. */
+export type Draft = Omit<Wire, 'stream_seq'>;
+
+/** The receipt an append returns. */
+export interface Receipt {
+  wire_id: string;
+  stream_id: string;
+  stream_seq: number;
+  received_at: string;
+}
+
+export interface ParsedAppend {
+  draft: Draft;
+  /** `stream_seq` the client expected its Wire to get, if it said. */
+  expectedSeq: number | undefined;
+  upgraded: boolean;
+}
+
+function issuesOf(error: z.ZodError, prefix: (string | number)[] = []): FieldIssue[] {
+  return error.issues.map((issue) => ({
+    path: [...prefix, ...issue.path].map(String).join('.') || '(envelope)',
+    message: issue.message,
+  }));
+}
+
+function invalid(issues: FieldIssue[]): Failure {
+  const detail = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  return fail('invalid-wire', detail, { errors: issues });
+}
+
+/**
+ * Validates a decoded JSON body posted to `streamId` and turns it into a
+ * draft Wire 1.1. Wire 1.0 envelopes are upgraded: the server assigns a
+ * sortable `wire_id` and takes `stream_id` from the path.
+ */
+export function parseAppend(body: unknown, streamId: string): Result<ParsedAppend> {
+  const pathProblem = streamIdProblem(streamId);
+  if (pathProblem !== null) return fail('invalid-stream-id', pathProblem);
+
+  const parsed = WireInput.safeParse(body);
+  if (!parsed.success) return invalid(issuesOf(parsed.error));
+  const input = parsed.data;
+
+  if (input.stream_id !== undefined && input.stream_id !== streamId) {
+    return fail(
+      'stream-id-mismatch',
+      `stream_id in the body ("${input.stream_id}") differs from the stream in the path ("${streamId}")`,
+    );
+  }
+
+  if (isKnownType(input.type)) {
+    const payload = PAYLOADS[input.type].safeParse(input.payload);
+    if (!payload.success) return invalid(issuesOf(payload.error, ['payload']));
+  } else {
+    const refProblem = referenceProblems(input.payload);
+    if (refProblem !== null) return invalid([{ path: 'payload.sha256', message: refProblem }]);
+  }
+
+  const upgraded = input.wire === '1.0';
+  const draft: Draft = {
+    wire: '1.1',
+    wire_id: input.wire === '1.1' ? input.wire_id : newWireId(),
+    stream_id: streamId,
+    correlation_id: input.wire === '1.1' ? (input.correlation_id ?? null) : null,
+    causation_id: input.wire === '1.1' ? (input.causation_id ?? null) : null,
+    type: input.type,
+    sender: input.sender,
+    ts: input.ts,
+    payload: input.payload,
+  };
+  const expectedSeq = input.wire === '1.1' ? input.stream_seq : undefined;
+  return { ok: true, draft, expectedSeq, upgraded };
+}
+
+/** The HCS message body of a Wire: canonical JSON of the full envelope. */
+export function wireMessage(wire: Wire): string {
+  return canonicalJson(wire);
+}
+
+/** Content identity used for idempotent replay (ignores server-assigned seq). */
+export function draftIdentity(draft: Draft): string {
+  return canonicalJson(draft);
+}

@@ -1,0 +1,40 @@
+/**
+ * Expected failures are values, not exceptions. Each has a stable code that
+ * `api/problem.ts` maps to an HTTP status and a problem+json `type`.
+ */
+export type FailureCode =
+  | 'malformed-json'
+  | 'unsupported-media-type'
+  | 'envelope-too-large'
+  | 'invalid-wire'
+  | 'invalid-stream-id'
+  | 'stream-id-mismatch'
+  | 'invalid-query'
+  | 'invalid-header'
+  | 'wire-id-conflict'
+  | 'stale-stream'
+  | 'not-found';
+
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export interface Failure {
+  ok: false;
+  code: FailureCode;
+  detail: string;
+  errors?: FieldIssue[];
+  /** Extra members for the problem document (e.g. `current_seq`). */
+  extra?: Record<string, string | number | boolean | null>;
+}
+
+export function fail(
+  code: FailureCode,
+  detail: string,
+  more: Pick<Failure, 'errors' | 'extra'> = {},
+): Failure {
+  return { ok: false, code, detail, ...more };
+}
+
+export type Result<T> = ({ ok: true } & T) | Failure;

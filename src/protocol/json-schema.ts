@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { Wire, WireInput } from './envelope';
+import { KNOWN_TYPES, PAYLOADS } from './payloads';
+
+/** JSON Schema (2020-12) of the envelope and each known payload, from zod. */
+export function wireJsonSchema(): Record<string, unknown> {
+  const payloads: Record<string, unknown> = {};
+  for (const type of KNOWN_TYPES) {
+    payloads[type] = z.toJSONSchema(PAYLOADS[type], { io: 'input', unrepresentable: 'any' });
+  }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'Wirestream Wire envelope',
+    description:
+      'Wire 1.1 (seed 000). `input` is what POST /v1/streams/{stream_id}/wires accepts (1.0 or 1.1); `wire` is a stored Wire; `payloads` has the schema of each known type.',
+    input: z.toJSONSchema(WireInput, { io: 'input', unrepresentable: 'any' }),
+    wire: z.toJSONSchema(Wire, { io: 'output', unrepresentable: 'any' }),
+    payloads,
+  };
+}

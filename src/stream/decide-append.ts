@@ -1,0 +1,55 @@
+import type { Draft, Failure, Receipt } from '../protocol';
+import { draftIdentity, fail } from '../protocol';
+
+/**
+ * The append decision, pure: given what the log holds, is this draft new, a
+ * replay of a stored Wire, or refused?
+ */
+export interface AppendCommand {
+  draft: Draft;
+  /** `stream_seq` the body asked for (must be last_seq + 1). */
+  expectedSeq: number | undefined;
+  /** `If-Match: "<last stream_seq>"`: the last seq the caller saw. */
+  ifMatchSeq: number | undefined;
+}
+
+export interface AppendState {
+  lastSeq: number;
+  existing: { receipt: Receipt; identity: string } | null;
+}
+
+export type AppendDecision =
+  | { ok: true; kind: 'append' }
+  | { ok: true; kind: 'replay'; receipt: Receipt }
+  | Failure;
+
+export function decideAppend(command: AppendCommand, state: AppendState): AppendDecision {
+  const { draft } = command;
+  // Idempotency comes first: a retry of a stored Wire gets its receipt even if
+  // the stream has moved on since.
+  if (state.existing) {
+    if (state.existing.identity === draftIdentity(draft)) {
+      return { ok: true, kind: 'replay', receipt: state.existing.receipt };
+    }
+    return fail(
+      'wire-id-conflict',
+      `wire_id "${draft.wire_id}" is already stored at stream_seq ${state.existing.receipt.stream_seq} with different content`,
+      { extra: { stream_seq: state.existing.receipt.stream_seq } },
+    );
+  }
+  if (command.ifMatchSeq !== undefined && command.ifMatchSeq !== state.lastSeq) {
+    return fail(
+      'stale-stream',
+      `If-Match expected last stream_seq ${command.ifMatchSeq} but the stream is at ${state.lastSeq}`,
+      { extra: { current_seq: state.lastSeq } },
+    );
+  }
+  if (command.expectedSeq !== undefined && command.expectedSeq !== state.lastSeq + 1) {
+    return fail(
+      'stale-stream',
+      `stream_seq ${command.expectedSeq} was requested but the next stream_seq is ${state.lastSeq + 1}`,
+      { extra: { current_seq: state.lastSeq } },
+    );
+  }
+  return { ok: true, kind: 'append' };
+}

@@ -1,0 +1,19 @@
+import type { Env } from '../env';
+import type { Draft } from '../protocol';
+import type { AppendResult, ReadPage } from './stream-object';
+import type { StreamInfo } from './wire-log';
+
+/**
+ * The StreamObject as its callers see it over RPC. Declared here once because
+ * the generated RPC types recurse without end on JSON payloads.
+ */
+export interface StreamApi {
+  append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult>;
+  read(afterSeq: number, limit: number): Promise<ReadPage>;
+  info(): Promise<StreamInfo | null>;
+  fetch(request: Request): Promise<Response>;
+}
+
+export function streamStub(env: Pick<Env, 'STREAMS'>, streamId: string): StreamApi {
+  return env.STREAMS.get(env.STREAMS.idFromName(streamId)) as unknown as StreamApi;
+}

@@ -1,0 +1,113 @@
+import type { Draft, Receipt, Wire } from '../protocol';
+import { draftIdentity } from '../protocol';
+import type { Sql } from './sql';
+
+/**
+ * The stream's own log in Durable Object SQLite: every accepted Wire, keyed by
+ * its gap-free `stream_seq`, with `wire_id` unique forever (idempotency).
+ */
+const SCHEMA_VERSION = 1;
+
+export interface StoredWire extends Wire {
+  received_at: string;
+}
+
+export interface StreamInfo {
+  stream_id: string;
+  last_seq: number;
+  last_type: string | null;
+  count: number;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+type WireRow = { seq: number; body: string; received_at: string };
+
+export class WireLog {
+  #lastSeq: number;
+
+  constructor(private readonly sql: Sql) {
+    this.#migrate();
+    this.#lastSeq = sql<{ s: number | null }>`SELECT MAX(seq) AS s FROM wires`[0]?.s ?? 0;
+  }
+
+  #migrate(): void {
+    this.sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
+    const row = this.sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0];
+    if (row && Number(row.value) >= SCHEMA_VERSION) return;
+    this.sql`CREATE TABLE IF NOT EXISTS wires (
+      seq INTEGER PRIMARY KEY,
+      wire_id TEXT NOT NULL UNIQUE,
+      type TEXT NOT NULL,
+      body TEXT NOT NULL,
+      received_at TEXT NOT NULL
+    )`;
+    this.sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})`;
+  }
+
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** The stored Wire with this id and the identity of its content, if any. */
+  findByWireId(wireId: string): { wire: StoredWire; identity: string } | null {
+    const row = this.sql<WireRow>`SELECT seq, body, received_at FROM wires WHERE wire_id = ${wireId}`[0];
+    if (!row) return null;
+    const wire = toStored(row);
+    const { stream_seq: _seq, ...draft } = wire;
+    const { received_at: _at, ...rest } = draft;
+    return { wire, identity: draftIdentity(rest) };
+  }
+
+  append(draft: Draft, receivedAt: string): { wire: StoredWire; receipt: Receipt } {
+    const seq = this.#lastSeq + 1;
+    const wire: Wire = { ...draft, stream_seq: seq };
+    this.sql`INSERT INTO wires (seq, wire_id, type, body, received_at)
+      VALUES (${seq}, ${wire.wire_id}, ${wire.type}, ${JSON.stringify(wire)}, ${receivedAt})`;
+    if (seq === 1) {
+      this.sql`INSERT OR IGNORE INTO meta (key, value) VALUES ('stream_id', ${wire.stream_id})`;
+      this.sql`INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ${receivedAt})`;
+    }
+    this.#lastSeq = seq;
+    return { wire: { ...wire, received_at: receivedAt }, receipt: receiptOf(wire, receivedAt) };
+  }
+
+  readAfter(afterSeq: number, limit: number): StoredWire[] {
+    return this.sql<WireRow>`SELECT seq, body, received_at FROM wires
+      WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.map(toStored);
+  }
+
+  info(): StreamInfo | null {
+    if (this.#lastSeq === 0) return null;
+    const meta = new Map(
+      this.sql<{ key: string; value: string }>`SELECT key, value FROM meta`.map((r) => [
+        r.key,
+        r.value,
+      ]),
+    );
+    const last = this.sql<{ type: string; received_at: string }>`SELECT type, received_at
+      FROM wires ORDER BY seq DESC LIMIT 1`[0];
+    const count = this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM wires`[0]?.n ?? 0;
+    return {
+      stream_id: meta.get('stream_id') ?? '',
+      last_seq: this.#lastSeq,
+      last_type: last?.type ?? null,
+      count,
+      created_at: meta.get('created_at') ?? null,
+      updated_at: last?.received_at ?? null,
+    };
+  }
+}
+
+function toStored(row: WireRow): StoredWire {
+  return { ...(JSON.parse(row.body) as Wire), received_at: row.received_at };
+}
+
+export function receiptOf(wire: Wire, receivedAt: string): Receipt {
+  return {
+    wire_id: wire.wire_id,
+    stream_id: wire.stream_id,
+    stream_seq: wire.stream_seq,
+    received_at: receivedAt,
+  };
+}

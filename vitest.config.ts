@@ -1,0 +1,41 @@
+import path from 'node:path';
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
+  return {
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: './wrangler.toml' },
+              miniflare: {
+                bindings: { TEST_MIGRATIONS: migrations },
+                // Nothing in tests may wait on the network.
+                cf: false,
+              },
+            }),
+          ],
+          resolve: {
+            // Same alias as wrangler.toml: the SDK's gRPC-web build.
+            alias: { '@hashgraph/sdk': path.join(import.meta.dirname, 'node_modules/@hashgraph/sdk/lib/browser.js') },
+          },
+          test: {
+            name: 'workers',
+            include: ['test/workers/**/*.test.ts'],
+            setupFiles: ['test/workers/setup.ts'],
+          },
+        },
+        {
+          test: {
+            name: 'node',
+            include: ['test/node/**/*.test.ts'],
+            environment: 'node',
+          },
+        },
+      ],
+    },
+  };
+});
