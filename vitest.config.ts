@@ -20,7 +20,12 @@ export default defineConfig(async () => {
           ],
           resolve: {
             // Same alias as wrangler.toml: the SDK's gRPC-web build.
-            alias: { '@hashgraph/sdk': path.join(import.meta.dirname, 'node_modules/@hashgraph/sdk/lib/browser.js') },
+            alias: {
+              '@hashgraph/sdk': path.join(
+                import.meta.dirname,
+                'node_modules/@hashgraph/sdk/lib/browser.js',
+              ),
+            },
           },
           test: {
             name: 'workers',

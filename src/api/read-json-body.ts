@@ -5,7 +5,10 @@ import { fail, type Result } from '../protocol';
  * Reads a JSON request body with the checks every write shares: media type
  * (415), size (413, before and after reading) and syntax (400).
  */
-export async function readJsonBody(c: Context, maxBytes: number): Promise<Result<{ body: unknown }>> {
+export async function readJsonBody(
+  c: Context,
+  maxBytes: number,
+): Promise<Result<{ body: unknown }>> {
   const type = c.req.header('Content-Type') ?? '';
   const mediaType = type.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {

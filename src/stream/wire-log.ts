@@ -42,7 +42,8 @@ export class WireLog {
       body TEXT NOT NULL,
       received_at TEXT NOT NULL
     )`;
-    this.sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})`;
+    this
+      .sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ${String(SCHEMA_VERSION)})`;
   }
 
   get lastSeq(): number {
@@ -51,7 +52,8 @@ export class WireLog {
 
   /** The stored Wire with this id and the identity of its content, if any. */
   findByWireId(wireId: string): { wire: StoredWire; identity: string } | null {
-    const row = this.sql<WireRow>`SELECT seq, body, received_at FROM wires WHERE wire_id = ${wireId}`[0];
+    const row = this
+      .sql<WireRow>`SELECT seq, body, received_at FROM wires WHERE wire_id = ${wireId}`[0];
     if (!row) return null;
     const wire = toStored(row);
     const { stream_seq: _seq, ...draft } = wire;

@@ -1,10 +1,10 @@
-import type { Env } from '../../src/env';
+import type { D1Migration } from 'cloudflare:test';
+import type { Env as WorkerEnv } from '../../src/env';
 
 declare global {
   namespace Cloudflare {
-    interface Env extends import('../../src/env').Env {
-      TEST_MIGRATIONS: import('cloudflare:test').D1Migration[];
+    interface Env extends WorkerEnv {
+      TEST_MIGRATIONS: D1Migration[];
     }
   }
 }
-export type { Env };

@@ -1,4 +1,4 @@
 import { applyD1Migrations, env } from 'cloudflare:test';
 
 // Applied exactly as production applies them (wrangler's migration format).
-await applyD1Migrations(env.DB, (env as unknown as { TEST_MIGRATIONS: D1Migration[] }).TEST_MIGRATIONS);
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

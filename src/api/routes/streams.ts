@@ -56,11 +56,7 @@ streams.post('/:stream_id/wires', async (c) => {
   const parsed = parseAppend(body.body, streamId);
   if (!parsed.ok) return problem(c, parsed);
 
-  const result = await stub(c, streamId).append(
-    parsed.draft,
-    parsed.expectedSeq,
-    ifMatch.value,
-  );
+  const result = await stub(c, streamId).append(parsed.draft, parsed.expectedSeq, ifMatch.value);
   if (!result.ok) return problem(c, result);
   const headers: Record<string, string> = {
     ETag: `"${result.receipt.stream_seq}"`,
@@ -90,7 +86,10 @@ streams.get('/:stream_id/wires', async (c) => {
 
 streams.get('/:stream_id/ws', async (c) => {
   if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-    return problem(c, fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'));
+    return problem(
+      c,
+      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
+    );
   }
   const after = intParam('after_seq', c.req.query('after_seq'), 0, 0, Number.MAX_SAFE_INTEGER);
   if (!after.ok) return problem(c, after);

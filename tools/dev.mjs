@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// `npm start`: everything local, no network. Applies the local D1 migrations,
+// then serves the Worker (and its Durable Objects) on http://127.0.0.1:8787.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+
+const offline = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+};
+
+if (!existsSync('.dev.vars')) {
+  copyFileSync('.dev.vars.example', '.dev.vars');
+  console.log('created .dev.vars from .dev.vars.example');
+}
+
+const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], {
+  env: { ...offline, CI: 'true' },
+  stdio: 'inherit',
+});
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', '8787'], {
+  env: offline,
+  stdio: 'inherit',
+});
+const stop = () => dev.kill('SIGINT');
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+dev.on('exit', (code) => process.exit(code ?? 0));
