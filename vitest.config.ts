@@ -12,7 +12,12 @@ export default defineConfig(async () => {
             cloudflareTest({
               wrangler: { configPath: './wrangler.toml' },
               miniflare: {
-                bindings: { TEST_MIGRATIONS: migrations },
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  // Test-only secrets (never used outside tests).
+                  TOKEN_SECRET: 'test-token-secret-not-for-production-0123456789',
+                  ADMIN_TOKEN: 'test-admin-token-not-for-production',
+                },
                 // Nothing in tests may wait on the network.
                 cf: false,
               },

@@ -8,6 +8,18 @@ export interface Env {
   WIRE_MAX_BYTES?: string;
   /** Wires in flight per WebSocket subscriber before it must ack. */
   WS_MAX_BUFFERED_FRAMES?: string;
+  /** Secret that signs bearer tokens (HS256). */
+  TOKEN_SECRET?: string;
+  /** Bootstrap secret that may issue tokens (`POST /v1/tokens`). */
+  ADMIN_TOKEN?: string;
+  /** Comma-separated browser origins allowed by CORS (none when empty). */
+  CORS_ORIGINS?: string;
+  /** Live WebSocket subscribers allowed per stream. */
+  WS_MAX_SUBSCRIBERS?: string;
+  /** Wires per second a sender may append (token bucket refill rate). */
+  RATE_PER_SECOND?: string;
+  /** Burst a sender may append before being limited (token bucket size). */
+  RATE_BURST?: string;
 }
 
 export function intVar(value: string | undefined, fallback: number): number {

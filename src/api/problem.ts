@@ -18,6 +18,12 @@ export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title:
   'wire-id-conflict': { status: 409, title: 'wire_id already used for different content' },
   'stale-stream': { status: 412, title: 'The stream has moved on' },
   'not-found': { status: 404, title: 'Not found' },
+  unauthenticated: { status: 401, title: 'A valid bearer token is required' },
+  forbidden: { status: 403, title: 'The token does not allow this' },
+  'secret-in-payload': { status: 422, title: 'The Wire holds a secret-shaped value' },
+  'json-too-deep': { status: 400, title: 'The JSON is nested too deeply' },
+  'rate-limited': { status: 429, title: 'Too many Wires from this sender' },
+  'too-many-subscribers': { status: 429, title: 'The stream has too many subscribers' },
   internal: { status: 500, title: 'Internal error' },
 };
 

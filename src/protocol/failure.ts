@@ -13,7 +13,13 @@ export type FailureCode =
   | 'invalid-header'
   | 'wire-id-conflict'
   | 'stale-stream'
-  | 'not-found';
+  | 'not-found'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'secret-in-payload'
+  | 'json-too-deep'
+  | 'rate-limited'
+  | 'too-many-subscribers';
 
 export interface FieldIssue {
   path: string;
