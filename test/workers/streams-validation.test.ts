@@ -1,0 +1,283 @@
+import { SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { post, problemOf, readAll, uniqueStream, wire11 } from './helpers/wires';
+
+/** Each rule answers with a precise problem+json and stores nothing. */
+async function expectRejected(
+  stream: string,
+  res: Response,
+  status: number,
+  type: string,
+  detail: RegExp | string,
+) {
+  expect(res.status).toBe(status);
+  const problem = await problemOf(res);
+  expect(problem.type).toBe(type);
+  expect(problem.status).toBe(status);
+  if (typeof detail === 'string') expect(problem.detail).toContain(detail);
+  else expect(problem.detail).toMatch(detail);
+  expect(await readAll(stream)).toEqual([]);
+  return problem;
+}
+
+const claim = {
+  task_id: '0.0.9001',
+  agent: 'quinn-07',
+  role: 'developer',
+  lease_expires_at: '2026-05-01T16:30:00Z',
+};
+
+describe('validation of appended Wires', () => {
+  it('rejects malformed JSON with 400', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, '{"wire": "1.1",'),
+      400,
+      '/problems/malformed-json',
+      'not valid JSON',
+    );
+  });
+
+  it('rejects a body that is not JSON with 415', async () => {
+    const s = uniqueStream();
+    const res = await SELF.fetch(`https://ws.test/v1/streams/${s}/wires`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'text/plain' },
+      body: JSON.stringify(wire11(s)),
+    });
+    await expectRejected(s, res, 415, '/problems/unsupported-media-type', 'text/plain');
+  });
+
+  it('rejects an envelope over the 8 KiB limit with 413 naming the limit', async () => {
+    const s = uniqueStream();
+    const big = wire11(s, { payload: { concern: 'x'.repeat(9000) } });
+    const problem = await expectRejected(
+      s,
+      await post(s, big),
+      413,
+      '/problems/envelope-too-large',
+      'the limit is 8192 bytes',
+    );
+    expect(problem.limit_bytes).toBe(8192);
+  });
+
+  it('rejects a missing envelope field with 422 naming it', async () => {
+    const s = uniqueStream();
+    const { sender: _omit, ...noSender } = wire11(s);
+    const problem = await expectRejected(
+      s,
+      await post(s, noSender),
+      422,
+      '/problems/invalid-wire',
+      'sender',
+    );
+    expect(problem.errors?.[0]?.path).toBe('sender');
+  });
+
+  it('rejects unknown envelope fields', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { colour: 'red' })),
+      422,
+      '/problems/invalid-wire',
+      'colour',
+    );
+  });
+
+  it('rejects an unsupported wire version', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { wire: '2.0' })),
+      422,
+      '/problems/invalid-wire',
+      'wire must be "1.1"',
+    );
+  });
+
+  it.each([
+    ['Task.Claimed', 'dotted lowercase'],
+    ['claimed', 'dotted lowercase'],
+    ['task..claimed', 'dotted lowercase'],
+  ])('rejects the malformed type name %s', async (type, detail) => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { type })),
+      422,
+      '/problems/invalid-wire',
+      detail,
+    );
+  });
+
+  it('accepts other dotted lowercase types with an object payload', async () => {
+    const s = uniqueStream();
+    const res = await post(
+      s,
+      wire11(s, { type: 'design.note.added', payload: { anything: [1, 2] } }),
+    );
+    expect(res.status).toBe(201);
+  });
+
+  it('rejects a payload that is not an object', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { payload: [1, 2] })),
+      422,
+      '/problems/invalid-wire',
+      'payload',
+    );
+  });
+
+  it('checks known payloads field by field', async () => {
+    const stream = `task:${uniqueStream('x').slice(2)}:attempt:1`;
+    const { lease_expires_at: _l, ...noLease } = claim;
+    const problem = await expectRejected(
+      stream,
+      await post(stream, wire11(stream, { type: 'task.claimed', payload: noLease })),
+      422,
+      '/problems/invalid-wire',
+      'payload.lease_expires_at',
+    );
+    expect(problem.errors?.map((e) => e.path)).toEqual(['payload.lease_expires_at']);
+  });
+
+  it('accepts Level 1 task.claim with the task.claimed payload', async () => {
+    const stream = `task:${uniqueStream('x').slice(2)}:attempt:1`;
+    const res = await post(stream, wire11(stream, { type: 'task.claim', payload: claim }));
+    expect(res.status).toBe(201);
+  });
+
+  it('rejects artifacts sent inline instead of by reference', async () => {
+    const s = uniqueStream('artifact');
+    const payload = {
+      artifact_type: 'migration',
+      artifact_ref: 'r2://runs/005.sql',
+      sha256: 'a'.repeat(64),
+      content: 'CREATE TABLE …',
+    };
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { type: 'artifact.ready', payload })),
+      422,
+      '/problems/invalid-wire',
+      'by reference',
+    );
+  });
+
+  it('requires a 64-hex sha256 with every artifact_ref', async () => {
+    const s = uniqueStream('artifact');
+    const payload = { artifact_type: 'migration', artifact_ref: 'r2://x', sha256: 'abc123' };
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { type: 'artifact.ready', payload })),
+      422,
+      '/problems/invalid-wire',
+      '64 lowercase hex',
+    );
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { type: 'custom.thing', payload: { artifact_ref: 'r2://y' } })),
+      422,
+      '/problems/invalid-wire',
+      'sha256',
+    );
+  });
+
+  it('rejects a stream_id in the body that differs from the path with 400', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11('project:other')),
+      400,
+      '/problems/stream-id-mismatch',
+      'project:other',
+    );
+  });
+
+  it.each([
+    ['task:42', 'task:<task_id>:attempt:<n>'],
+    ['task:42:attempt:0', 'positive integer'],
+    ['project:', 'project:<id>'],
+    ['Project:x', '<kind>:<id>'],
+    ['nocolon', '<kind>:<id>'],
+  ])('rejects the malformed stream id %s in the path', async (stream, detail) => {
+    const res = await post(stream, wire11(stream));
+    expect(res.status).toBe(400);
+    const problem = await problemOf(res);
+    expect(problem.type).toBe('/problems/invalid-stream-id');
+    expect(problem.detail).toContain(detail);
+  });
+
+  it('rejects an invalid timestamp and sender', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { ts: 'yesterday' })),
+      422,
+      '/problems/invalid-wire',
+      'ts must be an ISO 8601',
+    );
+    await expectRejected(
+      s,
+      await post(s, wire11(s, { sender: 'bad sender!' })),
+      422,
+      '/problems/invalid-wire',
+      'sender must be',
+    );
+  });
+
+  it('rejects a malformed If-Match and bad paging parameters with 400', async () => {
+    const s = uniqueStream();
+    await expectRejected(
+      s,
+      await post(s, wire11(s), { 'If-Match': 'seven' }),
+      400,
+      '/problems/invalid-header',
+      'If-Match',
+    );
+    for (const query of ['after_seq=-1', 'after_seq=abc', 'limit=0', 'limit=5000']) {
+      const res = await SELF.fetch(`https://ws.test/v1/streams/${s}/wires?${query}`);
+      expect(res.status).toBe(400);
+      expect((await problemOf(res)).type).toBe('/problems/invalid-query');
+    }
+  });
+
+  it('answers unknown routes with a problem+json 404', async () => {
+    const res = await SELF.fetch('https://ws.test/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect((await problemOf(res)).detail).toContain('/v1/nothing-here');
+  });
+
+  it('serves the JSON Schema of the envelope and every known payload', async () => {
+    const res = await SELF.fetch('https://ws.test/v1/schema/wire.json');
+    expect(res.status).toBe(200);
+    const schema = (await res.json()) as {
+      wire: { properties: Record<string, unknown>; required: string[] };
+      payloads: Record<string, { required?: string[] }>;
+    };
+    expect(Object.keys(schema.wire.properties)).toEqual(
+      expect.arrayContaining([
+        'wire_id',
+        'stream_id',
+        'stream_seq',
+        'correlation_id',
+        'causation_id',
+        'type',
+        'sender',
+        'ts',
+        'payload',
+      ]),
+    );
+    expect(schema.payloads['task.claimed']?.required).toEqual(
+      expect.arrayContaining(['task_id', 'agent', 'role', 'lease_expires_at']),
+    );
+    expect(schema.payloads['agent.capacity.updated']?.required).toEqual([
+      'available_units',
+      'max_units',
+    ]);
+  });
+});
