@@ -14,6 +14,8 @@ export default defineConfig(async () => {
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  // A small flow-control window so tests reach it quickly.
+                  WS_MAX_BUFFERED_FRAMES: '32',
                   // Test-only secrets (never used outside tests).
                   TOKEN_SECRET: 'test-token-secret-not-for-production-0123456789',
                   ADMIN_TOKEN: 'test-admin-token-not-for-production',
