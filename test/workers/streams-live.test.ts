@@ -1,0 +1,86 @@
+import { abortAllDurableObjects, SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { Subscriber } from './helpers/subscriber';
+import { post, problemOf, readAll, uniqueStream, wire11 } from './helpers/wires';
+
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('following a stream live over WebSocket', () => {
+  it('replays everything after after_seq, then live Wires, once each and in order', async () => {
+    const stream = uniqueStream();
+    for (let i = 0; i < 5; i++) await post(stream, wire11(stream));
+    const sub = await Subscriber.open(stream, 2);
+    await sub.until(() => sub.frames.some((f) => f.kind === 'caught-up'));
+    for (let i = 0; i < 5; i++) await post(stream, wire11(stream));
+    await sub.until(() => sub.seqs.length === 8);
+    expect(sub.seqs).toEqual(range(3, 10));
+    sub.close();
+  });
+
+  it('gives a subscriber that joins mid-stream while appends continue every Wire once, in order', async () => {
+    const stream = uniqueStream();
+    for (let i = 0; i < 20; i++) await post(stream, wire11(stream));
+    // Appends keep landing while the subscriber connects and is replayed to.
+    const writer = (async () => {
+      for (let i = 0; i < 60; i++) await post(stream, wire11(stream));
+    })();
+    await new Promise((r) => setTimeout(r, 5));
+    const sub = await Subscriber.open(stream, 10);
+    await writer;
+    await sub.until(() => sub.seqs.length >= 70);
+    expect(sub.seqs).toEqual(range(11, 80));
+    sub.close();
+  });
+
+  it('closes a subscriber that never acknowledges with 4008 and where to resume', async () => {
+    const stream = uniqueStream();
+    const sub = await Subscriber.open(stream, 0, { ack: false });
+    // Window is 32 in tests; the socket is dropped once it is 64 behind.
+    for (let i = 0; i < 70; i++) await post(stream, wire11(stream));
+    await sub
+      .until(() => sub.closed !== null)
+      .catch((e) => {
+        throw new Error(`${e} frames=${JSON.stringify(sub.frames.map((f) => f.kind))}`);
+      });
+    expect(sub.closed?.code).toBe(4008);
+    const resume = Number(/after_seq=(\d+)/.exec(sub.closed?.reason ?? '')?.[1]);
+    expect(resume).toBe(sub.seqs.at(-1));
+    // Resuming from the hint gives the rest with no gap.
+    const again = await Subscriber.open(stream, resume);
+    await again.until(() => again.seqs.at(-1) === 70);
+    expect([...sub.seqs, ...again.seqs]).toEqual(range(1, 70));
+    again.close();
+  }, 20_000);
+
+  it('paces a long replay by acknowledgements instead of dropping the subscriber', async () => {
+    const stream = uniqueStream();
+    await Promise.all(Array.from({ length: 150 }, () => post(stream, wire11(stream))));
+    const sub = await Subscriber.open(stream, 0);
+    await sub.until(() => sub.seqs.length === 150);
+    expect(sub.seqs).toEqual(range(1, 150));
+    expect(sub.closed).toBeNull();
+    sub.close();
+  });
+
+  it('refuses a plain GET on the WebSocket path with a problem', async () => {
+    const res = await SELF.fetch(`https://ws.test/v1/streams/${uniqueStream()}/ws`);
+    expect(res.status).toBe(400);
+    expect((await problemOf(res)).detail).toContain('WebSocket upgrade');
+  });
+});
+
+describe('durability', () => {
+  it('keeps every Wire, the seq counter and idempotency across a Durable Object restart', async () => {
+    const stream = uniqueStream();
+    const first = wire11(stream);
+    await post(stream, first);
+    await post(stream, wire11(stream));
+    await abortAllDurableObjects();
+    expect((await readAll(stream)).map((w) => w.stream_seq)).toEqual([1, 2]);
+    const replay = await post(stream, first);
+    expect(replay.status).toBe(200);
+    const next = (await (await post(stream, wire11(stream))).json()) as { stream_seq: number };
+    expect(next.stream_seq).toBe(3);
+  });
+});
