@@ -1,0 +1,175 @@
+import type { z } from 'zod';
+import type { Wire11Input } from '../protocol/envelope';
+import { newWireId } from '../protocol/ids';
+import { DEFAULT_RETRY, type RetryPolicy } from './backoff';
+import { Http, type TokenSource } from './http';
+import { type SubscribeOptions, Subscription } from './subscription';
+import type { AppendReceipt, ServedWire, WebSocketConstructor } from './types';
+
+export interface ClientOptions {
+  /** Default `http://127.0.0.1:8787` (what `npm start` serves). */
+  baseUrl?: string;
+  /** Bearer token, or a function returning a fresh one. Optional while auth is off. */
+  token?: TokenSource;
+  /** Default `sender` for appended Wires (must match the token's subject). */
+  sender?: string;
+  fetch?: typeof fetch;
+  /** Default `globalThis.WebSocket`; Node 20 has none: pass `ws`'s `WebSocket`. */
+  WebSocket?: WebSocketConstructor;
+  retry?: Partial<RetryPolicy>;
+  reconnect?: Partial<RetryPolicy>;
+  wsAuth?: 'protocol' | 'ticket';
+  /** Keep-alive ping interval on live feeds (default 20 s). */
+  pingMs?: number;
+  onRetry?: ConstructorParameters<typeof Http>[0]['onRetry'];
+}
+
+/** What a caller gives `append`: the envelope minus what the client fills in. */
+export type AppendInput = Omit<
+  z.input<typeof Wire11Input>,
+  'wire' | 'stream_id' | 'wire_id' | 'sender' | 'ts'
+> & {
+  wire_id?: string;
+  sender?: string;
+  ts?: string;
+  /** `If-Match`: the last stream_seq the caller saw; a 412 if the stream moved on. */
+  ifMatch?: number;
+};
+
+export interface AppendResult {
+  receipt: AppendReceipt;
+  /** True when the server already had this wire_id (a retry that had landed). */
+  replay: boolean;
+  wire: z.input<typeof Wire11Input>;
+}
+
+export interface WirePage {
+  stream_id: string;
+  wires: ServedWire[];
+  last_seq: number;
+  next_after_seq: number | null;
+}
+
+export interface StreamInfo {
+  stream_id: string;
+  last_seq: number;
+  last_type: string | null;
+  count: number;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+/** The Wirestream API from Node 20, browsers and Workers (fetch + WebSocket). */
+export class WirestreamClient {
+  readonly http: Http;
+  readonly #options: ClientOptions;
+
+  constructor(options: ClientOptions = {}) {
+    this.#options = options;
+    const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.http = new Http({
+      baseUrl: options.baseUrl ?? 'http://127.0.0.1:8787',
+      fetch: fetchImpl,
+      retry: { ...DEFAULT_RETRY, ...options.retry },
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    });
+  }
+
+  /**
+   * Appends one Wire. The `wire_id` is minted once, before the first attempt,
+   * so a retry after a lost answer is a replay the server recognises (200
+   * `Idempotent-Replay`) — never a second Wire.
+   */
+  async append(streamId: string, input: AppendInput, signal?: AbortSignal): Promise<AppendResult> {
+    const { ifMatch, ...fields } = input;
+    const sender = fields.sender ?? this.#options.sender;
+    if (!sender) throw new TypeError('append needs a sender (in the input or the client options)');
+    const wire = {
+      ...fields,
+      wire: '1.1' as const,
+      wire_id: fields.wire_id ?? newWireId(),
+      stream_id: streamId,
+      sender,
+      ts: fields.ts ?? new Date().toISOString(),
+    };
+    const headers: Record<string, string> = {};
+    if (ifMatch !== undefined) headers['If-Match'] = `"${ifMatch}"`;
+    const res = await this.http.request<AppendReceipt>('POST', `${streamPath(streamId)}/wires`, {
+      body: wire,
+      headers,
+      ...(signal ? { signal } : {}),
+    });
+    return { receipt: res.body, replay: res.headers.get('Idempotent-Replay') === 'true', wire };
+  }
+
+  /** One page of a stream after `afterSeq`. */
+  async read(streamId: string, afterSeq = 0, limit = 100): Promise<WirePage> {
+    const q = `after_seq=${afterSeq}&limit=${limit}`;
+    return (await this.http.request<WirePage>('GET', `${streamPath(streamId)}/wires?${q}`)).body;
+  }
+
+  /** Every Wire after `afterSeq`, page by page, in stream_seq order. */
+  async *readAll(streamId: string, afterSeq = 0, pageSize = 1000): AsyncGenerator<ServedWire> {
+    let after = afterSeq;
+    for (;;) {
+      const page = await this.read(streamId, after, pageSize);
+      yield* page.wires;
+      if (page.next_after_seq === null) return;
+      after = page.next_after_seq;
+    }
+  }
+
+  /** The stream's head, or null if it has no Wires yet. */
+  async info(streamId: string): Promise<StreamInfo | null> {
+    try {
+      return (await this.http.request<StreamInfo>('GET', streamPath(streamId))).body;
+    } catch (error) {
+      if ((error as { status?: number }).status === 404) return null;
+      throw error;
+    }
+  }
+
+  /** Follows a stream live (see `Subscription`). */
+  subscribe(streamId: string, options: SubscribeOptions): Subscription {
+    return this.#subscribe(`${streamPath(streamId)}/ws`, options);
+  }
+
+  /** Follows a role pool's feed (`/v1/roles/{role}/ws`), e.g. `task.available` for developers. */
+  subscribeRole(role: string, options: SubscribeOptions): Subscription {
+    return this.#subscribe(`/v1/roles/${encodeURIComponent(role)}/ws`, options);
+  }
+
+  /** GET a JSON resource under the API (read models and the like). */
+  async get<T>(path: string): Promise<T> {
+    return (await this.http.request<T>('GET', path)).body;
+  }
+
+  #subscribe(path: string, options: SubscribeOptions): Subscription {
+    const WebSocketImpl =
+      this.#options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (!WebSocketImpl) {
+      throw new TypeError('no WebSocket here: pass one in the client options (Node 20: ws)');
+    }
+    return new Subscription(
+      {
+        http: this.http,
+        WebSocket: WebSocketImpl,
+        path,
+        reconnect: {
+          attempts: Number.POSITIVE_INFINITY,
+          baseMs: 250,
+          maxMs: 5000,
+          ...this.#options.reconnect,
+        },
+        wsAuth: this.#options.wsAuth ?? 'protocol',
+        pingMs: this.#options.pingMs ?? 20_000,
+      },
+      options,
+    );
+  }
+}
+
+export function streamPath(streamId: string): string {
+  return `/v1/streams/${encodeURIComponent(streamId)}`;
+}

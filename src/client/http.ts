@@ -1,0 +1,94 @@
+import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy, sleep } from './backoff';
+import { errorFromResponse, WirestreamError } from './errors';
+
+/** A token, or a function that returns a fresh one (called per request). */
+export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
+
+export interface HttpOptions {
+  baseUrl: string;
+  token?: TokenSource;
+  fetch: typeof fetch;
+  retry: RetryPolicy;
+  /** Called before each retry (for logs and progress output). */
+  onRetry?: (info: { attempt: number; delayMs: number; error: WirestreamError }) => void;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Only requests that are safe to repeat retry (GETs, appends with a wire_id). */
+  retry?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface JsonResponse<T> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/**
+ * fetch with the things every call needs: the base URL, the bearer token,
+ * JSON in and out, problem+json turned into `WirestreamError`, and retries
+ * with backoff for network errors, 5xx and 429 (honouring `Retry-After`).
+ */
+export class Http {
+  constructor(readonly options: HttpOptions) {}
+
+  url(path: string): string {
+    return new URL(path, this.options.baseUrl).toString();
+  }
+
+  async token(): Promise<string | undefined> {
+    const source = this.options.token;
+    return typeof source === 'function' ? await source() : source;
+  }
+
+  async request<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<JsonResponse<T>> {
+    const policy = this.options.retry;
+    const attempts = options.retry === false ? 1 : policy.attempts;
+    for (let attempt = 0; ; attempt++) {
+      let error: WirestreamError;
+      let retryAfter: number | undefined;
+      try {
+        const res = await this.#send(method, path, options);
+        if (res.ok) {
+          const text = await res.text();
+          return {
+            status: res.status,
+            headers: res.headers,
+            body: (text ? JSON.parse(text) : null) as T,
+          };
+        }
+        error = await errorFromResponse(res);
+        retryAfter = parseRetryAfter(res.headers.get('Retry-After'));
+      } catch (cause) {
+        if (options.signal?.aborted) throw cause;
+        error = new WirestreamError(0, 'network', (cause as Error).message ?? String(cause));
+      }
+      if (!error.retryable || attempt + 1 >= attempts) throw error;
+      const delayMs = backoffDelay(attempt, policy, retryAfter);
+      this.options.onRetry?.({ attempt: attempt + 1, delayMs, error });
+      await sleep(delayMs, options.signal);
+    }
+  }
+
+  async #send(method: string, path: string, options: RequestOptions): Promise<Response> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    const token = await this.token();
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const init: RequestInit = { method, headers };
+    if (options.signal) init.signal = options.signal;
+    if (options.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(options.body);
+    }
+    return this.options.fetch(this.url(path), init);
+  }
+}
+
+export { DEFAULT_RETRY };

@@ -1,0 +1,28 @@
+/**
+ * `wirestream/client`: the Wirestream SDK for Node 20, browsers and Workers.
+ *
+ *   const client = new WirestreamClient({ token, sender: 'agent:quinn-03' });
+ *   await client.append('project:kv', { type: 'review.concern', payload: { concern: 'naming' } });
+ *   client.subscribe('project:kv', { onWires: (wires) => console.log(wires) });
+ */
+export { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff';
+export {
+  type AppendInput,
+  type AppendResult,
+  type ClientOptions,
+  type StreamInfo,
+  streamPath,
+  type WirePage,
+  WirestreamClient,
+} from './client';
+export { WirestreamError } from './errors';
+export { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
+export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
+export type {
+  AnchorState,
+  AppendReceipt,
+  ServedWire,
+  ServerFrame,
+  SocketLike,
+  WebSocketConstructor,
+} from './types';

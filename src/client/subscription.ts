@@ -1,0 +1,242 @@
+import { backoffDelay, type RetryPolicy, sleep } from './backoff';
+import { WirestreamError } from './errors';
+import type { Http } from './http';
+import { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
+import type { ServedWire, ServerFrame, SocketLike, WebSocketConstructor } from './types';
+
+export type SubscriptionState = 'connecting' | 'catching-up' | 'live' | 'reconnecting' | 'closed';
+
+export interface SubscribeOptions {
+  /** Deliver Wires after this sequence number (default 0: from the start). */
+  afterSeq?: number;
+  /** Called with each batch in order; the batch is acknowledged when it resolves. */
+  onWires: (wires: ServedWire[]) => void | Promise<void>;
+  onState?: (state: SubscriptionState, detail?: { reason?: string; delayMs?: number }) => void;
+  onCaughtUp?: (lastSeq: number) => void;
+  onGap?: (gap: Gap) => void;
+  /** Frames other than `wires`/`caught-up`/`pong`, e.g. `{"kind":"anchored",…}`. */
+  onFrame?: (frame: ServerFrame) => void;
+  /** Which number orders the feed (default `stream_seq`). */
+  seqOf?: (wire: ServedWire) => number;
+  signal?: AbortSignal;
+}
+
+export interface SubscriptionDeps {
+  http: Http;
+  WebSocket: WebSocketConstructor;
+  /** Path of the feed, e.g. `/v1/streams/project:x/ws`. */
+  path: string;
+  reconnect: RetryPolicy;
+  /** `protocol` sends the token as `wirestream.bearer.<token>`; `ticket` swaps it for a `?ticket=`. */
+  wsAuth: 'protocol' | 'ticket';
+  pingMs: number;
+}
+
+const OPEN = 1;
+const CLOSE_GAP = 4000;
+
+/**
+ * A live feed that survives disconnects: it acknowledges each batch once the
+ * handler is done, reconnects with backoff, resumes from the last sequence
+ * number it received (drops repeats, re-reads on a gap), and follows the
+ * server's 4008 "slow consumer" hint by draining and resuming. No Wire is
+ * delivered twice and none is skipped.
+ */
+export class Subscription {
+  readonly #cursor: ResumeCursor;
+  #delivered: number;
+  #state: SubscriptionState = 'connecting';
+  #socket: SocketLike | null = null;
+  #chain: Promise<void> = Promise.resolve();
+  #stopped = false;
+  #failure: unknown = null;
+  #wake: (() => void) | null = null;
+  readonly #abort = new AbortController();
+  readonly closed: Promise<void>;
+
+  constructor(
+    private readonly deps: SubscriptionDeps,
+    private readonly options: SubscribeOptions,
+  ) {
+    const after = options.afterSeq ?? 0;
+    this.#cursor = new ResumeCursor(after);
+    this.#delivered = after;
+    options.signal?.addEventListener('abort', () => this.close(), { once: true });
+    this.closed = this.#run();
+  }
+
+  /** The last sequence number the handler finished with: resume here. */
+  get lastSeq(): number {
+    return this.#delivered;
+  }
+
+  get state(): SubscriptionState {
+    return this.#state;
+  }
+
+  close(): void {
+    this.#stopped = true;
+    this.#abort.abort();
+    this.#socket?.close(1000, 'client closed');
+    this.#wake?.();
+  }
+
+  async #run(): Promise<void> {
+    let attempt = 0;
+    while (!this.#stopped) {
+      const outcome = await this.#connectOnce();
+      // Deliver what already arrived before resuming, so memory stays bounded.
+      await this.#chain;
+      if (this.#failure !== null) {
+        this.#setState('closed');
+        throw this.#failure;
+      }
+      if (this.#stopped) break;
+      if (outcome.opened) attempt = 0;
+      else await this.#probe();
+      if (this.#failure !== null) {
+        this.#setState('closed');
+        throw this.#failure;
+      }
+      const immediate = outcome.code === 4008 || outcome.code === CLOSE_GAP;
+      const delayMs = immediate ? 0 : backoffDelay(attempt++, this.deps.reconnect);
+      this.#setState('reconnecting', { reason: outcome.reason, delayMs });
+      await sleep(delayMs, this.#abort.signal).catch(() => {});
+    }
+    this.#setState('closed');
+  }
+
+  /** Opens one socket and resolves when it closes. */
+  async #connectOnce(): Promise<{ opened: boolean; code: number; reason: string }> {
+    const url = await this.#url();
+    const token = this.deps.wsAuth === 'protocol' ? await this.deps.http.token() : undefined;
+    this.#setState(this.#state === 'reconnecting' ? 'reconnecting' : 'connecting');
+    return new Promise((resolve) => {
+      let opened = false;
+      let lastMessage = Date.now();
+      let socket: SocketLike;
+      try {
+        socket = token
+          ? new this.deps.WebSocket(url, ['wirestream', `wirestream.bearer.${token}`])
+          : new this.deps.WebSocket(url);
+      } catch (error) {
+        resolve({ opened: false, code: 0, reason: (error as Error).message });
+        return;
+      }
+      this.#socket = socket;
+      const pinger = setInterval(() => {
+        if (Date.now() - lastMessage > this.deps.pingMs * 2.5)
+          socket.close(4001, 'no answer to ping');
+        else if (socket.readyState === OPEN) socket.send('{"kind":"ping"}');
+      }, this.deps.pingMs);
+      let finished = false;
+      const finish = (code: number, reason: string) => {
+        if (finished) return;
+        finished = true;
+        clearInterval(pinger);
+        if (this.#socket === socket) this.#socket = null;
+        this.#wake = null;
+        resolve({ opened, code, reason });
+      };
+      this.#wake = () => finish(1000, 'client closed');
+      socket.addEventListener('open', () => {
+        opened = true;
+        this.#setState('catching-up');
+      });
+      socket.addEventListener('message', (event) => {
+        lastMessage = Date.now();
+        this.#onMessage(socket, event.data);
+      });
+      socket.addEventListener('close', (event) => finish(event.code, event.reason));
+      socket.addEventListener('error', () => {
+        // 'close' follows 'error' in every implementation; nothing to do here.
+      });
+    });
+  }
+
+  #onMessage(socket: SocketLike, data: unknown): void {
+    if (socket !== this.#socket || typeof data !== 'string') return;
+    let frame: ServerFrame;
+    try {
+      frame = JSON.parse(data) as ServerFrame;
+    } catch {
+      return;
+    }
+    if (frame.kind === 'wires' && Array.isArray(frame.wires)) {
+      const seqOf = this.options.seqOf ?? ((w: ServedWire) => w.stream_seq);
+      const { fresh, gap } = this.#cursor.accept(frame.wires as ServedWire[], seqOf);
+      if (fresh.length > 0) this.#deliver(socket, fresh, seqOf);
+      if (gap) {
+        // Something between the cursor and this frame never arrived: re-read it.
+        this.options.onGap?.(gap);
+        this.#socket = null;
+        socket.close(CLOSE_GAP, `gap: expected ${gap.expected}, got ${gap.got}`);
+      }
+    } else if (frame.kind === 'caught-up') {
+      const last = Number(frame.last_seq);
+      this.#chain = this.#chain.then(() => {
+        if (socket === this.#socket) this.#setState('live');
+        this.options.onCaughtUp?.(last);
+      });
+    } else if (frame.kind !== 'pong') {
+      this.options.onFrame?.(frame);
+    }
+  }
+
+  #deliver(socket: SocketLike, wires: ServedWire[], seqOf: (w: ServedWire) => number): void {
+    const last = seqOf(wires[wires.length - 1] as ServedWire);
+    this.#chain = this.#chain.then(async () => {
+      if (this.#failure !== null) return;
+      try {
+        await this.options.onWires(wires);
+      } catch (error) {
+        this.#failure = error;
+        this.close();
+        return;
+      }
+      this.#delivered = last;
+      if (socket.readyState === OPEN) socket.send(JSON.stringify({ kind: 'ack', seq: last }));
+    });
+  }
+
+  async #url(): Promise<string> {
+    const url = new URL(this.deps.http.url(this.deps.path));
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    url.searchParams.set('after_seq', String(this.#cursor.last));
+    if (this.deps.wsAuth === 'ticket' && (await this.deps.http.token())) {
+      const { body } = await this.deps.http.request<{ ticket: string }>('POST', '/v1/tickets', {
+        body: {},
+      });
+      url.searchParams.set('ticket', body.ticket);
+    }
+    return url.toString();
+  }
+
+  /**
+   * A socket that never opened says nothing about why. Ask over HTTP: a 4xx
+   * other than "needs an upgrade" (unknown route, bad stream id, no access)
+   * will not get better by retrying, so the subscription stops with it.
+   */
+  async #probe(): Promise<void> {
+    try {
+      await this.deps.http.request('GET', `${this.deps.path}?after_seq=0`, { retry: false });
+    } catch (error) {
+      if (
+        error instanceof WirestreamError &&
+        !error.retryable &&
+        error.code !== 'invalid-header' &&
+        error.status !== 426
+      ) {
+        this.#failure = error;
+      }
+    }
+  }
+
+  #setState(state: SubscriptionState, detail?: { reason?: string; delayMs?: number }): void {
+    if (state === this.#state && state !== 'reconnecting') return;
+    this.#state = state;
+    this.options.onState?.(state, detail);
+  }
+}
+
+export { resumeHint };

@@ -1,0 +1,222 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import {
+  type ServedWire,
+  type SubscriptionState,
+  type WebSocketConstructor,
+  WirestreamClient,
+} from '../../src/client';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { type FlakyProxy, startFlakyProxy } from '../support/flaky-proxy';
+
+const SENDER = 'agent:resume-test';
+let server: DevServer;
+let proxy: FlakyProxy;
+let token: string | undefined;
+
+beforeAll(async () => {
+  // A small window so acks and the 4008 slow-consumer close are exercised.
+  server = await startDevServer({ WS_MAX_BUFFERED_FRAMES: '16' });
+  proxy = await startFlakyProxy(server.port);
+  token = await tokenFor(server, SENDER);
+}, 90_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await server?.stop();
+});
+
+function client(baseUrl: string): WirestreamClient {
+  return new WirestreamClient({
+    baseUrl,
+    sender: SENDER,
+    WebSocket: WebSocket as unknown as WebSocketConstructor,
+    reconnect: { baseMs: 20, maxMs: 200 },
+    ...(token ? { token } : {}),
+  });
+}
+
+async function appendMany(streamId: string, n: number, onEach?: (i: number) => void) {
+  const writer = client(server.url);
+  const ids: string[] = [];
+  for (let i = 0; i < n; i += 10) {
+    // Sequential batches keep the expected order equal to the append order.
+    for (let j = i; j < Math.min(n, i + 10); j++) {
+      const { receipt } = await writer.append(streamId, {
+        type: 'review.concern',
+        payload: { concern: `note ${j}` },
+      });
+      ids.push(receipt.wire_id);
+      onEach?.(j);
+    }
+  }
+  return ids;
+}
+
+function until(check: () => boolean, ms: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  return new Promise((resolve, reject) => {
+    const tick = () => {
+      if (check()) return resolve();
+      if (Date.now() > deadline) return reject(new Error(`timed out: ${what()}`));
+      setTimeout(tick, 20);
+    };
+    tick();
+  });
+}
+
+describe('Subscription against a server that drops connections', () => {
+  it('delivers every Wire exactly once, in order, while connections are cut mid-stream', async () => {
+    const streamId = `project:resume-${Date.now().toString(36)}`;
+    const seen: ServedWire[] = [];
+    const states: SubscriptionState[] = [];
+    const sub = client(proxy.url).subscribe(streamId, {
+      onWires: (wires) => {
+        seen.push(...wires);
+      },
+      onState: (state) => states.push(state),
+    });
+    let drops = 0;
+    const ids = await appendMany(streamId, 300, (i) => {
+      if (i % 25 === 12) drops += proxy.dropAll() > 0 ? 1 : 0;
+    });
+    await until(
+      () => seen.length >= 300,
+      30_000,
+      () => `saw ${seen.length} of 300`,
+    );
+    sub.close();
+    await sub.closed;
+
+    expect(drops).toBeGreaterThanOrEqual(8);
+    expect(states.filter((s) => s === 'reconnecting').length).toBeGreaterThanOrEqual(8);
+    expect(seen.map((w) => w.stream_seq)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+    expect(seen.map((w) => w.wire_id)).toEqual(ids);
+    expect(sub.lastSeq).toBe(300);
+  }, 60_000);
+
+  it('drains and resumes after the server closes a slow consumer with 4008', async () => {
+    const streamId = `project:slow-${Date.now().toString(36)}`;
+    const seen: number[] = [];
+    const reasons: string[] = [];
+    const sub = client(server.url).subscribe(streamId, {
+      onWires: async (wires) => {
+        await new Promise((r) => setTimeout(r, 30));
+        seen.push(...wires.map((w) => w.stream_seq));
+      },
+      onState: (state, detail) => {
+        if (state === 'reconnecting' && detail?.reason) reasons.push(detail.reason);
+      },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // Appends in parallel: far faster than the handler keeps up with.
+    const writer = client(server.url);
+    for (let i = 0; i < 200; i += 25) {
+      await Promise.all(
+        Array.from({ length: 25 }, (_, j) =>
+          writer.append(streamId, { type: 'review.concern', payload: { concern: `n${i + j}` } }),
+        ),
+      );
+    }
+    await until(
+      () => seen.length >= 200,
+      40_000,
+      () => `saw ${seen.length} of 200`,
+    );
+    sub.close();
+    await sub.closed;
+
+    expect(reasons.some((r) => r.includes('slow consumer'))).toBe(true);
+    expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  }, 60_000);
+
+  it('resumes from a given stream_seq without repeating earlier Wires', async () => {
+    const streamId = `project:from-${Date.now().toString(36)}`;
+    await appendMany(streamId, 30);
+    const seen: number[] = [];
+    let caughtUp = -1;
+    const sub = client(server.url).subscribe(streamId, {
+      afterSeq: 17,
+      onWires: (wires) => {
+        seen.push(...wires.map((w) => w.stream_seq));
+      },
+      onCaughtUp: (last) => {
+        caughtUp = last;
+      },
+    });
+    await until(
+      () => caughtUp === 30,
+      10_000,
+      () => `caught up at ${caughtUp}`,
+    );
+    sub.close();
+    expect(seen).toEqual(Array.from({ length: 13 }, (_, i) => i + 18));
+  }, 30_000);
+});
+
+describe('append over a connection that loses the answer', () => {
+  let lossy: Server;
+  let lossyUrl = '';
+
+  beforeAll(async () => {
+    // Forwards each POST, then cuts the connection instead of answering the
+    // first time: the Wire is stored but the client never hears so.
+    const cut = new Set<string>();
+    lossy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const up = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: server.port,
+            path: req.url,
+            method: req.method,
+            headers: req.headers,
+          },
+          (upRes) => {
+            const key = body.toString();
+            if (req.method === 'POST' && !cut.has(key)) {
+              cut.add(key);
+              upRes.resume();
+              upRes.on('end', () => req.socket.destroy());
+              return;
+            }
+            res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+            upRes.pipe(res);
+          },
+        );
+        up.end(body);
+      });
+    });
+    await new Promise<void>((r) => lossy.listen(0, '127.0.0.1', () => r()));
+    const address = lossy.address();
+    lossyUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+
+  afterAll(() => new Promise<void>((r) => lossy.close(() => r())));
+
+  it('retries with the same wire_id and gets the stored receipt back, never a second Wire', async () => {
+    const streamId = `project:retry-${Date.now().toString(36)}`;
+    const retries: string[] = [];
+    const writer = new WirestreamClient({
+      baseUrl: lossyUrl,
+      sender: SENDER,
+      retry: { baseMs: 10, maxMs: 50 },
+      onRetry: ({ error }) => retries.push(error.code),
+      ...(token ? { token } : {}),
+    });
+    const result = await writer.append(streamId, {
+      type: 'review.concern',
+      payload: { concern: 'lost answer' },
+    });
+
+    expect(retries).toEqual(['network']);
+    expect(result.replay).toBe(true);
+    expect(result.receipt.stream_seq).toBe(1);
+    const page = await client(server.url).read(streamId);
+    expect(page.wires.map((w) => w.wire_id)).toEqual([result.wire.wire_id]);
+  }, 30_000);
+});

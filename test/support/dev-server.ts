@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/**
+ * The real Worker under `wrangler dev` on a free 127.0.0.1 port, for tests
+ * that need a server over real sockets (SDK reconnects, the browser). Its
+ * state lives in a temp dir, so `restart()` brings back the same streams
+ * the way a redeploy would.
+ */
+export interface DevServer {
+  readonly url: string;
+  readonly port: number;
+  /** The `ADMIN_TOKEN` the server was started with. */
+  readonly adminToken: string;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** Everything the server printed (for failure messages). */
+  log(): string;
+}
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const OFFLINE = {
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  CI: 'true',
+};
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export async function startDevServer(vars: Record<string, string> = {}): Promise<DevServer> {
+  const port = await freePort();
+  const persist = mkdtempSync(path.join(tmpdir(), 'wirestream-dev-'));
+  const adminToken = `test-admin-${Math.random().toString(36).slice(2)}`;
+  const allVars = {
+    ADMIN_TOKEN: adminToken,
+    TOKEN_SECRET: `test-secret-${Math.random().toString(36).slice(2)}`,
+    ...vars,
+  };
+  let output = '';
+  let child: ChildProcess | null = null;
+
+  const launch = async () => {
+    const args = [
+      path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
+      'dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--persist-to',
+      persist,
+      '--show-interactive-dev-session=false',
+      '--inspector-port',
+      String(await freePort()),
+      ...Object.entries(allVars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+    ];
+    // Its own process group, so stopping it also stops workerd.
+    const proc = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...OFFLINE },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    proc.stdout?.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    proc.stderr?.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    await waitUntilServing(`http://127.0.0.1:${port}`, proc, () => output);
+  };
+
+  const stop = async () => {
+    const proc = child;
+    child = null;
+    if (!proc || proc.exitCode !== null || proc.pid === undefined) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    try {
+      process.kill(-proc.pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        if (proc.pid !== undefined) process.kill(-proc.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, 5000);
+    await exited;
+    clearTimeout(timer);
+    await waitUntilClosed(port);
+  };
+
+  await launch();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    adminToken,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+    stop: async () => {
+      await stop();
+      rmSync(persist, { recursive: true, force: true });
+    },
+    log: () => output,
+  };
+}
+
+async function waitUntilServing(url: string, proc: ChildProcess, log: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`wrangler dev exited:\n${log()}`);
+    try {
+      const res = await fetch(`${url}/v1/schema/wire.json`);
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`wrangler dev did not start within 60 s:\n${log()}`);
+}
+
+async function waitUntilClosed(port: number): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    try {
+      await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(500) });
+    } catch {
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A token for `sub` if the server has auth (POST /v1/tokens), else undefined. */
+export async function tokenFor(server: DevServer, sub: string): Promise<string | undefined> {
+  const res = await fetch(`${server.url}/v1/tokens`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ sub, scopes: ['append', 'read', 'claim'], roles: ['developer'] }),
+  });
+  if (res.status === 404) return undefined;
+  if (res.status !== 201) throw new Error(`POST /v1/tokens: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
