@@ -1,0 +1,15 @@
+/**
+ * Read models in D1 (seed 000, "Reducers And Read Models"). The anchoring
+ * loop calls `projectWires` for accepted Wires and `updateAnchors` once they
+ * are on HCS; the read API queries the tables; `rebuild` replays HCS.
+ */
+export { agentRuntimeState } from './agent-runtime-state';
+export { isModelName, MODEL_NAMES, REDUCERS } from './models';
+export { groupByStream, projectWires, updateAnchors } from './project-wires';
+export { ProjectionQueue } from './projection-queue';
+export type { ModelName, Reducer } from './reducer';
+export { applyWire, foldStream } from './reducer';
+export { streamState } from './stream-state';
+export { taskRunState } from './task-run-state';
+export type { AnchorUpdate, ProjectedWire } from './types';
+export { isVisible, selectWatermark, type Watermark, waitForWire, watermarkOf } from './watermark';

@@ -1,0 +1,45 @@
+import type { Reducer } from './reducer';
+import type { BaseRow } from './types';
+
+/**
+ * SQL for any read model, generated from its column list (table and column
+ * names come from code, never from input; values are always bound). Rows
+ * travel as one JSON parameter and are unpacked with `json_each`, so a batch
+ * of any size is one statement and stays under D1's 100 bound parameters.
+ * https://developers.cloudflare.com/d1/platform/limits/
+ */
+
+function extract(columns: readonly string[]): string {
+  return columns.map((c) => `json_extract(value, '$.${c}')`).join(', ');
+}
+
+/**
+ * Upserts rows; a row only replaces one with a lower `last_seq`, so a late or
+ * repeated write can never move a read model backwards.
+ */
+export function upsertRows(db: D1Database, reducer: Reducer<BaseRow>, rows: BaseRow[]) {
+  const { model, columns, key } = reducer;
+  const sets = columns
+    .filter((c) => c !== key)
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ');
+  const sql = `INSERT INTO ${model} (${columns.join(', ')})
+    SELECT ${extract(columns)} FROM json_each(?1) WHERE true
+    ON CONFLICT (${key}) DO UPDATE SET ${sets} WHERE excluded.last_seq > ${model}.last_seq`;
+  const payload = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
+  return db.prepare(sql).bind(JSON.stringify(payload));
+}
+
+/** Rows of the model owned by any of `streamIds`. */
+export function selectRows(db: D1Database, reducer: Reducer<BaseRow>, streamIds: string[]) {
+  return db
+    .prepare(
+      `SELECT ${reducer.columns.join(', ')} FROM ${reducer.model}
+       WHERE stream_id IN (SELECT value FROM json_each(?1))`,
+    )
+    .bind(JSON.stringify(streamIds));
+}
+
+export function clearRows(db: D1Database, reducer: Reducer<BaseRow>) {
+  return db.prepare(`DELETE FROM ${reducer.model}`);
+}

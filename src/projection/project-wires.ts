@@ -1,0 +1,192 @@
+import { selectRows, upsertRows } from './model-sql';
+import { REDUCERS } from './models';
+import { applyWire, type ModelName, type Reducer } from './reducer';
+import type { AnchorUpdate, BaseRow, ProjectedWire } from './types';
+import {
+  anchorWireEvents,
+  insertWireEvents,
+  selectStreamTail,
+  selectWaitingAfter,
+  toWireEventRow,
+  type WireEventRow,
+  wireOfRow,
+} from './wire-events';
+
+/** Wires per D1 round trip; each batch is one transaction. */
+const CHUNK = 200;
+
+export interface ProjectionOutcome {
+  /** Wires new to `wire_events` (the watermark moved by this much). */
+  inserted: number;
+  /** Rows written per read model. */
+  rows: Record<ModelName, number>;
+}
+
+/**
+ * Projects accepted Wires into D1: `wire_events` plus every read model, in
+ * one batch (one transaction) per chunk, so a Wire becomes visible in all
+ * tables at once. Safe to call again with the same Wires, in any grouping.
+ * A stream must not be projected by two callers at the same time; if it is,
+ * or a Wire arrives before its predecessor, the next call for that stream
+ * fills the gap from `wire_events`.
+ */
+export async function projectWires(
+  db: D1Database,
+  wires: readonly ProjectedWire[],
+): Promise<ProjectionOutcome> {
+  const total: ProjectionOutcome = {
+    inserted: 0,
+    rows: { stream_state: 0, task_run_state: 0, agent_runtime_state: 0 },
+  };
+  for (let i = 0; i < wires.length; i += CHUNK) {
+    const outcome = await projectChunk(db, wires.slice(i, i + CHUNK));
+    total.inserted += outcome.inserted;
+    for (const model of Object.keys(outcome.rows) as ModelName[]) {
+      total.rows[model] += outcome.rows[model];
+    }
+  }
+  return total;
+}
+
+/** Groups Wires by stream, each list sorted by stream_seq without repeats. */
+export function groupByStream<W extends ProjectedWire>(wires: readonly W[]): Map<string, W[]> {
+  const groups = new Map<string, Map<number, W>>();
+  for (const wire of wires) {
+    const group = groups.get(wire.stream_id) ?? new Map<number, W>();
+    if (!group.has(wire.stream_seq)) group.set(wire.stream_seq, wire);
+    groups.set(wire.stream_id, group);
+  }
+  const sorted = new Map<string, W[]>();
+  for (const [stream, group] of groups) {
+    sorted.set(
+      stream,
+      [...group.values()].sort((a, b) => a.stream_seq - b.stream_seq),
+    );
+  }
+  return sorted;
+}
+
+async function projectChunk(
+  db: D1Database,
+  wires: readonly ProjectedWire[],
+): Promise<ProjectionOutcome> {
+  const byStream = groupByStream(wires);
+  const streamIds = [...byStream.keys()];
+  const after = [...byStream].map(([s, list]) => ({ s, after: list.at(-1)?.stream_seq ?? 0 }));
+  const [metaResult, waitingResult, ...rowResults] = await db.batch<Record<string, unknown>>([
+    db.prepare(`SELECT model FROM projection_meta WHERE status = 'rebuilding'`),
+    selectWaitingAfter(db, after),
+    ...REDUCERS.map((r) => selectRows(db, r, streamIds)),
+  ]);
+  const waiting = ((waitingResult?.results ?? []) as WireEventRow[]).map(wireOfRow);
+  if (waiting.length > 0) {
+    for (const [s, list] of groupByStream([...waiting, ...wires])) byStream.set(s, list);
+  }
+  // A model being rebuilt is left to the rebuild, which catches up at its end.
+  const rebuilding = new Set((metaResult?.results ?? []).map((r) => String(r.model)));
+  const active = REDUCERS.filter((r) => !rebuilding.has(r.model));
+  const current = new Map<ModelName, Map<string, BaseRow>>();
+  REDUCERS.forEach((r, i) => {
+    const rows = (rowResults[i]?.results ?? []) as BaseRow[];
+    current.set(r.model, new Map(rows.map((row) => [row.stream_id, row])));
+  });
+
+  await fillGaps(db, byStream, active, current);
+
+  const statements: D1PreparedStatement[] = [];
+  const eventRows = wires.map(toWireEventRow);
+  statements.push(...insertWireEvents(db, eventRows));
+  const anchors = anchorsOf(wires);
+  if (anchors.length > 0) statements.push(...anchorWireEvents(db, anchors));
+
+  const rowsWritten: ProjectionOutcome['rows'] = {
+    stream_state: 0,
+    task_run_state: 0,
+    agent_runtime_state: 0,
+  };
+  for (const reducer of active) {
+    const rows = evolveAll(reducer, byStream, current.get(reducer.model) ?? new Map());
+    if (rows.length === 0) continue;
+    rowsWritten[reducer.model] = rows.length;
+    statements.push(upsertRows(db, reducer, rows));
+  }
+  const results = await db.batch(statements);
+  return { inserted: results[0]?.meta.changes ?? 0, rows: rowsWritten };
+}
+
+/**
+ * When a stream's Wires start past what a model has folded (a missed or
+ * reordered delivery, or a model that was being rebuilt), prepends the
+ * missing Wires from `wire_events`.
+ */
+async function fillGaps(
+  db: D1Database,
+  byStream: Map<string, ProjectedWire[]>,
+  active: readonly Reducer<BaseRow>[],
+  current: Map<ModelName, Map<string, BaseRow>>,
+): Promise<void> {
+  const gaps: { streamId: string; from: number }[] = [];
+  for (const [streamId, list] of byStream) {
+    const owners = active.filter((r) => r.owns(streamId));
+    if (owners.length === 0) continue;
+    const from = Math.min(
+      ...owners.map((r) => (current.get(r.model)?.get(streamId)?.last_seq ?? 0) + 1),
+    );
+    if ((list[0]?.stream_seq ?? from) > from) gaps.push({ streamId, from });
+  }
+  if (gaps.length === 0) return;
+  const results = await db.batch(gaps.map((g) => selectStreamTail(db, g.streamId, g.from)));
+  gaps.forEach((gap, i) => {
+    const stored = ((results[i]?.results ?? []) as WireEventRow[]).map(wireOfRow);
+    const merged = groupByStream([...stored, ...(byStream.get(gap.streamId) ?? [])]);
+    byStream.set(gap.streamId, merged.get(gap.streamId) ?? []);
+  });
+}
+
+/** Folds each stream's contiguous Wires into the model's rows; returns changed rows. */
+function evolveAll(
+  reducer: Reducer<BaseRow>,
+  byStream: Map<string, ProjectedWire[]>,
+  rows: Map<string, BaseRow>,
+): BaseRow[] {
+  const changed: BaseRow[] = [];
+  for (const [streamId, list] of byStream) {
+    if (!reducer.owns(streamId)) continue;
+    const before = rows.get(streamId) ?? null;
+    let row = before;
+    for (const wire of list) {
+      const next = (row?.last_seq ?? 0) + 1;
+      if (wire.stream_seq < next) continue;
+      if (wire.stream_seq > next) break; // a gap: wait for the missing Wire
+      row = applyWire(reducer, row, wire);
+    }
+    if (row !== null && row !== before) changed.push(row);
+  }
+  return changed;
+}
+
+function anchorsOf(wires: readonly ProjectedWire[]): AnchorUpdate[] {
+  const anchors: AnchorUpdate[] = [];
+  for (const w of wires) {
+    if (w.hcs_topic_id && w.hcs_sequence_number != null && w.consensus_timestamp) {
+      anchors.push({
+        wire_id: w.wire_id,
+        hcs_topic_id: w.hcs_topic_id,
+        hcs_sequence_number: w.hcs_sequence_number,
+        consensus_timestamp: w.consensus_timestamp,
+      });
+    }
+  }
+  return anchors;
+}
+
+/**
+ * Records where Wires landed on HCS. Wires not projected yet are skipped:
+ * the anchoring loop projects before it anchors, and a rebuild takes the
+ * anchor from the mirror anyway.
+ */
+export async function updateAnchors(db: D1Database, anchors: readonly AnchorUpdate[]) {
+  for (let i = 0; i < anchors.length; i += CHUNK) {
+    await db.batch(anchorWireEvents(db, anchors.slice(i, i + CHUNK)));
+  }
+}

@@ -1,0 +1,202 @@
+import { parseStreamId, type Wire } from '../protocol';
+import { int, isoOf, type Reducer, text, unhandled } from './reducer';
+
+/** One attempt of one task: `task:<task_id>:attempt:<n>` (seed 000, task_run_state). */
+export interface TaskRunRow {
+  [column: string]: string | number | null;
+  stream_id: string;
+  task_id: string;
+  attempt: number;
+  role: string | null;
+  status: string;
+  claimed_by: string | null;
+  lease_expires_at: string | null;
+  capacity_units_reserved: number | null;
+  last_heartbeat_at: string | null;
+  plan_ref: string | null;
+  blocker: string | null;
+  output_ref: string | null;
+  verification_status: string | null;
+  /** JSON array of `{artifact_id, artifact_type, artifact_ref, sha256, status}`. */
+  artifacts: string;
+  /** JSON array of contract names announced ready. */
+  contracts: string;
+  concerns: number;
+  correlation_id: string | null;
+  last_event_at: string;
+  reducer_version: number;
+  last_seq: number;
+}
+
+const HANDLED = [
+  'task.available',
+  'task.claim',
+  'task.claimed',
+  'task.started',
+  'task.plan.created',
+  'task.blocked',
+  'task.complete',
+  'artifact.claimed',
+  'artifact.ready',
+  'contract.ready',
+  'review.concern',
+  'agent.heartbeat',
+] as const;
+type TaskRunEvent = (typeof HANDLED)[number];
+
+function handles(type: string): type is TaskRunEvent {
+  return (HANDLED as readonly string[]).includes(type);
+}
+
+interface ArtifactEntry {
+  artifact_id: string | null;
+  artifact_type: string | null;
+  artifact_ref: string | null;
+  sha256: string | null;
+  status: 'claimed' | 'ready';
+}
+
+function withArtifact(json: string, entry: ArtifactEntry): string {
+  const list = JSON.parse(json) as ArtifactEntry[];
+  const same = (a: ArtifactEntry) =>
+    entry.artifact_id !== null
+      ? a.artifact_id === entry.artifact_id
+      : a.artifact_id === null && a.artifact_type === entry.artifact_type;
+  const index = list.findIndex(same);
+  if (index === -1) list.push(entry);
+  else {
+    const prev = list[index] as ArtifactEntry;
+    list[index] = {
+      artifact_id: entry.artifact_id ?? prev.artifact_id,
+      artifact_type: entry.artifact_type ?? prev.artifact_type,
+      artifact_ref: entry.artifact_ref ?? prev.artifact_ref,
+      sha256: entry.sha256 ?? prev.sha256,
+      status: entry.status === 'ready' ? 'ready' : prev.status,
+    };
+  }
+  return JSON.stringify(list);
+}
+
+function withName(json: string, name: string): string {
+  const list = JSON.parse(json) as string[];
+  return list.includes(name) ? json : JSON.stringify([...list, name]);
+}
+
+export const taskRunState: Reducer<TaskRunRow> = {
+  model: 'task_run_state',
+  version: 1,
+  key: 'stream_id',
+  columns: [
+    'stream_id',
+    'task_id',
+    'attempt',
+    'role',
+    'status',
+    'claimed_by',
+    'lease_expires_at',
+    'capacity_units_reserved',
+    'last_heartbeat_at',
+    'plan_ref',
+    'blocker',
+    'output_ref',
+    'verification_status',
+    'artifacts',
+    'contracts',
+    'concerns',
+    'correlation_id',
+    'last_event_at',
+    'reducer_version',
+    'last_seq',
+  ],
+
+  owns: (streamId) => parseStreamId(streamId)?.kind === 'task',
+
+  initial(first: Wire): TaskRunRow {
+    const parsed = parseStreamId(first.stream_id);
+    const task = parsed?.kind === 'task' && 'taskId' in parsed ? parsed : null;
+    return {
+      stream_id: first.stream_id,
+      task_id: task?.taskId ?? first.stream_id,
+      attempt: task?.attempt ?? 1,
+      role: null,
+      status: 'pending',
+      claimed_by: null,
+      lease_expires_at: null,
+      capacity_units_reserved: null,
+      last_heartbeat_at: null,
+      plan_ref: null,
+      blocker: null,
+      output_ref: null,
+      verification_status: null,
+      artifacts: '[]',
+      contracts: '[]',
+      concerns: 0,
+      correlation_id: null,
+      last_event_at: isoOf(first.ts),
+      reducer_version: 0,
+      last_seq: 0,
+    };
+  },
+
+  evolve(prev: TaskRunRow, wire: Wire): TaskRunRow {
+    const row: TaskRunRow = {
+      ...prev,
+      last_event_at: isoOf(wire.ts),
+      correlation_id: prev.correlation_id ?? wire.correlation_id,
+    };
+    const type = wire.type;
+    if (!handles(type)) return row;
+    const p = wire.payload;
+    switch (type) {
+      case 'task.available':
+        return { ...row, status: 'available', role: text(p, 'role') ?? row.role };
+      case 'task.claim':
+      case 'task.claimed': {
+        const expires = text(p, 'lease_expires_at');
+        return {
+          ...row,
+          status: 'claimed',
+          role: text(p, 'role') ?? row.role,
+          claimed_by: text(p, 'agent'),
+          lease_expires_at: expires === null ? null : isoOf(expires),
+          capacity_units_reserved: int(p, 'capacity_units_reserved'),
+        };
+      }
+      case 'task.started':
+        return { ...row, status: 'started' };
+      case 'task.plan.created':
+        return { ...row, plan_ref: text(p, 'plan_ref') ?? row.plan_ref };
+      case 'task.blocked':
+        return { ...row, status: 'blocked', blocker: text(p, 'reason') };
+      case 'task.complete':
+        return {
+          ...row,
+          status: 'complete',
+          output_ref: text(p, 'output_ref') ?? row.output_ref,
+          verification_status: text(p, 'verification_status') ?? row.verification_status,
+        };
+      case 'artifact.claimed':
+      case 'artifact.ready':
+        return {
+          ...row,
+          artifacts: withArtifact(row.artifacts, {
+            artifact_id: text(p, 'artifact_id'),
+            artifact_type: text(p, 'artifact_type'),
+            artifact_ref: text(p, 'artifact_ref'),
+            sha256: text(p, 'sha256'),
+            status: type === 'artifact.ready' ? 'ready' : 'claimed',
+          }),
+        };
+      case 'contract.ready': {
+        const name = text(p, 'contract');
+        return name === null ? row : { ...row, contracts: withName(row.contracts, name) };
+      }
+      case 'review.concern':
+        return { ...row, concerns: row.concerns + 1, verification_status: 'concerns' };
+      case 'agent.heartbeat':
+        return { ...row, last_heartbeat_at: isoOf(wire.ts) };
+      default:
+        return unhandled(type);
+    }
+  },
+};

@@ -1,0 +1,31 @@
+import type { Wire } from '../protocol';
+
+/**
+ * A Wire as the projection receives it: the stored envelope, when the
+ * coordinator received it, and its HCS anchor once known.
+ */
+export interface ProjectedWire extends Wire {
+  received_at: string;
+  hcs_topic_id?: string | null;
+  hcs_sequence_number?: number | null;
+  consensus_timestamp?: string | null;
+}
+
+/** Where a Wire landed on HCS, reported by the anchoring loop. */
+export interface AnchorUpdate {
+  wire_id: string;
+  hcs_topic_id: string;
+  hcs_sequence_number: number;
+  consensus_timestamp: string;
+}
+
+/** A D1 column value. */
+export type Cell = string | number | null;
+
+/** Columns every read-model row has: the stream that owns it and how far it got. */
+export interface BaseRow {
+  stream_id: string;
+  reducer_version: number;
+  last_seq: number;
+  [column: string]: Cell;
+}

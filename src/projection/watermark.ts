@@ -1,0 +1,54 @@
+/**
+ * How far the projection has got: the number of Wires in `wire_events` and
+ * the `received_at` of the newest one. Every read response carries it.
+ */
+export interface Watermark {
+  projected: number;
+  last_received_at: string | null;
+}
+
+export function selectWatermark(db: D1Database) {
+  return db.prepare(
+    `SELECT watermark AS projected, last_received_at FROM projection_meta WHERE model = 'wire_events'`,
+  );
+}
+
+export function watermarkOf(row: Record<string, unknown> | undefined): Watermark {
+  return {
+    projected: Number(row?.projected ?? 0),
+    last_received_at: typeof row?.last_received_at === 'string' ? row.last_received_at : null,
+  };
+}
+
+/** Whether the Wire is in `wire_events` and folded into its stream's state. */
+export async function isVisible(db: D1Database, wireId: string): Promise<boolean> {
+  const row = await db
+    .prepare(
+      `SELECT 1 AS seen FROM wire_events w JOIN stream_state s
+         ON s.stream_id = w.stream_id AND s.last_seq >= w.stream_seq
+       WHERE w.wire_id = ?1`,
+    )
+    .bind(wireId)
+    .first();
+  return row !== null;
+}
+
+/**
+ * Read-your-writes: polls D1 until the Wire is visible or `timeoutMs` passes.
+ * Projection lag is well under a second, so a short poll interval is cheap.
+ */
+export async function waitForWire(
+  db: D1Database,
+  wireId: string,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let delay = 10;
+  for (;;) {
+    if (await isVisible(db, wireId)) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    delay = Math.min(delay * 2, 100);
+  }
+}

@@ -1,0 +1,170 @@
+import { canonicalJson, type Wire } from '../protocol';
+import type { AnchorUpdate, ProjectedWire } from './types';
+
+/** SQL for the raw `wire_events` table (migrations/0001) and its watermark. */
+
+const COLUMNS = [
+  'wire_id',
+  'stream_id',
+  'stream_seq',
+  'correlation_id',
+  'causation_id',
+  'type',
+  'sender',
+  'ts',
+  'payload',
+  'received_at',
+  'hcs_topic_id',
+  'hcs_sequence_number',
+  'consensus_timestamp',
+] as const;
+
+export interface WireEventRow {
+  [column: string]: string | number | null;
+  wire_id: string;
+  stream_id: string;
+  stream_seq: number;
+  correlation_id: string | null;
+  causation_id: string | null;
+  type: string;
+  sender: string;
+  ts: string;
+  /** Canonical JSON (sorted keys): the same text whether it came live or from HCS. */
+  payload: string;
+  received_at: string;
+  hcs_topic_id: string | null;
+  hcs_sequence_number: number | null;
+  consensus_timestamp: string | null;
+}
+
+export const WIRE_EVENT_COLUMNS: readonly string[] = COLUMNS;
+
+export function toWireEventRow(wire: ProjectedWire): WireEventRow {
+  return {
+    wire_id: wire.wire_id,
+    stream_id: wire.stream_id,
+    stream_seq: wire.stream_seq,
+    correlation_id: wire.correlation_id,
+    causation_id: wire.causation_id,
+    type: wire.type,
+    sender: wire.sender,
+    ts: wire.ts,
+    payload: canonicalJson(wire.payload),
+    received_at: wire.received_at,
+    hcs_topic_id: wire.hcs_topic_id ?? null,
+    hcs_sequence_number: wire.hcs_sequence_number ?? null,
+    consensus_timestamp: wire.consensus_timestamp ?? null,
+  };
+}
+
+/** The Wire a stored row holds (what reducers fold). */
+export function wireOfRow(row: WireEventRow): ProjectedWire {
+  return {
+    wire: '1.1',
+    wire_id: row.wire_id,
+    stream_id: row.stream_id,
+    stream_seq: row.stream_seq,
+    correlation_id: row.correlation_id,
+    causation_id: row.causation_id,
+    type: row.type,
+    sender: row.sender,
+    ts: row.ts,
+    payload: JSON.parse(row.payload) as Wire['payload'],
+    received_at: row.received_at,
+    hcs_topic_id: row.hcs_topic_id,
+    hcs_sequence_number: row.hcs_sequence_number,
+    consensus_timestamp: row.consensus_timestamp,
+  };
+}
+
+/** The JSON shape the API serves for a stored Wire. */
+export function wireJsonOfRow(row: WireEventRow) {
+  const { payload, ...rest } = row;
+  return { wire: '1.1' as const, ...rest, payload: JSON.parse(payload) as unknown };
+}
+
+/**
+ * Inserts new Wires (a known `wire_id` or `(stream_id, stream_seq)` is left
+ * alone) and then advances the watermark by exactly the rows inserted:
+ * `changes()` is the previous statement's count, and a D1 batch runs its
+ * statements in order in one transaction.
+ */
+export function insertWireEvents(db: D1Database, rows: WireEventRow[]) {
+  const extract = COLUMNS.map((c) => `json_extract(value, '$.${c}')`).join(', ');
+  const insert = db
+    .prepare(
+      `INSERT OR IGNORE INTO wire_events (${COLUMNS.join(', ')})
+       SELECT ${extract} FROM json_each(?1)`,
+    )
+    .bind(JSON.stringify(rows));
+  const latest = rows.map((r) => r.received_at).sort().at(-1) ?? '';
+  const watermark = db
+    .prepare(
+      `UPDATE projection_meta SET watermark = watermark + changes(),
+         last_received_at = MAX(COALESCE(last_received_at, ''), ?1)
+       WHERE model = 'wire_events'`,
+    )
+    .bind(latest);
+  return [insert, watermark];
+}
+
+/** Fills the HCS columns of Wires already projected, and remembers their topics. */
+export function anchorWireEvents(db: D1Database, anchors: AnchorUpdate[]) {
+  const json = JSON.stringify(anchors);
+  return [
+    db
+      .prepare(
+        `UPDATE wire_events SET hcs_topic_id = a.topic, hcs_sequence_number = a.seq,
+           consensus_timestamp = a.at
+         FROM (SELECT json_extract(value, '$.wire_id') AS id,
+                      json_extract(value, '$.hcs_topic_id') AS topic,
+                      json_extract(value, '$.hcs_sequence_number') AS seq,
+                      json_extract(value, '$.consensus_timestamp') AS at
+               FROM json_each(?1)) AS a
+         WHERE wire_events.wire_id = a.id`,
+      )
+      .bind(json),
+    rememberTopics(
+      db,
+      anchors.map((a) => a.hcs_topic_id),
+    ),
+  ];
+}
+
+export function rememberTopics(db: D1Database, topics: string[]) {
+  return db
+    .prepare(
+      `INSERT OR IGNORE INTO projection_topics (topic_id)
+       SELECT DISTINCT value FROM json_each(?1) WHERE value IS NOT NULL`,
+    )
+    .bind(JSON.stringify([...new Set(topics)]));
+}
+
+/** Wires of one stream from `fromSeq` on, in order (to fill a gap). */
+export function selectStreamTail(db: D1Database, streamId: string, fromSeq: number) {
+  return db
+    .prepare(
+      `SELECT ${COLUMNS.join(', ')} FROM wire_events
+       WHERE stream_id = ?1 AND stream_seq >= ?2 ORDER BY stream_seq`,
+    )
+    .bind(streamId, fromSeq);
+}
+
+/**
+ * Stored Wires that follow each stream's newest incoming Wire but are not
+ * folded yet: they arrived early, before a gap that this call may fill.
+ * Usually empty; the `(stream_id, stream_seq)` index keeps it cheap.
+ */
+export function selectWaitingAfter(db: D1Database, after: { s: string; after: number }[]) {
+  return db
+    .prepare(
+      `SELECT ${COLUMNS.map((c) => `w.${c}`).join(', ')}
+       FROM json_each(?1) j JOIN wire_events w
+         ON w.stream_id = json_extract(j.value, '$.s')
+        AND w.stream_seq > json_extract(j.value, '$.after')
+       WHERE w.stream_seq > COALESCE(
+         (SELECT s.last_seq FROM stream_state s WHERE s.stream_id = w.stream_id), 0)
+       ORDER BY w.stream_id, w.stream_seq`,
+    )
+    .bind(JSON.stringify(after));
+}
