@@ -19,6 +19,9 @@ export default defineConfig(async () => {
                   // Test-only secrets (never used outside tests).
                   TOKEN_SECRET: 'test-token-secret-not-for-production-0123456789',
                   ADMIN_TOKEN: 'test-admin-token-not-for-production',
+                  // Suites post fast from few senders; the rate test sets its own.
+                  RATE_PER_SECOND: '10000',
+                  RATE_BURST: '10000',
                 },
                 // Nothing in tests may wait on the network.
                 cf: false,
@@ -37,6 +40,7 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/workers/**/*.test.ts'],
+            globalSetup: ['test/global-setup-standin.ts'],
             setupFiles: ['test/workers/setup.ts'],
           },
         },
@@ -44,6 +48,7 @@ export default defineConfig(async () => {
           test: {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
+            globalSetup: ['test/global-setup-standin.ts'],
             environment: 'node',
           },
         },

@@ -1,8 +1,10 @@
+import type { RateLimiter } from './api/limits/rate-limiter';
 import type { StreamObject } from './stream/stream-object';
 
 /** Bindings and vars of the Worker (see wrangler.toml). */
 export interface Env {
   STREAMS: DurableObjectNamespace<StreamObject>;
+  RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
   DB: D1Database;
   /** Largest accepted envelope in bytes (default 8192). */
   WIRE_MAX_BYTES?: string;

@@ -1,12 +1,20 @@
 import { Hono } from 'hono';
 import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
+import { authenticate, authRoutes } from './auth';
+import { corsForApi, securityHeaders } from './browser-hygiene';
 import { PROBLEMS, problem } from './problem';
 import { streams } from './routes/streams';
 
 /** The HTTP API. One `app.use('/v1/*', …)` can guard every route. */
 export function createApp() {
   const app = new Hono<AppEnv>();
+
+  // Before every route: headers and CORS first (preflights need no token), then
+  // authentication for all of /v1 but the public schema.
+  app.use('*', securityHeaders);
+  app.use('/v1/*', corsForApi);
+  app.use('/v1/*', authenticate());
 
   let schema: string | undefined;
   app.get('/v1/schema/wire.json', (c) => {
@@ -15,6 +23,7 @@ export function createApp() {
   });
 
   app.route('/v1/streams', streams);
+  app.route('/v1', authRoutes);
 
   app.get('/problems/:code', (c) => {
     const code = c.req.param('code') as keyof typeof PROBLEMS;

@@ -24,6 +24,7 @@ export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title:
   'json-too-deep': { status: 400, title: 'The JSON is nested too deeply' },
   'rate-limited': { status: 429, title: 'Too many Wires from this sender' },
   'too-many-subscribers': { status: 429, title: 'The stream has too many subscribers' },
+  'invalid-body': { status: 422, title: 'The request body is not valid' },
   internal: { status: 500, title: 'Internal error' },
 };
 

@@ -1,9 +1,10 @@
 import type { Context } from 'hono';
 import { fail, type Result } from '../protocol';
+import { jsonDepthProblem } from './limits/json-depth';
 
 /**
  * Reads a JSON request body with the checks every write shares: media type
- * (415), size (413, before and after reading) and syntax (400).
+ * (415), size (413, before and after reading), syntax and nesting depth (400).
  */
 export async function readJsonBody(
   c: Context,
@@ -33,9 +34,11 @@ export async function readJsonBody(
   } catch {
     return fail('malformed-json', 'the body is not valid UTF-8');
   }
+  let body: unknown;
   try {
-    return { ok: true, body: JSON.parse(text) as unknown };
+    body = JSON.parse(text);
   } catch (error) {
     return fail('malformed-json', `the body is not valid JSON: ${(error as Error).message}`);
   }
+  return jsonDepthProblem(body) ?? { ok: true, body };
 }

@@ -19,7 +19,8 @@ export type FailureCode =
   | 'secret-in-payload'
   | 'json-too-deep'
   | 'rate-limited'
-  | 'too-many-subscribers';
+  | 'too-many-subscribers'
+  | 'invalid-body';
 
 export interface FieldIssue {
   path: string;

@@ -4,5 +4,6 @@ export * from './failure';
 export * from './ids';
 export * from './json-schema';
 export * from './payloads';
+export * from './secrets';
 export * from './stream-id';
 export * from './wire-type';

@@ -67,6 +67,11 @@ export class StreamObject extends DurableObject<Env> {
     return this.#log.info();
   }
 
+  /** Live subscribers, so the Worker can refuse an upgrade past the cap. */
+  subscriberCount(): number {
+    return this.#subscribers.count;
+  }
+
   /** WebSocket upgrade: `GET …/ws?after_seq=N`, validated by the Worker. */
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {

@@ -11,6 +11,7 @@ export interface StreamApi {
   append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult>;
   read(afterSeq: number, limit: number): Promise<ReadPage>;
   info(): Promise<StreamInfo | null>;
+  subscriberCount(): Promise<number>;
   fetch(request: Request): Promise<Response>;
 }
 

@@ -1,5 +1,6 @@
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { authHeaders } from './helpers/auth';
 import { post, problemOf, readAll, uniqueStream, wire11 } from './helpers/wires';
 
 describe('appending Wires to a stream', () => {
@@ -105,7 +106,9 @@ describe('appending Wires to a stream', () => {
     const stream = uniqueStream();
     await post(stream, wire11(stream));
     await post(stream, wire11(stream, { type: 'contract.ready', payload: { contract: 'auth' } }));
-    const res = await SELF.fetch(`https://ws.test/v1/streams/${stream}`);
+    const res = await SELF.fetch(`https://ws.test/v1/streams/${stream}`, {
+      headers: await authHeaders(),
+    });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({
       stream_id: stream,
@@ -113,14 +116,18 @@ describe('appending Wires to a stream', () => {
       last_type: 'contract.ready',
       count: 2,
     });
-    const missing = await SELF.fetch(`https://ws.test/v1/streams/${uniqueStream()}`);
+    const missing = await SELF.fetch(`https://ws.test/v1/streams/${uniqueStream()}`, {
+      headers: await authHeaders(),
+    });
     expect(missing.status).toBe(404);
   });
 
   it('pages a stream in order with after_seq and limit', async () => {
     const stream = uniqueStream();
     for (let i = 0; i < 5; i++) await post(stream, wire11(stream));
-    const res = await SELF.fetch(`https://ws.test/v1/streams/${stream}/wires?after_seq=1&limit=2`);
+    const res = await SELF.fetch(`https://ws.test/v1/streams/${stream}/wires?after_seq=1&limit=2`, {
+      headers: await authHeaders(),
+    });
     const page = (await res.json()) as {
       wires: { stream_seq: number }[];
       next_after_seq: number | null;

@@ -1,5 +1,6 @@
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { authHeaders } from './helpers/auth';
 import { post, problemOf, readAll, uniqueStream, wire11 } from './helpers/wires';
 
 /** Each rule answers with a precise problem+json and stores nothing. */
@@ -43,7 +44,7 @@ describe('validation of appended Wires', () => {
     const s = uniqueStream();
     const res = await SELF.fetch(`https://ws.test/v1/streams/${s}/wires`, {
       method: 'POST',
-      headers: { 'Content-Type': 'text/plain' },
+      headers: { 'Content-Type': 'text/plain', ...(await authHeaders()) },
       body: JSON.stringify(wire11(s)),
     });
     await expectRejected(s, res, 415, '/problems/unsupported-media-type', 'text/plain');
@@ -240,14 +241,18 @@ describe('validation of appended Wires', () => {
       'If-Match',
     );
     for (const query of ['after_seq=-1', 'after_seq=abc', 'limit=0', 'limit=5000']) {
-      const res = await SELF.fetch(`https://ws.test/v1/streams/${s}/wires?${query}`);
+      const res = await SELF.fetch(`https://ws.test/v1/streams/${s}/wires?${query}`, {
+        headers: await authHeaders(),
+      });
       expect(res.status).toBe(400);
       expect((await problemOf(res)).type).toBe('/problems/invalid-query');
     }
   });
 
   it('answers unknown routes with a problem+json 404', async () => {
-    const res = await SELF.fetch('https://ws.test/v1/nothing-here');
+    const res = await SELF.fetch('https://ws.test/v1/nothing-here', {
+      headers: await authHeaders(),
+    });
     expect(res.status).toBe(404);
     expect((await problemOf(res)).detail).toContain('/v1/nothing-here');
   });

@@ -3,6 +3,8 @@ import { intVar } from '../../env';
 import { fail, parseAppend, type Result, streamIdProblem } from '../../protocol';
 import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
+import { guardAppend } from '../auth/guard-append';
+import { subscriberCapProblem } from '../limits/subscriber-cap';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 
@@ -55,6 +57,8 @@ streams.post('/:stream_id/wires', async (c) => {
   if (!body.ok) return problem(c, body);
   const parsed = parseAppend(body.body, streamId);
   if (!parsed.ok) return problem(c, parsed);
+  const denied = await guardAppend(c, parsed.draft);
+  if (denied) return denied;
 
   const result = await stub(c, streamId).append(parsed.draft, parsed.expectedSeq, ifMatch.value);
   if (!result.ok) return problem(c, result);
@@ -93,7 +97,10 @@ streams.get('/:stream_id/ws', async (c) => {
   }
   const after = intParam('after_seq', c.req.query('after_seq'), 0, 0, Number.MAX_SAFE_INTEGER);
   if (!after.ok) return problem(c, after);
-  return stub(c, c.req.param('stream_id')).fetch(c.req.raw);
+  const stream = stub(c, c.req.param('stream_id'));
+  const full = await subscriberCapProblem(c.env, stream);
+  if (full) return problem(c, full);
+  return stream.fetch(c.req.raw);
 });
 
 streams.get('/:stream_id', async (c) => {

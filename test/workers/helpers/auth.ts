@@ -2,6 +2,8 @@ import { env } from 'cloudflare:test';
 import type { Scope } from '../../../src/api/auth/claims';
 import { issueToken } from '../../../src/api/auth/tokens';
 
+const cache = new Map<string, string>();
+
 /** Every scope: what most tests want when auth is not the subject. */
 export const ALL_SCOPES: Scope[] = ['append', 'read', 'claim', 'admin'];
 
@@ -45,7 +47,14 @@ export async function authHeaders(
   scopes: Scope[] = ALL_SCOPES,
   more: Omit<TokenOptions, 'sub' | 'scopes'> = {},
 ): Promise<Record<string, string>> {
-  return { Authorization: `Bearer ${await tokenFor({ ...more, sub, scopes })}` };
+  // Cached per identity: suites post thousands of Wires and a token lives an hour.
+  const key = JSON.stringify([sub, scopes, more]);
+  let token = cache.get(key);
+  if (!token) {
+    token = await tokenFor({ ...more, sub, scopes });
+    cache.set(key, token);
+  }
+  return { Authorization: `Bearer ${token}` };
 }
 
 /** Headers for a coordinator identity, which may post orchestration Wires. */

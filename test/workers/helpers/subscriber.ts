@@ -1,4 +1,5 @@
 import { SELF } from 'cloudflare:test';
+import { authHeaders } from './auth';
 
 interface WireFrame {
   stream_seq: number;
@@ -40,7 +41,7 @@ export class Subscriber {
     const res = await SELF.fetch(
       `https://ws.test/v1/streams/${streamId}/ws?after_seq=${afterSeq}`,
       {
-        headers: { Upgrade: 'websocket', ...opts.headers },
+        headers: { Upgrade: 'websocket', ...(await authHeaders()), ...opts.headers },
       },
     );
     if (res.status !== 101 || !res.webSocket) throw new Error(`upgrade failed: ${res.status}`);

@@ -1,4 +1,5 @@
 import { SELF } from 'cloudflare:test';
+import { authHeaders } from './auth';
 
 /** Builders and calls shared by the workers tests. */
 
@@ -25,14 +26,25 @@ export function wire11(streamId: string, overrides: Record<string, unknown> = {}
   };
 }
 
-export function post(
+/** A token subject for the Wire's sender, so sender binding holds (agent:test otherwise). */
+function subjectOf(body: unknown): string {
+  const sender = (body as { sender?: unknown } | null)?.sender;
+  return typeof sender === 'string' &&
+    /^(agent|human|coordinator):[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(sender)
+    ? sender
+    : 'agent:test';
+}
+
+/** Appends with a token for the Wire's sender; pass an Authorization header to override. */
+export async function post(
   streamId: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
+  const auth = await authHeaders(typeof body === 'string' ? 'agent:test' : subjectOf(body));
   return SELF.fetch(`https://ws.test/v1/streams/${streamId}/wires`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
+    headers: { 'Content-Type': 'application/json', ...auth, ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 }
@@ -40,7 +52,9 @@ export function post(
 export async function readAll(
   streamId: string,
 ): Promise<{ stream_seq: number; wire_id: string }[]> {
-  const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/wires?limit=1000`);
+  const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/wires?limit=1000`, {
+    headers: await authHeaders(),
+  });
   const page = (await res.json()) as { wires: { stream_seq: number; wire_id: string }[] };
   return page.wires;
 }

@@ -1,0 +1,52 @@
+import { type Draft, type Failure, fail, findSecrets } from '../../protocol';
+import { isCoordinator, type Principal } from './claims';
+
+/** Wires that shape the plan; only coordinator and admin identities may post them. */
+export function isOrchestrationType(type: string): boolean {
+  return (
+    type.startsWith('project.') ||
+    [
+      'task.available',
+      'task.created',
+      'dependency.created',
+      'gate.opened',
+      'gate.passed',
+      'phase.created',
+    ].includes(type)
+  );
+}
+
+/**
+ * May `principal` append `draft`? Pure: sender binding, orchestration rights,
+ * then the secret scan. Lease fencing of lifecycle Wires is the stream's job.
+ */
+export function appendRightsProblem(principal: Principal, draft: Draft): Failure | null {
+  if (draft.sender === 'system') {
+    return fail('forbidden', 'sender "system" is reserved for the coordinator itself', {
+      extra: { sender: draft.sender, token_sub: principal.sub },
+    });
+  }
+  if (draft.sender !== principal.sub) {
+    return fail(
+      'forbidden',
+      `sender "${draft.sender}" does not match the token's subject "${principal.sub}"`,
+      { extra: { sender: draft.sender, token_sub: principal.sub } },
+    );
+  }
+  if (isOrchestrationType(draft.type) && !isCoordinator(principal)) {
+    return fail(
+      'forbidden',
+      `only coordinator or admin identities may post "${draft.type}"; "${principal.sub}" is neither`,
+      { extra: { type: draft.type } },
+    );
+  }
+  const secrets = findSecrets(draft.payload);
+  if (secrets.length > 0) {
+    return fail(
+      'secret-in-payload',
+      `refused before storing: ${secrets.map((s) => `${s.path} ${s.message}`).join('; ')}`,
+      { errors: secrets },
+    );
+  }
+  return null;
+}

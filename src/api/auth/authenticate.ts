@@ -1,0 +1,138 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { fail, type Result } from '../../protocol';
+import type { AppEnv } from '../app-env';
+import { problem } from '../problem';
+import { isAdminSecret } from './admin-secret';
+import { hasScope, mayTouchStream, type Principal, type Scope } from './claims';
+import { type Credential, credentialOf, isWebSocketPath, WS_SUBPROTOCOL } from './credentials';
+import { verifyToken } from './tokens';
+
+const PUBLIC = new Set(['GET /v1/schema/wire.json', 'HEAD /v1/schema/wire.json']);
+const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="wirestream"' };
+
+/** The bootstrap identity behind `ADMIN_TOKEN`. */
+const ADMIN: Principal = {
+  sub: 'human:admin',
+  roles: ['admin'],
+  scopes: ['admin'],
+  admin: true,
+  exp: Number.MAX_SAFE_INTEGER,
+};
+
+async function principalOf(
+  env: AppEnv['Bindings'],
+  credential: Credential,
+): Promise<Result<{ principal: Principal }>> {
+  switch (credential.kind) {
+    case 'none':
+      return fail(
+        'unauthenticated',
+        'no credential: send "Authorization: Bearer <token>" (tokens come from POST /v1/tokens)',
+      );
+    case 'malformed':
+      return fail('unauthenticated', credential.detail);
+    case 'bearer':
+      if (await isAdminSecret(credential.token, env.ADMIN_TOKEN)) {
+        return { ok: true, principal: ADMIN };
+      }
+      break;
+    case 'ticket':
+    case 'subprotocol':
+      break;
+    default:
+      credential satisfies never;
+  }
+  if (!env.TOKEN_SECRET) {
+    return fail('unauthenticated', 'this deployment has no TOKEN_SECRET, so no token can be valid');
+  }
+  const verified = await verifyToken(env.TOKEN_SECRET, credential.token);
+  if (!verified.ok) return verified;
+  const purpose = verified.principal.purpose;
+  if (credential.kind === 'ticket' && purpose !== 'ws') {
+    return fail(
+      'unauthenticated',
+      '?ticket= takes a ticket from POST /v1/tickets, never a long-lived token',
+    );
+  }
+  return verified;
+}
+
+/** The scope a route needs unless it asks for a narrower one (requireScope). */
+function defaultScope(method: string, path: string): Scope | 'write' {
+  if (path === '/v1/tokens') return 'admin';
+  if (method === 'GET' || method === 'HEAD' || path === '/v1/tickets') return 'read';
+  if (/^\/v1\/streams\/[^/]+\/wires$/.test(path)) return 'append';
+  return 'write';
+}
+
+/** The stream a path names, if any: `/v1/streams/{stream_id}[/…]`. */
+function streamOfPath(path: string): string | null {
+  const match = /^\/v1\/streams\/([^/]+)/.exec(path);
+  if (!match?.[1]) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
+
+export function scopeProblem(principal: Principal, scope: Scope | 'write') {
+  const allowed =
+    scope === 'write'
+      ? hasScope(principal, 'append') || hasScope(principal, 'claim')
+      : hasScope(principal, scope);
+  if (allowed) return null;
+  const need = scope === 'write' ? '"append" or "claim"' : `"${scope}"`;
+  return fail(
+    'forbidden',
+    `the token's scopes [${principal.scopes.join(', ')}] do not include ${need}`,
+    {
+      extra: { required_scope: scope },
+    },
+  );
+}
+
+export function streamProblem(principal: Principal, streamId: string) {
+  if (mayTouchStream(principal, streamId)) return null;
+  return fail(
+    'forbidden',
+    `stream "${streamId}" is outside the token's stream prefixes [${(principal.streams ?? []).join(', ')}]`,
+    { extra: { stream_id: streamId } },
+  );
+}
+
+/** The 101 must name the subprotocol the browser offered alongside its token. */
+function withSubprotocol(res: Response): Response {
+  const headers = new Headers(res.headers);
+  headers.set('Sec-WebSocket-Protocol', WS_SUBPROTOCOL);
+  return new Response(null, { status: 101, headers, webSocket: res.webSocket });
+}
+
+/**
+ * Guards every `/v1/*` route but the public schema: authenticates (401), applies
+ * the route's default scope and the token's stream prefixes (403), and puts the
+ * caller in `c.get('principal')`.
+ */
+export function authenticate(): MiddlewareHandler<AppEnv> {
+  return async (c: Context<AppEnv>, next) => {
+    const url = new URL(c.req.url);
+    const path = url.pathname;
+    if (PUBLIC.has(`${c.req.method} ${path}`)) return next();
+    const credential = credentialOf(c.req.raw, url);
+    const who = await principalOf(c.env, credential);
+    if (!who.ok) return problem(c, who, CHALLENGE);
+    const principal = who.principal;
+    const ws = isWebSocketPath(path);
+    if (principal.purpose === 'ws' && !ws) {
+      return problem(c, fail('unauthenticated', 'a ticket only opens a WebSocket'), CHALLENGE);
+    }
+    const scopeDenied = scopeProblem(principal, ws ? 'read' : defaultScope(c.req.method, path));
+    if (scopeDenied) return problem(c, scopeDenied);
+    const streamId = streamOfPath(path);
+    const streamDenied = streamId === null ? null : streamProblem(principal, streamId);
+    if (streamDenied) return problem(c, streamDenied);
+    c.set('principal', principal);
+    await next();
+    if (credential.kind === 'subprotocol' && c.res.status === 101) c.res = withSubprotocol(c.res);
+  };
+}

@@ -1,0 +1,36 @@
+import type { MiddlewareHandler } from 'hono';
+import { cors } from 'hono/cors';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppEnv } from './app-env';
+
+/** `CORS_ORIGINS` as a list; an empty or missing value allows no browser origin. */
+export function corsOrigins(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((o) => o.trim().replace(/\/$/, ''))
+    .filter((o) => o.length > 0);
+}
+
+/**
+ * CORS limited to configured origins (preflights are answered before auth, so
+ * a browser can learn it must send a token). https://hono.dev/docs/middleware/builtin/cors
+ */
+export const corsForApi: MiddlewareHandler<AppEnv> = cors({
+  origin: (origin, c) => (corsOrigins(c.env.CORS_ORIGINS).includes(origin) ? origin : null),
+  allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
+  exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replay'],
+  maxAge: 600,
+});
+
+const headers = secureHeaders();
+
+/**
+ * Security headers on every response but a WebSocket 101, whose headers come
+ * from the Durable Object and are immutable.
+ * https://hono.dev/docs/middleware/builtin/secure-headers
+ */
+export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.header('Upgrade')?.toLowerCase() === 'websocket') return next();
+  return headers(c, next);
+};
