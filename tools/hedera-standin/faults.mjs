@@ -1,0 +1,98 @@
+// @ts-check
+// Fault modes a test switches on through POST /__standin/faults. A spec is
+// either network-wide or scoped to one topic (`topicId`), so test files that
+// share one stand-in do not disturb each other. Counted faults (busy,
+// loseReceipts) are used up one submit at a time, the topic's own first.
+
+/**
+ * @typedef {{ unavailable?: boolean, busy?: number, receiptDelayMs?: number,
+ *   loseReceipts?: number, mirrorLagMs?: number }} FaultSpec
+ */
+
+const GLOBAL = '*';
+
+/** @param {unknown} body @returns {{ scope: string, spec: FaultSpec } | string} spec or an error */
+export function parseFaultSpec(body) {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return 'body must be a JSON object';
+  /** @type {Record<string, unknown>} */
+  const b = /** @type {Record<string, unknown>} */ (body);
+  /** @type {FaultSpec} */
+  const spec = {};
+  for (const [k, v] of Object.entries(b)) {
+    if (k === 'topicId') {
+      if (typeof v !== 'string' || !/^\d+\.\d+\.\d+$/.test(v))
+        return 'topicId must be "shard.realm.num"';
+    } else if (k === 'unavailable') {
+      if (typeof v !== 'boolean') return 'unavailable must be a boolean';
+      spec.unavailable = v;
+    } else if (
+      k === 'busy' ||
+      k === 'loseReceipts' ||
+      k === 'receiptDelayMs' ||
+      k === 'mirrorLagMs'
+    ) {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+        return `${k} must be an integer >= 0`;
+      spec[k] = v;
+    } else {
+      return `unknown fault "${k}"`;
+    }
+  }
+  return { scope: typeof b.topicId === 'string' ? b.topicId : GLOBAL, spec };
+}
+
+export class Faults {
+  constructor() {
+    /** @type {Map<string, FaultSpec>} */
+    this.scopes = new Map();
+  }
+
+  /** Replace the faults of one scope; `{}` clears it. @param {string} scope @param {FaultSpec} spec */
+  set(scope, spec) {
+    if (Object.keys(spec).length === 0) this.scopes.delete(scope);
+    else this.scopes.set(scope, { ...spec });
+  }
+
+  clear() {
+    this.scopes.clear();
+  }
+
+  /** @param {string | null | undefined} topicId */
+  #specs(topicId) {
+    const specs = [];
+    if (topicId) {
+      const own = this.scopes.get(topicId);
+      if (own) specs.push(own);
+    }
+    const global = this.scopes.get(GLOBAL);
+    if (global) specs.push(global);
+    return specs;
+  }
+
+  /** @param {string | null | undefined} topicId */
+  unavailable(topicId) {
+    return this.#specs(topicId).some((s) => s.unavailable === true);
+  }
+
+  /** @param {string | null | undefined} topicId @param {'receiptDelayMs' | 'mirrorLagMs'} kind */
+  delay(topicId, kind) {
+    return Math.max(0, ...this.#specs(topicId).map((s) => s[kind] ?? 0));
+  }
+
+  /** Use up one counted fault, if any is left. @param {string | null | undefined} topicId @param {'busy' | 'loseReceipts'} kind */
+  take(topicId, kind) {
+    for (const spec of this.#specs(topicId)) {
+      const left = spec[kind] ?? 0;
+      if (left > 0) {
+        spec[kind] = left - 1;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  snapshot() {
+    return Object.fromEntries(this.scopes);
+  }
+}
