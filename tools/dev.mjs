@@ -3,6 +3,7 @@
 // then serves the Worker (and its Durable Objects) on http://127.0.0.1:8787.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
+import { startStandin } from './hedera-standin/index.mjs';
 
 const offline = {
   ...process.env,
@@ -22,11 +23,25 @@ const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB',
 });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
-const dev = spawn('npx', ['wrangler', 'dev', '--ip', '127.0.0.1', '--port', '8787'], {
-  env: offline,
-  stdio: 'inherit',
-});
+// The local Hedera network the Worker anchors to; its ledger survives restarts.
+const hedera = await startStandin({ port: 5551, dataFile: '.local/hedera.json' });
+console.log(`hedera stand-in on ${hedera.url} (ledger .local/hedera.json)`);
+
+const dev = spawn(
+  'npx',
+  [
+    'wrangler',
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    '8787',
+    '--var',
+    `HEDERA_LOCAL_URL:${hedera.url}`,
+  ],
+  { env: offline, stdio: 'inherit' },
+);
 const stop = () => dev.kill('SIGINT');
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
-dev.on('exit', (code) => process.exit(code ?? 0));
+dev.on('exit', (code) => hedera.close().then(() => process.exit(code ?? 0)));
