@@ -54,10 +54,13 @@ CREATE TABLE IF NOT EXISTS agent_runtime_state (
   status TEXT NOT NULL,
   available_units INTEGER,
   max_units INTEGER,
+  reserved_units INTEGER NOT NULL,
+  reservations TEXT NOT NULL,
   skills TEXT NOT NULL,
   active_leases INTEGER NOT NULL,
   leases TEXT NOT NULL,
   last_heartbeat_at TEXT,
+  last_seen_at TEXT,
   last_event_at TEXT NOT NULL,
   reducer_version INTEGER NOT NULL,
   last_seq INTEGER NOT NULL

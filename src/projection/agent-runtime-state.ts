@@ -1,21 +1,32 @@
 import { parseStreamId, type Wire } from '../protocol';
 import { int, isoOf, type Reducer, text, unhandled } from './reducer';
 
-/** One row per agent, from its `agent:<id>` stream (seed 000, agent_runtime_state). */
+/**
+ * One row per agent, from its `agent:<id>` stream (seed 000,
+ * agent_runtime_state). Capacity follows the coordinator's agent decider:
+ * declared with `agent.capacity.updated`, taken by `agent.capacity.reserved`,
+ * given back by `agent.capacity.returned` (never above max_units).
+ */
 export interface AgentRuntimeRow {
   [column: string]: string | number | null;
   agent_id: string;
   stream_id: string;
   role: string | null;
+  /** unknown (no agent.started yet), running or stopped. */
   status: string;
   available_units: number | null;
   max_units: number | null;
+  reserved_units: number;
+  /** JSON object: reservation_id → `{units, status: pending|held}`. */
+  reservations: string;
   /** JSON array of skill names. */
   skills: string;
   active_leases: number;
   /** JSON array of the task ids whose leases the agent holds. */
   leases: string;
   last_heartbeat_at: string | null;
+  /** `ts` of the agent's own last Wire (system Wires do not count): staleness. */
+  last_seen_at: string | null;
   last_event_at: string;
   reducer_version: number;
   last_seq: number;
@@ -25,6 +36,9 @@ const HANDLED = [
   'agent.started',
   'agent.heartbeat',
   'agent.capacity.updated',
+  'agent.capacity.reserved',
+  'agent.capacity.confirmed',
+  'agent.capacity.returned',
   'agent.lease.accepted',
   'agent.lease.released',
   'agent.stopped',
@@ -35,6 +49,8 @@ function handles(type: string): type is AgentEvent {
   return (HANDLED as readonly string[]).includes(type);
 }
 
+type Reservations = Record<string, { units: number; status: 'pending' | 'held' }>;
+
 function agentIdOf(streamId: string): string | null {
   const parsed = parseStreamId(streamId);
   return parsed?.kind === 'agent' && 'id' in parsed ? parsed.id : null;
@@ -44,6 +60,17 @@ function withLease(json: string, taskId: string | null, held: boolean): string {
   if (taskId === null) return json;
   const list = (JSON.parse(json) as string[]).filter((t) => t !== taskId);
   return JSON.stringify(held ? [...list, taskId] : list);
+}
+
+function withReservations(row: AgentRuntimeRow, next: Reservations): AgentRuntimeRow {
+  const ids = Object.keys(next).sort();
+  const sorted: Reservations = {};
+  for (const id of ids) sorted[id] = next[id] as Reservations[string];
+  return {
+    ...row,
+    reservations: JSON.stringify(sorted),
+    reserved_units: ids.reduce((sum, id) => sum + (next[id]?.units ?? 0), 0),
+  };
 }
 
 export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
@@ -57,10 +84,13 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
     'status',
     'available_units',
     'max_units',
+    'reserved_units',
+    'reservations',
     'skills',
     'active_leases',
     'leases',
     'last_heartbeat_at',
+    'last_seen_at',
     'last_event_at',
     'reducer_version',
     'last_seq',
@@ -73,13 +103,16 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
       agent_id: agentIdOf(first.stream_id) ?? first.stream_id,
       stream_id: first.stream_id,
       role: null,
-      status: 'active',
+      status: 'unknown',
       available_units: null,
       max_units: null,
+      reserved_units: 0,
+      reservations: '{}',
       skills: '[]',
       active_leases: 0,
       leases: '[]',
       last_heartbeat_at: null,
+      last_seen_at: null,
       last_event_at: isoOf(first.ts),
       reducer_version: 0,
       last_seq: 0,
@@ -87,37 +120,63 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
   },
 
   evolve(prev: AgentRuntimeRow, wire: Wire): AgentRuntimeRow {
-    const row: AgentRuntimeRow = { ...prev, last_event_at: isoOf(wire.ts) };
+    const row: AgentRuntimeRow = {
+      ...prev,
+      last_event_at: isoOf(wire.ts),
+      last_seen_at: wire.sender === 'system' ? prev.last_seen_at : isoOf(wire.ts),
+    };
     const type = wire.type;
     if (!handles(type)) return row;
     const p = wire.payload;
+    const reservations = JSON.parse(row.reservations) as Reservations;
+    const id = text(p, 'reservation_id') ?? '';
+    const existing = reservations[id];
     switch (type) {
       case 'agent.started':
-        return { ...row, status: 'active', role: text(p, 'role') ?? row.role };
+        return { ...row, status: 'running', role: text(p, 'role') ?? row.role };
       case 'agent.heartbeat':
         return {
           ...row,
-          status: row.status === 'stopped' ? 'active' : row.status,
+          status: row.status === 'stopped' ? 'stopped' : 'running',
           last_heartbeat_at: isoOf(wire.ts),
         };
+      case 'agent.stopped':
+        return { ...row, status: 'stopped' };
       case 'agent.capacity.updated': {
         const skills = p.skills;
         return {
           ...row,
-          available_units: int(p, 'available_units'),
-          max_units: int(p, 'max_units'),
+          available_units: int(p, 'available_units') ?? 0,
+          max_units: int(p, 'max_units') ?? 0,
           skills: Array.isArray(skills)
             ? JSON.stringify(skills.filter((s) => typeof s === 'string'))
             : row.skills,
         };
+      }
+      case 'agent.capacity.reserved': {
+        const units = int(p, 'units') ?? 0;
+        return withReservations(
+          { ...row, available_units: (row.available_units ?? 0) - units },
+          { ...reservations, [id]: { units, status: 'pending' } },
+        );
+      }
+      case 'agent.capacity.confirmed':
+        if (!existing) return row;
+        return withReservations(row, { ...reservations, [id]: { ...existing, status: 'held' } });
+      case 'agent.capacity.returned': {
+        if (!existing) return row;
+        const { [id]: _gone, ...rest } = reservations;
+        const back = (row.available_units ?? 0) + existing.units;
+        return withReservations(
+          { ...row, available_units: Math.min(back, row.max_units ?? back) },
+          rest,
+        );
       }
       case 'agent.lease.accepted':
       case 'agent.lease.released': {
         const leases = withLease(row.leases, text(p, 'task_id'), type === 'agent.lease.accepted');
         return { ...row, leases, active_leases: (JSON.parse(leases) as string[]).length };
       }
-      case 'agent.stopped':
-        return { ...row, status: 'stopped' };
       default:
         return unhandled(type);
     }

@@ -37,6 +37,9 @@ const HANDLED = [
   'task.started',
   'task.blocked',
   'task.complete',
+  'task.released',
+  'task.lease.expired',
+  'task.lease.revoked',
   'agent.started',
   'agent.stopped',
   'gate.opened',
@@ -56,7 +59,8 @@ function kindOf(streamId: string): string {
 
 function initialStatus(kind: string): string {
   if (kind === 'task') return 'pending';
-  if (kind === 'project' || kind === 'agent') return 'active';
+  if (kind === 'project') return 'active';
+  if (kind === 'agent') return 'unknown';
   return 'open';
 }
 
@@ -126,8 +130,10 @@ export const streamState: Reducer<StreamStateRow> = {
       const p = wire.payload;
       switch (type) {
         case 'project.created':
-        case 'agent.started':
           status = 'active';
+          break;
+        case 'agent.started':
+          status = 'running';
           break;
         case 'project.complete':
         case 'task.complete':
@@ -145,6 +151,15 @@ export const streamState: Reducer<StreamStateRow> = {
           break;
         case 'task.blocked':
           status = 'blocked';
+          break;
+        case 'task.released':
+          status = 'released';
+          break;
+        case 'task.lease.expired':
+          status = 'expired';
+          break;
+        case 'task.lease.revoked':
+          status = 'revoked';
           break;
         case 'agent.stopped':
           status = 'stopped';

@@ -41,6 +41,10 @@ const HANDLED = [
   'contract.ready',
   'review.concern',
   'agent.heartbeat',
+  'task.heartbeat',
+  'task.released',
+  'task.lease.expired',
+  'task.lease.revoked',
 ] as const;
 type TaskRunEvent = (typeof HANDLED)[number];
 
@@ -166,12 +170,29 @@ export const taskRunState: Reducer<TaskRunRow> = {
         return { ...row, status: 'started' };
       case 'task.plan.created':
         return { ...row, plan_ref: text(p, 'plan_ref') ?? row.plan_ref };
+      case 'task.heartbeat': {
+        // The holder extends its lease: to the time it names, else by the
+        // claim's duration (the coordinator may cap either: LEASE_MAX_SECONDS).
+        const asked = text(p, 'lease_expires_at');
+        return {
+          ...row,
+          last_heartbeat_at: isoOf(wire.ts),
+          lease_expires_at: asked !== null ? isoOf(asked) : row.lease_expires_at,
+        };
+      }
+      case 'task.released':
+        return { ...row, status: 'released', lease_expires_at: null };
+      case 'task.lease.expired':
+        return { ...row, status: 'expired', lease_expires_at: null };
+      case 'task.lease.revoked':
+        return { ...row, status: 'revoked', lease_expires_at: null };
       case 'task.blocked':
-        return { ...row, status: 'blocked', blocker: text(p, 'reason') };
+        return { ...row, status: 'blocked', blocker: text(p, 'reason'), lease_expires_at: null };
       case 'task.complete':
         return {
           ...row,
           status: 'complete',
+          lease_expires_at: null,
           output_ref: text(p, 'output_ref') ?? row.output_ref,
           verification_status: text(p, 'verification_status') ?? row.verification_status,
         };

@@ -97,7 +97,11 @@ export function insertWireEvents(db: D1Database, rows: WireEventRow[]) {
        SELECT ${extract} FROM json_each(?1)`,
     )
     .bind(JSON.stringify(rows));
-  const latest = rows.map((r) => r.received_at).sort().at(-1) ?? '';
+  const latest =
+    rows
+      .map((r) => r.received_at)
+      .sort()
+      .at(-1) ?? '';
   const watermark = db
     .prepare(
       `UPDATE projection_meta SET watermark = watermark + changes(),

@@ -34,7 +34,7 @@ describe('projectWires', () => {
       { stream_id: stream, status: 'claimed', claimed_by: 'quinn-07', role: 'developer' },
     ]);
     expect(dump.stream_state.map((s) => [s.stream_id, s.status, s.wire_count])).toEqual([
-      ['agent:quinn-07', 'active', 1],
+      ['agent:quinn-07', 'unknown', 1],
       [stream, 'claimed', 2],
     ]);
     expect(dump.agent_runtime_state).toMatchObject([
