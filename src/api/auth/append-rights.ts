@@ -37,7 +37,7 @@ export function appendRightsProblem(principal: Principal, draft: Draft): Failure
     return fail(
       'forbidden',
       `only coordinator or admin identities may post "${draft.type}"; "${principal.sub}" is neither`,
-      { extra: { type: draft.type } },
+      { extra: { wire_type: draft.type } },
     );
   }
   const secrets = findSecrets(draft.payload);

@@ -1,0 +1,232 @@
+import { env, SELF } from 'cloudflare:test';
+import { sign } from 'hono/jwt';
+import { describe, expect, it } from 'vitest';
+import { expectNothingStored, expectProblem } from './helpers/attack';
+import { authHeaders, coordinatorHeaders, tokenFor } from './helpers/auth';
+import { post, readAll, uniqueStream, wire11 } from './helpers/wires';
+
+const base = 'https://ws.test';
+
+function bearer(token: string) {
+  return { Authorization: `Bearer ${token}` };
+}
+
+describe('who may call /v1 at all', () => {
+  it('refuses an append without a token with 401 and stores nothing', async () => {
+    const s = uniqueStream();
+    const res = await SELF.fetch(`${base}/v1/streams/${s}/wires`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(wire11(s)),
+    });
+    const problem = await expectProblem(res, 401, 'unauthenticated');
+    expect(res.headers.get('www-authenticate')).toContain('Bearer');
+    expect(problem.detail).toContain('Authorization: Bearer');
+    await expectNothingStored(s);
+  });
+
+  it('refuses reads without a token too', async () => {
+    const res = await SELF.fetch(`${base}/v1/streams/${uniqueStream()}/wires`);
+    await expectProblem(res, 401, 'unauthenticated');
+  });
+
+  it('refuses an expired token', async () => {
+    const s = uniqueStream();
+    const token = await tokenFor({ sub: 'agent:quinn-07', expiresIn: -10 });
+    const res = await post(s, wire11(s), bearer(token));
+    const problem = await expectProblem(res, 401, 'unauthenticated');
+    expect(problem.detail).toContain('expired');
+    await expectNothingStored(s);
+  });
+
+  it('refuses a token whose signature was tampered with', async () => {
+    const s = uniqueStream();
+    const token = await tokenFor({ sub: 'agent:quinn-07' });
+    const [header, , signature] = token.split('.');
+    // Same signature, escalated claims: the signature no longer matches.
+    const forged = btoa(
+      JSON.stringify({ sub: 'agent:quinn-07', scopes: ['admin'], roles: [], iat: 1, exp: 4e9 }),
+    )
+      .replace(/=+$/, '')
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_');
+    const res = await post(s, wire11(s), bearer(`${header}.${forged}.${signature}`));
+    await expectProblem(res, 401, 'unauthenticated');
+    await expectNothingStored(s);
+  });
+
+  it('refuses a token signed with another key', async () => {
+    const s = uniqueStream();
+    const token = await tokenFor({ sub: 'agent:quinn-07', secret: 'some-other-deployment-secret' });
+    const res = await post(s, wire11(s), bearer(token));
+    await expectProblem(res, 401, 'unauthenticated');
+    await expectNothingStored(s);
+  });
+
+  it('refuses an unsigned ("alg: none") token', async () => {
+    const s = uniqueStream();
+    const enc = (v: unknown) => btoa(JSON.stringify(v)).replace(/=+$/, '');
+    const none = `${enc({ alg: 'none', typ: 'JWT' })}.${enc({ sub: 'agent:quinn-07', scopes: ['admin'], exp: 4e9, iat: 1 })}.`;
+    await expectProblem(await post(s, wire11(s), bearer(none)), 401, 'unauthenticated');
+    await expectNothingStored(s);
+  });
+
+  it('refuses a validly signed token without Wirestream claims', async () => {
+    const s = uniqueStream();
+    const token = await sign({ sub: 'agent:quinn-07', exp: 4e9 }, env.TOKEN_SECRET ?? '', 'HS256');
+    const problem = await expectProblem(
+      await post(s, wire11(s), bearer(token)),
+      401,
+      'unauthenticated',
+    );
+    expect(problem.detail).toContain('scopes');
+    await expectNothingStored(s);
+  });
+
+  it('keeps the Wire schema public', async () => {
+    expect((await SELF.fetch(`${base}/v1/schema/wire.json`)).status).toBe(200);
+  });
+});
+
+describe('what a token allows', () => {
+  it('refuses a sender that is not the token subject with 403 naming both', async () => {
+    const s = uniqueStream();
+    const res = await post(
+      s,
+      wire11(s, { sender: 'agent:quinn-07' }),
+      await authHeaders('agent:mallory'),
+    );
+    const problem = await expectProblem(res, 403, 'forbidden');
+    expect(problem.detail).toBe(
+      'sender "agent:quinn-07" does not match the token\'s subject "agent:mallory"',
+    );
+    expect(problem).toMatchObject({ sender: 'agent:quinn-07', token_sub: 'agent:mallory' });
+    await expectNothingStored(s);
+  });
+
+  it('reserves the sender "system" for the coordinator itself', async () => {
+    const s = uniqueStream();
+    const res = await post(s, wire11(s, { sender: 'system' }), await coordinatorHeaders());
+    const problem = await expectProblem(res, 403, 'forbidden');
+    expect(problem.detail).toContain('reserved');
+    await expectNothingStored(s);
+  });
+
+  it('lets a read-only token read but not append', async () => {
+    const s = uniqueStream();
+    const reader = await authHeaders('agent:quinn-07', ['read']);
+    const res = await post(s, wire11(s), reader);
+    const problem = await expectProblem(res, 403, 'forbidden');
+    expect(problem.detail).toContain('"append"');
+    await expectNothingStored(s);
+    const read = await SELF.fetch(`${base}/v1/streams/${s}/wires`, { headers: reader });
+    expect(read.status).toBe(200);
+  });
+
+  it('refuses a token without the read scope on reads', async () => {
+    const writer = await authHeaders('agent:quinn-07', ['append']);
+    const res = await SELF.fetch(`${base}/v1/streams/${uniqueStream()}/wires`, { headers: writer });
+    await expectProblem(res, 403, 'forbidden');
+  });
+
+  it('keeps a prefix-limited token inside its streams, for writes and reads', async () => {
+    const mine = uniqueStream('agent');
+    const other = uniqueStream('project');
+    const limited = await authHeaders('agent:quinn-07', ['append', 'read'], {
+      streams: ['agent:'],
+    });
+    expect((await post(mine, wire11(mine), limited)).status).toBe(201);
+    const res = await post(other, wire11(other), limited);
+    const problem = await expectProblem(res, 403, 'forbidden');
+    expect(problem.detail).toContain(
+      `stream "${other}" is outside the token's stream prefixes [agent:]`,
+    );
+    await expectNothingStored(other);
+    const read = await SELF.fetch(`${base}/v1/streams/${other}/wires`, { headers: limited });
+    await expectProblem(read, 403, 'forbidden');
+  });
+
+  it('refuses task.available from an agent and accepts it from a coordinator', async () => {
+    const taskId = uniqueStream('task').split(':')[1] ?? 't1';
+    const stream = `task:${taskId}:attempt:1`;
+    const available = (sender: string) =>
+      wire11(stream, {
+        sender,
+        type: 'task.available',
+        payload: { task_id: taskId, role: 'builder' },
+      });
+    const agent = await authHeaders('agent:quinn-07', ['append', 'read', 'claim']);
+    const problem = await expectProblem(
+      await post(stream, available('agent:quinn-07'), agent),
+      403,
+      'forbidden',
+    );
+    expect(problem.detail).toContain(
+      'only coordinator or admin identities may post "task.available"',
+    );
+    await expectNothingStored(stream);
+    const ok = await post(stream, available('coordinator:test'), await coordinatorHeaders());
+    expect(ok.status, await ok.clone().text()).toBe(201);
+  });
+
+  it.each([
+    ['gate.passed', { gate_id: 'g1' }],
+    ['project.created', { name: 'x' }],
+    [
+      'dependency.created',
+      { downstream_task_id: 'a', upstream_task_id: 'b', release_on: { type: 'task.complete' } },
+    ],
+  ])('refuses orchestration Wire %s from an agent', async (type, payload) => {
+    const s = uniqueStream();
+    const agent = await authHeaders('agent:quinn-07', ['append', 'read', 'claim']);
+    const res = await post(s, wire11(s, { type, payload }), agent);
+    await expectProblem(res, 403, 'forbidden');
+    await expectNothingStored(s);
+  });
+});
+
+describe('POST /v1/tokens', () => {
+  const issue = (headers: Record<string, string>, body: unknown) =>
+    SELF.fetch(`${base}/v1/tokens`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+
+  it('issues a working token to the admin token holder', async () => {
+    const res = await issue(bearer(env.ADMIN_TOKEN ?? ''), {
+      sub: 'agent:newcomer',
+      scopes: ['append', 'read'],
+      expires_in: 600,
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const { token, expires_at } = (await res.json()) as { token: string; expires_at: string };
+    expect(Date.parse(expires_at) - Date.now()).toBeLessThanOrEqual(600_000);
+    const s = uniqueStream();
+    expect((await post(s, wire11(s, { sender: 'agent:newcomer' }), bearer(token))).status).toBe(
+      201,
+    );
+    expect(await readAll(s)).toHaveLength(1);
+  });
+
+  it('refuses a wrong admin token and a non-admin token', async () => {
+    const body = { sub: 'agent:x', scopes: ['admin'] };
+    await expectProblem(await issue(bearer('not-the-admin-token'), body), 401, 'unauthenticated');
+    await expectProblem(
+      await issue(await authHeaders('agent:x', ['append', 'read']), body),
+      403,
+      'forbidden',
+    );
+  });
+
+  it('bounds the expiry and validates the body field by field', async () => {
+    const res = await issue(bearer(env.ADMIN_TOKEN ?? ''), {
+      sub: 'system',
+      scopes: ['root'],
+      expires_in: 10 * 365 * 24 * 3600,
+    });
+    const problem = await expectProblem(res, 422, 'invalid-body');
+    expect(problem.errors?.map((e) => e.path).sort()).toEqual(['expires_in', 'scopes.0', 'sub']);
+  });
+});

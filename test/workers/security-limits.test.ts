@@ -1,0 +1,138 @@
+import { env, SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app';
+import { expectNothingStored, expectProblem, lastSeq } from './helpers/attack';
+import { authHeaders } from './helpers/auth';
+import { post, uniqueStream, wire11 } from './helpers/wires';
+
+const base = 'https://ws.test';
+
+describe('size and shape limits', () => {
+  it('refuses an oversized body with 413 and stores nothing', async () => {
+    const s = uniqueStream();
+    const res = await post(
+      s,
+      wire11(s, { type: 'agent.note', payload: { text: 'x'.repeat(9000) } }),
+    );
+    const problem = await expectProblem(res, 413, 'envelope-too-large');
+    expect(problem.limit_bytes).toBe(8192);
+    await expectNothingStored(s);
+  });
+
+  it('refuses JSON nested deeper than 32 levels with 400 naming the path', async () => {
+    const s = uniqueStream();
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 40; i++) deep = { d: deep };
+    const res = await post(s, wire11(s, { type: 'agent.note', payload: { deep } }));
+    const problem = await expectProblem(res, 400, 'json-too-deep');
+    expect(problem.errors?.[0]?.path).toMatch(/^payload\.deep(\.d)+$/);
+    expect(problem.max_depth).toBe(32);
+    await expectNothingStored(s);
+  });
+});
+
+describe('per-sender rate limit', () => {
+  // A Worker with a tight bucket; the Durable Objects are the real ones.
+  const app = createApp();
+  const tight = { ...env, RATE_PER_SECOND: '0.2', RATE_BURST: '5' };
+
+  it('answers a flood with 429 and Retry-After, keeping only what fit the bucket', async () => {
+    const s = uniqueStream();
+    const sender = `agent:flood-${Date.now().toString(36)}`;
+    const headers = { 'Content-Type': 'application/json', ...(await authHeaders(sender)) };
+    const statuses: number[] = [];
+    let refused: Response | undefined;
+    for (let i = 0; i < 8; i++) {
+      const res = await app.request(
+        `${base}/v1/streams/${s}/wires`,
+        { method: 'POST', headers, body: JSON.stringify(wire11(s, { sender })) },
+        tight,
+      );
+      statuses.push(res.status);
+      if (res.status === 429) refused ??= res;
+      else await res.body?.cancel();
+    }
+    expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201]);
+    expect(statuses.slice(5)).toEqual([429, 429, 429]);
+    if (!refused) throw new Error('no 429');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const problem = await expectProblem(refused, 429, 'rate-limited');
+    expect(problem.detail).toContain(sender);
+    expect(await lastSeq(s)).toBe(5);
+  });
+
+  it('limits each sender on its own', async () => {
+    const s = uniqueStream();
+    const sender = `agent:calm-${Date.now().toString(36)}`;
+    const res = await app.request(
+      `${base}/v1/streams/${s}/wires`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(await authHeaders(sender)) },
+        body: JSON.stringify(wire11(s, { sender })),
+      },
+      tight,
+    );
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('subscribers per stream', () => {
+  it('answers the upgrade past the cap with a 429 problem instead of a socket', async () => {
+    const app = createApp();
+    const capped = { ...env, WS_MAX_SUBSCRIBERS: '2' };
+    const s = uniqueStream();
+    const headers = { Upgrade: 'websocket', ...(await authHeaders()) };
+    const open = () => app.request(`${base}/v1/streams/${s}/ws`, { headers }, capped);
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await open();
+      expect(res.status).toBe(101);
+      if (res.webSocket) {
+        res.webSocket.accept();
+        sockets.push(res.webSocket);
+      }
+    }
+    const problem = await expectProblem(await open(), 429, 'too-many-subscribers');
+    expect(problem.max_subscribers).toBe(2);
+    for (const ws of sockets) ws.close(1000, 'done');
+  });
+});
+
+describe('browser-facing hygiene', () => {
+  it('allows configured origins only', async () => {
+    const preflight = (origin: string) =>
+      SELF.fetch(`${base}/v1/streams/project:x/wires`, {
+        method: 'OPTIONS',
+        headers: {
+          Origin: origin,
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'authorization,content-type',
+        },
+      });
+    const allowed = await preflight('http://localhost:8787');
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('http://localhost:8787');
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain(
+      'authorization',
+    );
+    const foreign = await preflight('https://evil.example');
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('sends security headers, also on errors', async () => {
+    const res = await SELF.fetch(`${base}/v1/streams/project:x/wires`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+    expect(res.headers.get('strict-transport-security')).toContain('max-age');
+  });
+
+  it('never shows stack traces or internal ids in problems', async () => {
+    const res = await post('project:x', '{"wire": "1.1", ');
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text).not.toMatch(/\bat .*\.(ts|js):\d+/);
+    expect(text).not.toMatch(/[0-9a-f]{64}/);
+  });
+});
