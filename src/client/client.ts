@@ -3,6 +3,7 @@ import type { Wire11Input } from '../protocol/envelope';
 import { newWireId } from '../protocol/ids';
 import { DEFAULT_RETRY, type RetryPolicy } from './backoff';
 import { Http, type TokenSource } from './http';
+import { type ClaimOptions, claimTask, type TaskLease } from './lease';
 import { type SubscribeOptions, Subscription } from './subscription';
 import type { AppendReceipt, ServedWire, WebSocketConstructor } from './types';
 
@@ -35,6 +36,9 @@ export type AppendInput = Omit<
   /** `If-Match`: the last stream_seq the caller saw; a 412 if the stream moved on. */
   ifMatch?: number;
 };
+
+/** A Wire payload: any JSON object. */
+export type Payload = AppendInput['payload'];
 
 export interface AppendResult {
   receipt: AppendReceipt;
@@ -138,6 +142,16 @@ export class WirestreamClient {
   /** Follows a role pool's feed (`/v1/roles/{role}/ws`), e.g. `task.available` for developers. */
   subscribeRole(role: string, options: SubscribeOptions): Subscription {
     return this.#subscribe(`/v1/roles/${encodeURIComponent(role)}/ws`, options);
+  }
+
+  /**
+   * Claims a task attempt and keeps the lease alive with heartbeats; every
+   * lifecycle Wire appended through the lease carries its fencing token.
+   */
+  claim(task: string, options: ClaimOptions): Promise<TaskLease> {
+    const sender = this.#options.sender;
+    if (!sender) throw new TypeError('claim needs a sender (agent:<id>) in the client options');
+    return claimTask(this, sender, task, options);
   }
 
   /** GET a JSON resource under the API (read models and the like). */

@@ -10,12 +10,22 @@ export {
   type AppendInput,
   type AppendResult,
   type ClientOptions,
+  type Payload,
   type StreamInfo,
   streamPath,
   type WirePage,
   WirestreamClient,
 } from './client';
 export { WirestreamError } from './errors';
+export { type ClaimOptions, claimTask, TaskLease } from './lease';
+export {
+  latestSequence,
+  type MirrorMessage,
+  mirrorMessages,
+  type TopicCheck,
+  verifyMessage,
+  verifyTopic,
+} from './proof';
 export { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
 export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
 export type {

@@ -1,0 +1,111 @@
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
+import { append, tail } from './commands';
+import type { Output } from './format';
+import { token } from './token';
+import { verify } from './verify';
+
+const USAGE = `usage: wirestream <command> [options]
+
+  append <stream> --type T [--payload JSON] [--count N]   (or JSON lines on stdin)
+  tail <stream> [--after N] [--follow]
+  claim <task> --role R [--attempt N] [--lease SECONDS]
+  verify <topic> [--mirror URL]
+  token [--sub S --scopes a,b --roles r --expires-in SECONDS]
+
+  --json     one JSON object per line instead of human text
+  --sender   sender of appended Wires (default: the token's subject)
+
+environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
+             WIRESTREAM_MIRROR_URL (verify; default http://127.0.0.1:5551)`;
+
+/** Runs one CLI command; resolves to the process exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      follow: { type: 'boolean', short: 'f' },
+      after: { type: 'string' },
+      type: { type: 'string' },
+      payload: { type: 'string' },
+      sender: { type: 'string' },
+      count: { type: 'string' },
+      role: { type: 'string' },
+      attempt: { type: 'string' },
+      lease: { type: 'string' },
+      mirror: { type: 'string' },
+      sub: { type: 'string' },
+      scopes: { type: 'string' },
+      roles: { type: 'string' },
+      streams: { type: 'string' },
+      'expires-in': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const output: Output = {
+    json: values.json === true,
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+  };
+  const [command, target] = positionals;
+  if (values.help || !command) {
+    output.out(USAGE);
+    return command ? 0 : 2;
+  }
+  const tokenValue = process.env.WIRESTREAM_TOKEN || undefined;
+  const client = new WirestreamClient({
+    baseUrl: process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787',
+    ...(tokenValue ? { token: tokenValue } : {}),
+    sender: values.sender ?? subjectOf(tokenValue) ?? 'human:cli',
+    WebSocket: WebSocket as unknown as WebSocketConstructor,
+    onRetry: ({ attempt, delayMs, error }) =>
+      output.err(`retry ${attempt} in ${delayMs} ms after ${error.code}: ${error.detail}`),
+  });
+  try {
+    switch (command) {
+      case 'append':
+        return await append(client, need(target, 'append <stream>'), values, output);
+      case 'tail':
+        return await tail(client, need(target, 'tail <stream>'), values, output);
+      case 'verify':
+        return await verify(need(target, 'verify <topic>'), values, output);
+      case 'token':
+        return await token(client, tokenValue, values, output);
+      case 'claim': {
+        const { claim } = await import('./claim');
+        return await claim(client, need(target, 'claim <task>'), values, output);
+      }
+      default:
+        output.err(`unknown command "${command}"\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (error) {
+    if (error instanceof WirestreamError) {
+      output.err(`error: ${error.message}`);
+      if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
+      return 1;
+    }
+    output.err(`error: ${(error as Error).message}`);
+    return 1;
+  }
+}
+
+function need(value: string | undefined, usage: string): string {
+  if (!value) throw new TypeError(`missing argument: wirestream ${usage}`);
+  return value;
+}
+
+/** The `sub` claim of a JWT, so appended Wires name the token's subject. */
+function subjectOf(jwt: string | undefined): string | undefined {
+  const part = jwt?.split('.')[1];
+  if (!part) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { sub?: unknown };
+    return typeof claims.sub === 'string' ? claims.sub : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A one-line progress bar on stderr for long operations (verify, bulk
+ * append). It draws only on a terminal, so piped output and `--json` stay clean.
+ */
+export class ProgressBar {
+  readonly #started = Date.now();
+  #lastDraw = 0;
+  #done = 0;
+
+  constructor(
+    private readonly label: string,
+    private total: number,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {}
+
+  get enabled(): boolean {
+    return this.stream.isTTY === true;
+  }
+
+  update(done: number, total = this.total): void {
+    this.#done = done;
+    this.total = total;
+    const now = Date.now();
+    if (!this.enabled || now - this.#lastDraw < 80) return;
+    this.#lastDraw = now;
+    this.stream.write(`\r${this.render(now)}\x1b[K`);
+  }
+
+  finish(): void {
+    if (!this.enabled) return;
+    this.stream.write(`\r${this.render(Date.now())}\x1b[K\n`);
+  }
+
+  /** The bar as text, e.g. `verify [########----------] 40% 400/1000 812/s`. */
+  render(now: number): string {
+    const width = 24;
+    const ratio = this.total > 0 ? Math.min(1, this.#done / this.total) : 0;
+    const filled = Math.round(ratio * width);
+    const seconds = Math.max(0.001, (now - this.#started) / 1000);
+    const rate = Math.round(this.#done / seconds);
+    const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
+    const of = this.total > 0 ? `/${this.total}` : '';
+    return `${this.label} [${bar}] ${Math.round(ratio * 100)}% ${this.#done}${of} ${rate}/s`;
+  }
+}

@@ -1,0 +1,81 @@
+import type { WirestreamClient } from '../client';
+import { emit, type Output } from './format';
+
+export interface TokenFlags {
+  sub?: string;
+  scopes?: string;
+  roles?: string;
+  streams?: string;
+  'expires-in'?: string;
+}
+
+const list = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+
+/**
+ * `token`: without --sub, shows who the current WIRESTREAM_TOKEN is; with
+ * --sub, asks the server (POST /v1/tokens, admin only) for a new token and
+ * prints it alone on stdout so `export WIRESTREAM_TOKEN=$(…)` works.
+ */
+export async function token(
+  client: WirestreamClient,
+  current: string | undefined,
+  flags: TokenFlags,
+  output: Output,
+): Promise<number> {
+  if (flags.sub === undefined) {
+    if (!current) {
+      output.err(
+        'no WIRESTREAM_TOKEN set; mint one with: wirestream token --sub agent:<id> --scopes append,read',
+      );
+      return 1;
+    }
+    const claims = decodeClaims(current);
+    emit(
+      output,
+      claims ?? { opaque: true },
+      claims ? describe(claims) : 'an opaque token (admin secret?)',
+    );
+    return 0;
+  }
+  const body = {
+    sub: flags.sub,
+    scopes: list(flags.scopes) ?? ['append', 'read', 'claim'],
+    ...(flags.roles ? { roles: list(flags.roles) } : {}),
+    ...(flags.streams ? { streams: list(flags.streams) } : {}),
+    ...(flags['expires-in'] ? { expires_in: Number(flags['expires-in']) } : {}),
+  };
+  const res = await client.http.request<{ token: string; expires_at: string }>(
+    'POST',
+    '/v1/tokens',
+    {
+      body,
+      retry: false,
+    },
+  );
+  emit(output, res.body, res.body.token);
+  if (!output.json) output.err(`token for ${flags.sub}, expires ${res.body.expires_at}`);
+  return 0;
+}
+
+function decodeClaims(jwt: string): Record<string, unknown> | null {
+  const part = jwt.split('.')[1];
+  if (!part) return null;
+  try {
+    const text = Buffer.from(part.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+function describe(claims: Record<string, unknown>): string {
+  const exp = typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : '?';
+  const scopes = Array.isArray(claims.scopes) ? claims.scopes.join(',') : '?';
+  return `${String(claims.sub)} scopes=${scopes} expires=${exp}`;
+}
