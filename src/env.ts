@@ -22,6 +22,12 @@ export interface Env {
   RATE_PER_SECOND?: string;
   /** Burst a sender may append before being limited (token bucket size). */
   RATE_BURST?: string;
+  /** Longest lease a claim or heartbeat can get, in seconds (default 3600). */
+  LEASE_MAX_SECONDS?: string;
+  /** An agent silent this long is stale, in seconds (default 120). */
+  AGENT_STALE_SECONDS?: string;
+  /** An unconfirmed capacity reservation is returned after this many seconds (default 30). */
+  RESERVATION_TIMEOUT_SECONDS?: string;
 }
 
 export function intVar(value: string | undefined, fallback: number): number {

@@ -4,6 +4,7 @@ import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
 import { PROBLEMS, problem } from './problem';
+import { coordination } from './routes/roles';
 import { streams } from './routes/streams';
 
 /** The HTTP API. One `app.use('/v1/*', …)` can guard every route. */
@@ -23,6 +24,7 @@ export function createApp() {
   });
 
   app.route('/v1/streams', streams);
+  app.route('/v1', coordination);
   app.route('/v1', authRoutes);
 
   app.get('/problems/:code', (c) => {

@@ -25,6 +25,13 @@ export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title:
   'rate-limited': { status: 429, title: 'Too many Wires from this sender' },
   'too-many-subscribers': { status: 429, title: 'The stream has too many subscribers' },
   'invalid-body': { status: 422, title: 'The request body is not valid' },
+  'task-already-claimed': { status: 409, title: 'Another agent holds the lease on this task' },
+  'task-not-available': { status: 409, title: 'The task is not open for claims' },
+  'stale-fencing-token': { status: 409, title: 'The fencing token is not the live lease' },
+  'not-lease-holder': { status: 403, title: 'Only the lease holder may append this' },
+  'insufficient-capacity': { status: 409, title: 'The agent lacks the capacity units' },
+  'invalid-transition': { status: 409, title: 'Not allowed in the current state' },
+  'coordination-unavailable': { status: 503, title: 'A coordinating object could not be reached' },
   internal: { status: 500, title: 'Internal error' },
 };
 

@@ -20,7 +20,15 @@ export type FailureCode =
   | 'json-too-deep'
   | 'rate-limited'
   | 'too-many-subscribers'
-  | 'invalid-body';
+  | 'invalid-body'
+  // coordination (src/coordination/)
+  | 'task-already-claimed'
+  | 'task-not-available'
+  | 'stale-fencing-token'
+  | 'not-lease-holder'
+  | 'insufficient-capacity'
+  | 'invalid-transition'
+  | 'coordination-unavailable';
 
 export interface FieldIssue {
   path: string;

@@ -1,6 +1,8 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import { intVar } from '../env';
+import { Coordinator, type Hold } from '../coordination/coordinator';
+import type { LeaseFields } from '../coordination/task-decider';
 import type { Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { decideAppend } from './decide-append';
@@ -9,7 +11,7 @@ import { Subscribers } from './subscribers';
 import { receiptOf, type StoredWire, type StreamInfo, WireLog } from './wire-log';
 
 export type AppendResult =
-  | { ok: true; status: 201 | 200; receipt: Receipt; replay: boolean }
+  | { ok: true; status: 201 | 200; receipt: Receipt & LeaseFields; replay: boolean }
   | Failure;
 
 export interface ReadPage {
@@ -27,18 +29,40 @@ export interface ReadPage {
 export class StreamObject extends DurableObject<Env> {
   readonly #log: WireLog;
   readonly #subscribers: Subscribers;
+  readonly #coordinator: Coordinator;
+  #alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#log = new WireLog(sqlOf(ctx.storage.sql));
     this.#subscribers = new Subscribers(ctx, this.#log, intVar(env.WS_MAX_BUFFERED_FRAMES, 1024));
+    this.#coordinator = new Coordinator(sqlOf(ctx.storage.sql), this.#log, env, (draft) => {
+      this.#commit(draft, undefined, undefined, null, true);
+    });
     // Keep-alives answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(
       new WebSocketRequestResponsePair('{"kind":"ping"}', '{"kind":"pong"}'),
     );
   }
 
-  append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): AppendResult {
+  async append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult> {
+    // A claim reserving capacity first asks the agent's stream (an await, so
+    // `#commit` decides again afterwards); every other Wire goes straight on.
+    const hold = await this.#coordinator.prepare(draft, Date.now());
+    if (hold && !hold.ok) return hold;
+    const result = this.#commit(draft, expectedSeq, ifMatchSeq, hold);
+    await this.#coordinator.settle(hold, result.ok, draft);
+    return result;
+  }
+
+  /** Read, decide, write: one synchronous stretch. `trusted` is for the coordinator's own Wires. */
+  #commit(
+    draft: Draft,
+    expectedSeq: number | undefined,
+    ifMatchSeq: number | undefined,
+    hold: Hold | null,
+    trusted = false,
+  ): AppendResult {
     const existing = this.#log.findByWireId(draft.wire_id);
     const decision = decideAppend(
       { draft, expectedSeq, ifMatchSeq },
@@ -52,11 +76,37 @@ export class StreamObject extends DurableObject<Env> {
     );
     if (!decision.ok) return decision;
     if (decision.kind === 'replay') {
-      return { ok: true, status: 200, receipt: decision.receipt, replay: true };
+      const lease = this.#coordinator.replayed(draft.wire_id);
+      return { ok: true, status: 200, receipt: { ...decision.receipt, ...lease }, replay: true };
     }
-    const { receipt } = this.#log.append(draft, new Date().toISOString());
+    const now = Date.now();
+    const refused = this.#coordinator.check(draft, this.#log.lastSeq + 1, now, hold, trusted);
+    if (refused) return refused;
+    const { receipt, wire } = this.#log.append(draft, new Date(now).toISOString());
+    const lease = this.#coordinator.applied(wire, now);
     this.#subscribers.publish();
-    return { ok: true, status: 201, receipt, replay: false };
+    this.#armAlarm();
+    return { ok: true, status: 201, receipt: { ...receipt, ...lease }, replay: false };
+  }
+
+  /** One alarm for every scheduled job; each part says when it next needs to run. */
+  override async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    await this.#coordinator.alarm(Date.now());
+    this.#armAlarm();
+  }
+
+  #armAlarm(): void {
+    const times = [this.#coordinator.wakeAt()];
+    const at = times.reduce<number | null>((a, t) => (t === null || (a !== null && a <= t) ? a : t), null);
+    if (at === null || at === this.#alarmAt) return;
+    this.#alarmAt = at;
+    void this.ctx.storage.setAlarm(at);
+  }
+
+  /** Coordination state of this stream (task lease, agent capacity/health, project graph). */
+  coordination(): ReturnType<Coordinator['view']> {
+    return this.#coordinator.view(Date.now());
   }
 
   read(afterSeq: number, limit: number): ReadPage {

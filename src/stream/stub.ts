@@ -12,6 +12,8 @@ export interface StreamApi {
   read(afterSeq: number, limit: number): Promise<ReadPage>;
   info(): Promise<StreamInfo | null>;
   subscriberCount(): Promise<number>;
+  /** Decision state of the stream's coordinator (src/coordination/). */
+  coordination(): Promise<{ kind: string | null; state: unknown; outbox: number }>;
   fetch(request: Request): Promise<Response>;
 }
 
