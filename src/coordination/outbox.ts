@@ -1,0 +1,85 @@
+import type { Draft } from '../protocol';
+import type { Sql } from '../stream/sql';
+import type { Effect } from './types';
+
+/**
+ * Effects waiting to be appended to other streams, stored in the same
+ * synchronous stretch as the Wire that caused them: if the object dies before
+ * delivering, the alarm delivers later. Delivery is at-least-once; the
+ * deterministic wire_ids make every repeat a replay.
+ */
+export interface OutboxRow {
+  id: number;
+  target: string;
+  draft: Draft;
+  onRefused: Effect['onRefused'];
+  attempts: number;
+}
+
+type Row = {
+  id: number;
+  target: string;
+  draft: string;
+  on_refused: string | null;
+  attempts: number;
+};
+
+/** Delay before the alarm retries an undelivered effect (inline delivery goes first). */
+export const FIRST_RETRY_MS = 10_000;
+
+export class Outbox {
+  constructor(private readonly sql: Sql) {
+    sql`CREATE TABLE IF NOT EXISTS coord_outbox (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      target TEXT NOT NULL,
+      draft TEXT NOT NULL,
+      on_refused TEXT,
+      due_at INTEGER NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0
+    )`;
+  }
+
+  add(effect: Effect, now: number): OutboxRow {
+    const row = this.sql<{
+      id: number;
+    }>`INSERT INTO coord_outbox (target, draft, on_refused, due_at)
+      VALUES (${effect.target}, ${JSON.stringify(effect.draft)}, ${effect.onRefused ?? null}, ${now + FIRST_RETRY_MS})
+      RETURNING id`[0];
+    return {
+      id: row?.id ?? 0,
+      target: effect.target,
+      draft: effect.draft,
+      onRefused: effect.onRefused,
+      attempts: 0,
+    };
+  }
+
+  due(now: number, limit = 50): OutboxRow[] {
+    return this.sql<Row>`SELECT id, target, draft, on_refused, attempts FROM coord_outbox
+      WHERE due_at <= ${now} ORDER BY id LIMIT ${limit}`.map((r) => ({
+      id: r.id,
+      target: r.target,
+      draft: JSON.parse(r.draft) as Draft,
+      onRefused: (r.on_refused ?? undefined) as Effect['onRefused'],
+      attempts: r.attempts,
+    }));
+  }
+
+  done(id: number): void {
+    this.sql`DELETE FROM coord_outbox WHERE id = ${id}`;
+  }
+
+  retryLater(row: OutboxRow, now: number): void {
+    const delay = Math.min(60_000, 1000 * 2 ** row.attempts);
+    this
+      .sql`UPDATE coord_outbox SET attempts = attempts + 1, due_at = ${now + delay} WHERE id = ${row.id}`;
+  }
+
+  nextDueAt(): number | null {
+    return this.sql<{ t: number | null }>`SELECT MIN(due_at) AS t FROM coord_outbox`[0]?.t ?? null;
+  }
+
+  get size(): number {
+    return this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM coord_outbox`[0]?.n ?? 0;
+  }
+}
