@@ -1,0 +1,104 @@
+// Bundles every project with `wrangler deploy --dry-run --outdir` (the same
+// esbuild pass as a real deploy) and records the upload size wrangler reports.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { OUT, PROJECTS, ROOT } from './targets.mjs';
+
+/**
+ * Wirestream is built from a snapshot of HEAD (git archive) by default, so a
+ * benchmark measures committed code and not a teammate's half-saved file;
+ * `--worktree` measures the working tree instead (while tuning).
+ */
+export function snapshotHead() {
+  const sha = spawnSync('git', ['rev-parse', '--short', 'HEAD'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  }).stdout.trim();
+  const dir = path.join(OUT, `src-${sha}`);
+  if (!existsSync(path.join(dir, 'wrangler.toml'))) {
+    mkdirSync(dir, { recursive: true });
+    const tar = spawnSync('sh', ['-c', `git archive --format=tar HEAD | tar -x -C '${dir}'`], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (tar.status !== 0) throw new Error('git archive HEAD failed');
+    symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  }
+  return { sha, dir };
+}
+
+export const OFFLINE = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+};
+
+const PEERS = path.join(ROOT, 'bench/peers');
+const WRANGLER = path.join(ROOT, 'node_modules/.bin/wrangler');
+
+/** Installs the peers' own package (agents wants react 19; the root has 18). */
+export function ensurePeers() {
+  if (existsSync(path.join(PEERS, 'node_modules/agents/package.json'))) return;
+  console.log('installing bench/peers (first run) …');
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', PEERS], {
+    stdio: 'inherit',
+    env: OFFLINE,
+  });
+  if (result.status !== 0) throw new Error('npm ci in bench/peers failed');
+}
+
+function run(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(WRANGLER, args, { cwd: ROOT, env: OFFLINE });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`wrangler ${args.join(' ')}\n${out}`)),
+    );
+  });
+}
+
+function kib(text, label) {
+  const match = new RegExp(`${label}: ([\\d.]+) KiB`).exec(text);
+  return match ? Number(match[1]) : Number.NaN;
+}
+
+/**
+ * Builds `name` into bench/.out/<name>[-min]. Returns the bundle's path and
+ * sizes: wrangler's own "Total Upload" figures plus our gzip of the file.
+ */
+export async function build(name, { minify = false, srcDir = ROOT } = {}) {
+  const project = PROJECTS[name];
+  const config =
+    project.peer || name === 'ceiling'
+      ? path.join(ROOT, project.config)
+      : path.join(srcDir, project.config);
+  const outdir = path.join(OUT, minify ? `${name}-min` : name);
+  const args = ['deploy', '--dry-run', '--outdir', outdir, '--config', config];
+  if (minify) args.push('--minify');
+  const started = performance.now();
+  const log = await run(args);
+  const script = readdirSync(outdir).find((f) => f.endsWith('.js'));
+  if (!script) throw new Error(`no bundle in ${outdir}`);
+  const scriptPath = path.join(outdir, script);
+  const bytes = readFileSync(scriptPath);
+  return {
+    name,
+    outdir,
+    scriptPath,
+    config,
+    buildMs: performance.now() - started,
+    rawKiB: statSync(scriptPath).size / 1024,
+    gzipKiB: gzipSync(bytes).length / 1024,
+    uploadKiB: kib(log, 'Total Upload'),
+    uploadGzipKiB: kib(log, 'gzip'),
+  };
+}

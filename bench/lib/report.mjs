@@ -1,0 +1,255 @@
+// Turns the results into the printed table and BENCHMARKS.md.
+import { fmt, pct, ratio, summarize } from './stats.mjs';
+import { consoleTable, markdownTable } from './table.mjs';
+
+const HEAD = [
+  'Scenario',
+  'System',
+  'Throughput /s',
+  'CPU µs/append',
+  'p50 ms',
+  'p99 ms',
+  'Peak RSS MiB',
+  'Measured as',
+];
+const NOT_BUILT = 'n/a (not yet built)';
+
+function appendRows(title, scenario) {
+  if (!scenario) return [[title, '—', NOT_BUILT, '', '', '', '', '']];
+  return Object.values(scenario).map((s) => {
+    const open = summarize(s.openSamples);
+    const closed = summarize(s.closedSamples);
+    const err = s.errors ? `; ${s.errors} errors` : '';
+    return [
+      title,
+      s.label,
+      fmt(s.throughput, 0),
+      fmt(s.cpuPerAppendUs, 0),
+      fmt(open.p50),
+      fmt(open.p99),
+      fmt(s.peakRssMiB, 0),
+      `open loop ${s.rate}/s (closed-loop p99 ${fmt(closed.p99)} ms)${err}`,
+    ];
+  });
+}
+
+function deliveryRows(title, scenario) {
+  if (!scenario) return [[title, '—', NOT_BUILT, '', '', '', '', '']];
+  return Object.values(scenario).map((s) => {
+    const d = summarize(s.deliverySamples);
+    const closes = s.closes ? `; closed ${JSON.stringify(s.closes)}` : '';
+    return [
+      title,
+      s.label,
+      fmt(s.throughput, 0),
+      fmt(s.cpuPerAppendUs, 0),
+      fmt(d.p50),
+      fmt(d.p99),
+      fmt(s.peakRssMiB, 0),
+      `append→last of ${s.subscribers} subscribers at ${s.rate}/s; delivered ${pct(s.delivered)}; all connected in ${fmt(s.connectMs / 1000)} s${closes}`,
+    ];
+  });
+}
+
+function extraRows(title, rows) {
+  if (!rows) return [[title, '—', NOT_BUILT, '', '', '', '', '']];
+  return rows.map((r) => [
+    title,
+    r.system,
+    fmt(r.throughput, 0),
+    fmt(r.cpu, 0),
+    fmt(r.p50),
+    fmt(r.p99),
+    fmt(r.peak, 0),
+    r.note,
+  ]);
+}
+
+export function mainRows(r) {
+  return [
+    ...appendRows('1 append, one stream', r.append1),
+    ...appendRows('2 append, 100 streams', r.appendMany),
+    ...extraRows('3 claim race', r.claims),
+    ...deliveryRows('4a append+broadcast, 100 subs', r.broadcast),
+    ...deliveryRows('4b fan-out, 1,000 subs', r.fanout),
+    ...extraRows('5 anchoring', r.anchoring),
+    ...extraRows('6 projection', r.projection),
+  ];
+}
+
+const SIZE_HEAD = [
+  'Bundle',
+  'Raw KiB',
+  'Gzip KiB',
+  'Miniflare ready ms',
+  'First append ms',
+  'Second append ms',
+  'Idle RSS MiB',
+];
+
+export function sizeRows(r) {
+  return Object.entries(r.cold ?? {})
+    .map(([name, c]) => [
+      r.sizes[name]?.label ?? name,
+      fmt(c.rawKiB),
+      fmt(c.gzipKiB),
+      fmt(c.readyMs, 0),
+      fmt(c.firstMs),
+      fmt(c.secondMs),
+      fmt(c.idleRssMiB, 0),
+    ])
+    .concat(
+      r.sizes.wirestreamMin
+        ? [
+            [
+              'Wirestream, --minify',
+              fmt(r.sizes.wirestreamMin.uploadKiB),
+              fmt(r.sizes.wirestreamMin.uploadGzipKiB),
+              '',
+              '',
+              '',
+              '',
+            ],
+          ]
+        : [],
+    );
+}
+
+function p99(samples) {
+  return summarize(samples ?? []).p99;
+}
+
+/** [target, measured, verdict] rows. */
+export function targetRows(r) {
+  const rows = [];
+  const verdict = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
+  const a = r.append1;
+  if (a?.wirestream) {
+    const best = Math.max(a['ceiling-rpc']?.throughput ?? 0, a['ceiling-fetch']?.throughput ?? 0);
+    const tput = ratio(a.wirestream.throughput, best);
+    rows.push([
+      'append one stream ≥ 70% of ceiling',
+      `${pct(tput)} (${fmt(a.wirestream.throughput, 0)} vs ${fmt(best, 0)}/s)`,
+      verdict(tput >= 0.7),
+    ]);
+    const ceilings = [a['ceiling-rpc'], a['ceiling-fetch']]
+      .filter(Boolean)
+      .map((c) => p99(c.openSamples));
+    const ceil = Math.min(...ceilings);
+    const lat = ratio(p99(a.wirestream.openSamples), ceil);
+    rows.push([
+      'append p99 ≤ 2× ceiling p99',
+      `${fmt(lat, 2)}× (${fmt(p99(a.wirestream.openSamples))} vs ${fmt(ceil)} ms)`,
+      verdict(lat <= 2),
+    ]);
+  }
+  const f = r.fanout?.wirestream;
+  if (f) {
+    const v = p99(f.deliverySamples);
+    rows.push([
+      'fan-out to 1,000 subscribers p99 ≤ 100 ms',
+      `${fmt(v)} ms (delivered ${pct(f.delivered)})`,
+      verdict(v <= 100 && f.delivered === 1),
+    ]);
+  }
+  if (r.anchoringLagP99 !== undefined) {
+    rows.push([
+      'append→anchored p99 ≤ 1 s',
+      `${fmt(r.anchoringLagP99)} ms`,
+      verdict(r.anchoringLagP99 <= 1000),
+    ]);
+  } else rows.push(['append→anchored p99 ≤ 1 s', NOT_BUILT, 'n/a']);
+  if (r.projectionLagP99 !== undefined) {
+    rows.push([
+      'append→D1 p99 ≤ 1 s',
+      `${fmt(r.projectionLagP99)} ms`,
+      verdict(r.projectionLagP99 <= 1000),
+    ]);
+  } else rows.push(['append→D1 p99 ≤ 1 s', NOT_BUILT, 'n/a']);
+  const size = r.sizes?.wirestream;
+  if (size) {
+    rows.push([
+      'bundle ≤ 400 KiB gzip',
+      `${fmt(size.uploadGzipKiB)} KiB (${r.hederaInBundle ? 'includes' : 'does NOT yet include'} @hashgraph/sdk)`,
+      verdict(size.uploadGzipKiB <= 400),
+    ]);
+  }
+  return rows;
+}
+
+/** Ratios of Wirestream to each other system, per scenario. */
+export function ratioRows(r) {
+  const rows = [];
+  for (const [key, title, metric] of [
+    ['append1', 'append, one stream', 'throughput'],
+    ['appendMany', 'append, 100 streams', 'throughput'],
+    ['broadcast', 'append+broadcast, 100 subs', 'throughput'],
+  ]) {
+    const s = r[key];
+    if (!s?.wirestream) continue;
+    for (const [name, other] of Object.entries(s)) {
+      if (name === 'wirestream') continue;
+      const cpu = ratio(s.wirestream.cpuPerAppendUs, other.cpuPerAppendUs);
+      rows.push([
+        title,
+        `Wirestream / ${other.label}`,
+        `${pct(ratio(s.wirestream[metric], other[metric]))} throughput`,
+        `${fmt(cpu, 2)}× CPU per append`,
+      ]);
+    }
+  }
+  const f = r.fanout;
+  if (f?.wirestream) {
+    for (const [name, other] of Object.entries(f)) {
+      if (name === 'wirestream') continue;
+      rows.push([
+        'fan-out, 1,000 subs',
+        `Wirestream / ${other.label}`,
+        `${fmt(ratio(p99(f.wirestream.deliverySamples), p99(other.deliverySamples)), 2)}× p99 delivery`,
+        '',
+      ]);
+    }
+  }
+  if (r.hcsFirst) rows.push(...r.hcsFirst.ratioRows);
+  return rows;
+}
+
+export function printAll(r) {
+  return [
+    consoleTable(HEAD, mainRows(r)),
+    '',
+    consoleTable(SIZE_HEAD, sizeRows(r)),
+    '',
+    consoleTable(['Ratio', 'Pair', 'Value', ''], ratioRows(r)),
+    '',
+    consoleTable(['Target', 'Measured', 'Verdict'], targetRows(r)),
+  ].join('\n');
+}
+
+export function markdown(r, limits) {
+  const m = r.meta;
+  return `# Benchmarks
+
+Latest full run of \`${m.command}\` on ${m.date} — commit \`${m.commit}\`${m.worktree ? ' (working tree)' : ''}, Node ${m.node}, ${m.cpus} cores, load average before the run ${m.loadBefore}, after ${m.loadAfter}; took ${fmt(m.seconds, 0)} s.
+Everything runs locally in workerd via Miniflare ${m.miniflare} (one fresh instance per measured run), load generator and WebSocket clients on 127.0.0.1 in the same Node process (clients in a worker thread).
+Regenerate with \`npm run bench\` (about ${Math.ceil(m.seconds / 60)} minutes); \`npm run bench -- --quick\` is a one-minute smoke run that writes \`bench/.out/BENCHMARKS.quick.md\` instead.
+
+## Results
+
+${markdownTable(HEAD, mainRows(r))}
+
+## Size and cold start
+
+${markdownTable(SIZE_HEAD, sizeRows(r))}
+
+## Ratios
+
+${markdownTable(['Scenario', 'Pair', 'Value', ''], ratioRows(r))}
+
+## Targets
+
+${markdownTable(['Target', 'Measured', 'Verdict'], targetRows(r))}
+
+${limits}
+`;
+}

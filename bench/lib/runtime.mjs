@@ -1,0 +1,65 @@
+// One fresh Miniflare (one workerd process) per measured run, configured from
+// the project's wrangler.toml through wrangler's own translation, with the
+// bundle `wrangler deploy --dry-run` produced as the script.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Miniflare } from 'miniflare';
+import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from 'wrangler';
+import { cpuMicros, peakRssMiB, rssMiB, workerdChildren } from './proc.mjs';
+import { ROOT } from './targets.mjs';
+
+/** Secret the bench signs its bearer tokens with (local only, never deployed). */
+export const BENCH_TOKEN_SECRET = 'bench-only-secret-not-for-production-0123456789';
+
+async function applyMigrations(mf, binding, dir) {
+  const db = await mf.getD1Database(binding);
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
+  for (const file of files) {
+    const statements = unstable_splitSqlQuery(readFileSync(path.join(dir, file), 'utf8'));
+    if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
+  }
+}
+
+/**
+ * Starts `bundle` (from build()) and resolves once it answers. `bindings`
+ * adds or overrides plain vars (e.g. the stand-in's URL).
+ */
+export async function start(bundle, { bindings = {} } = {}) {
+  const before = new Set(workerdChildren());
+  const started = performance.now();
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.config);
+  const mf = new Miniflare({
+    ...workerOptions,
+    name: `bench-${bundle.name}`,
+    modules: true,
+    modulesRoot: bundle.outdir,
+    scriptPath: bundle.scriptPath,
+    bindings: { ...workerOptions.bindings, TOKEN_SECRET: BENCH_TOKEN_SECRET, ...bindings },
+    host: '127.0.0.1',
+    port: 0,
+    cf: false,
+    verbose: false,
+  });
+  const url = await mf.ready;
+  const readyMs = performance.now() - started;
+  const pid = workerdChildren().find((p) => !before.has(p));
+  for (const [binding, db] of Object.entries(workerOptions.d1Databases ?? {})) {
+    const dir = path.join(path.dirname(bundle.config), db.migrationsDir ?? 'migrations');
+    if (binding === 'DB') await applyMigrations(mf, binding, dir).catch(() => {});
+  }
+  return {
+    mf,
+    url: url.href.replace(/\/$/, ''),
+    origin: url,
+    pid,
+    readyMs,
+    cpu: () => (pid ? cpuMicros(pid) : Number.NaN),
+    peakRss: () => (pid ? peakRssMiB(pid) : Number.NaN),
+    rss: () => (pid ? rssMiB(pid) : Number.NaN),
+    dispose: () => mf.dispose(),
+  };
+}
+
+export { ROOT };

@@ -1,0 +1,125 @@
+// Runs in a worker thread so that 1,000 WebSocket clients do not share the
+// event loop of the load generator. Records, per stream_seq, how many
+// subscribers got it and when the last one did; acknowledges like a
+// well-behaved Wirestream client (batched, within the flow-control window).
+import { parentPort, workerData } from 'node:worker_threads';
+import WebSocket from 'ws';
+
+const { origin, paths, ack, headers, ackEvery = 256, ackDelayMs = 50 } = workerData;
+const clock = () => performance.timeOrigin + performance.now();
+
+let capacity = 1 << 16;
+let counts = new Uint32Array(capacity);
+let lastAt = new Float64Array(capacity);
+let maxSeq = 0;
+let ready = 0;
+let failed = 0;
+const closes = new Map();
+const sockets = [];
+const SEQ = /"stream_seq":(\d+)/g;
+
+function grow(seq) {
+  while (seq >= capacity) capacity *= 2;
+  const c = new Uint32Array(capacity);
+  c.set(counts);
+  counts = c;
+  const l = new Float64Array(capacity);
+  l.set(lastAt);
+  lastAt = l;
+}
+
+function record(seq, at) {
+  if (seq >= capacity) grow(seq);
+  counts[seq] += 1;
+  if (at > lastAt[seq]) lastAt[seq] = at;
+  if (seq > maxSeq) maxSeq = seq;
+}
+
+function open(path) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://${origin}${path}`, { headers, perMessageDeflate: false });
+    const state = { acked: 0, latest: 0, timer: null, live: !ack };
+    sockets.push(ws);
+    const sendAck = () => {
+      state.timer = null;
+      if (state.latest > state.acked && ws.readyState === WebSocket.OPEN) {
+        state.acked = state.latest;
+        ws.send(`{"kind":"ack","seq":${state.latest}}`);
+      }
+    };
+    ws.on('open', () => {
+      if (!ack) resolve(true);
+    });
+    ws.on('message', (data) => {
+      const at = clock();
+      const text = data.toString();
+      if (text.startsWith('{"kind":"caught-up"')) {
+        if (!state.live) {
+          state.live = true;
+          resolve(true);
+        }
+        return;
+      }
+      let last = 0;
+      SEQ.lastIndex = 0;
+      for (let m = SEQ.exec(text); m; m = SEQ.exec(text)) {
+        last = Number(m[1]);
+        record(last, at);
+      }
+      if (!ack || last === 0) return;
+      state.latest = last;
+      if (state.latest - state.acked >= ackEvery) sendAck();
+      else state.timer ??= setTimeout(sendAck, ackDelayMs);
+    });
+    ws.on('close', (code) => {
+      closes.set(code, (closes.get(code) ?? 0) + 1);
+      resolve(false);
+    });
+    ws.on('error', () => resolve(false));
+  });
+}
+
+async function connectAll() {
+  // A few at a time: 1,000 simultaneous upgrades only measure the accept queue.
+  const batch = 50;
+  for (let i = 0; i < paths.length; i += batch) {
+    const results = await Promise.all(paths.slice(i, i + batch).map(open));
+    for (const ok of results) ok ? ready++ : failed++;
+  }
+  parentPort.postMessage({ type: 'ready', ready, failed });
+}
+
+function report(upTo) {
+  const n = Math.min(upTo, capacity - 1);
+  parentPort.postMessage({
+    type: 'report',
+    counts: counts.slice(0, n + 1),
+    lastAt: lastAt.slice(0, n + 1),
+    maxSeq,
+    closes: Object.fromEntries(closes),
+  });
+}
+
+parentPort.on('message', (msg) => {
+  if (msg.cmd === 'wait') {
+    // Resolve once every seq in 1..upTo reached every live subscriber.
+    const deadline = clock() + msg.timeoutMs;
+    const check = () => {
+      let done = true;
+      for (let s = 1; s <= msg.upTo; s++) {
+        if (s >= capacity || counts[s] < msg.expected) {
+          done = false;
+          break;
+        }
+      }
+      if (done || clock() > deadline) report(msg.upTo);
+      else setTimeout(check, 20);
+    };
+    check();
+  } else if (msg.cmd === 'stop') {
+    for (const ws of sockets) ws.terminate();
+    parentPort.close();
+  }
+});
+
+connectAll();

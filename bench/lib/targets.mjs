@@ -1,0 +1,86 @@
+// What is measured: Wirestream itself and the side-by-side implementations,
+// each a wrangler project bundled exactly as `wrangler deploy` would.
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const OUT = path.join(ROOT, 'bench/.out');
+
+/** Wrangler projects to build. `peer: true` ones need bench/peers/node_modules. */
+export const PROJECTS = {
+  wirestream: { config: 'wrangler.toml', label: 'Wirestream' },
+  ceiling: { config: 'bench/ceiling/wrangler.toml', label: 'bare DO (ceiling)' },
+  agents: { config: 'bench/peers/agents.wrangler.toml', label: 'Agents SDK 0.32.0', peer: true },
+  partyserver: {
+    config: 'bench/peers/partyserver.wrangler.toml',
+    label: 'PartyServer 0.5.10',
+    peer: true,
+  },
+};
+
+const enc = encodeURIComponent;
+
+/**
+ * Systems under test: a project plus how to append to a stream and follow it.
+ * `ack` marks clients that must acknowledge (Wirestream's flow control).
+ */
+export const SYSTEMS = {
+  wirestream: {
+    project: 'wirestream',
+    label: 'Wirestream',
+    appendPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/wires`,
+    wsPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/ws?after_seq=0`,
+    seqOf: (receipt) => receipt.stream_seq,
+    ack: true,
+    wire11: true,
+  },
+  'ceiling-rpc': {
+    project: 'ceiling',
+    label: 'bare DO, RPC',
+    appendPath: (stream) => `/rpc/${stream}`,
+    seqOf: (r) => r.seq,
+  },
+  'ceiling-fetch': {
+    project: 'ceiling',
+    label: 'bare DO, stub.fetch',
+    appendPath: (stream) => `/fetch/${stream}`,
+    seqOf: (r) => r.seq,
+  },
+  'ceiling-broadcast': {
+    project: 'ceiling',
+    label: 'bare DO + broadcast (hand-written)',
+    appendPath: (stream) => `/rpc-broadcast/${stream}`,
+    wsPath: (stream) => `/ws/${stream}`,
+    seqOf: (r) => r.seq,
+  },
+  agents: {
+    project: 'agents',
+    label: 'Agents SDK 0.32.0',
+    appendPath: (stream) => `/agents/stream-agent/${stream}`,
+    wsPath: (stream) => `/agents/stream-agent/${stream}`,
+    seqOf: (r) => r.seq,
+  },
+  partyserver: {
+    project: 'partyserver',
+    label: 'PartyServer 0.5.10',
+    appendPath: (stream) => `/parties/stream-server/${stream}`,
+    wsPath: (stream) => `/parties/stream-server/${stream}`,
+    seqOf: (r) => r.seq,
+  },
+};
+
+let counter = 0;
+const RUN = Date.now().toString(36);
+
+/** A realistic ~250-byte Wire 1.1 for `stream` (unique wire_id each call). */
+export function wireBody(stream, sender = 'agent:bench') {
+  counter += 1;
+  return JSON.stringify({
+    wire: '1.1',
+    wire_id: `b${RUN}-${counter}`,
+    stream_id: `bench:${stream}`,
+    type: 'agent.heartbeat',
+    sender,
+    ts: new Date().toISOString(),
+    payload: { n: counter, note: 'benchmark heartbeat', load: 0.42 },
+  });
+}
