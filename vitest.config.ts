@@ -9,11 +9,13 @@ export default defineConfig(async () => {
       projects: [
         {
           plugins: [
-            cloudflareTest({
+            cloudflareTest(({ inject }) => ({
               wrangler: { configPath: './wrangler.toml' },
               miniflare: {
                 bindings: {
                   TEST_MIGRATIONS: migrations,
+                  // The stand-in Hedera network started by the global setup.
+                  HEDERA_LOCAL_URL: inject('standinUrl'),
                   // A small flow-control window so tests reach it quickly.
                   WS_MAX_BUFFERED_FRAMES: '32',
                   // Test-only secrets (never used outside tests).
@@ -26,7 +28,7 @@ export default defineConfig(async () => {
                 // Nothing in tests may wait on the network.
                 cf: false,
               },
-            }),
+            })),
           ],
           resolve: {
             // Same alias as wrangler.toml: the SDK's gRPC-web build.

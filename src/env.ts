@@ -1,10 +1,14 @@
 import type { RateLimiter } from './api/limits/rate-limiter';
 import type { StreamObject } from './stream/stream-object';
+import type { TopicDirectory } from './topic/topic-directory';
+import type { TopicObject } from './topic/topic-object';
 
 /** Bindings and vars of the Worker (see wrangler.toml). */
 export interface Env {
   STREAMS: DurableObjectNamespace<StreamObject>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  TOPICS: DurableObjectNamespace<TopicObject>;
+  TOPIC_DIRECTORY: DurableObjectNamespace<TopicDirectory>;
   DB: D1Database;
   /** Largest accepted envelope in bytes (default 8192). */
   WIRE_MAX_BYTES?: string;
@@ -28,6 +32,18 @@ export interface Env {
   AGENT_STALE_SECONDS?: string;
   /** An unconfirmed capacity reservation is returned after this many seconds (default 30). */
   RESERVATION_TIMEOUT_SECONDS?: string;
+  /** Anchoring network: local (default) | testnet | mainnet | previewnet. */
+  HEDERA_NETWORK?: string;
+  /** Payer account of HCS submissions (secret on public networks). */
+  HEDERA_OPERATOR_ID?: string;
+  /** Its private key, DER hex (secret). */
+  HEDERA_OPERATOR_KEY?: string;
+  /** JSON map of topic name → topic id, e.g. {"default":"0.0.5001"}. */
+  HEDERA_TOPICS?: string;
+  /** The local stand-in network (default http://127.0.0.1:5551). */
+  HEDERA_LOCAL_URL?: string;
+  /** Overrides the mirror node REST base URL. */
+  HEDERA_MIRROR_URL?: string;
 }
 
 export function intVar(value: string | undefined, fallback: number): number {

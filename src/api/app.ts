@@ -4,7 +4,12 @@ import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
 import { PROBLEMS, problem } from './problem';
+import { anchoring } from './routes/proof';
 import { coordination } from './routes/roles';
+import { readAgents } from './routes/read-agents';
+import { readStreams } from './routes/read-streams';
+import { readTasks } from './routes/read-tasks';
+import { readWires } from './routes/read-wires';
 import { streams } from './routes/streams';
 
 /** The HTTP API. One `app.use('/v1/*', …)` can guard every route. */
@@ -26,6 +31,11 @@ export function createApp() {
   app.route('/v1/streams', streams);
   app.route('/v1', coordination);
   app.route('/v1', authRoutes);
+  app.route('/v1', anchoring);
+  app.route('/v1', readTasks);
+  app.route('/v1', readAgents);
+  app.route('/v1', readStreams);
+  app.route('/v1', readWires);
 
   app.get('/problems/:code', (c) => {
     const code = c.req.param('code') as keyof typeof PROBLEMS;

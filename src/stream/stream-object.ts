@@ -1,10 +1,12 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Env } from '../env';
-import { intVar } from '../env';
 import { Coordinator, type Hold } from '../coordination/coordinator';
 import type { LeaseFields } from '../coordination/task-decider';
+import type { Env } from '../env';
+import { intVar } from '../env';
 import type { Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
+import type { AnchorRecord } from '../topic/types';
+import { StreamAnchoring } from './anchoring';
 import { decideAppend } from './decide-append';
 import { sqlOf } from './sql';
 import { Subscribers } from './subscribers';
@@ -30,12 +32,15 @@ export class StreamObject extends DurableObject<Env> {
   readonly #log: WireLog;
   readonly #subscribers: Subscribers;
   readonly #coordinator: Coordinator;
+  readonly #anchoring: StreamAnchoring;
   #alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#log = new WireLog(sqlOf(ctx.storage.sql));
-    this.#subscribers = new Subscribers(ctx, this.#log, intVar(env.WS_MAX_BUFFERED_FRAMES, 1024));
+    this.#anchoring = new StreamAnchoring(ctx, env);
+    const source = this.#anchoring.source(this.#log); // Wires carry their HCS anchor
+    this.#subscribers = new Subscribers(ctx, source, intVar(env.WS_MAX_BUFFERED_FRAMES, 1024));
     this.#coordinator = new Coordinator(sqlOf(ctx.storage.sql), this.#log, env, (draft) => {
       this.#commit(draft, undefined, undefined, null, true);
     });
@@ -84,6 +89,7 @@ export class StreamObject extends DurableObject<Env> {
     if (refused) return refused;
     const { receipt, wire } = this.#log.append(draft, new Date(now).toISOString());
     const lease = this.#coordinator.applied(wire, now);
+    this.#anchoring.afterAppend(wire); // into the outbox, same synchronous stretch
     this.#subscribers.publish();
     this.#armAlarm();
     return { ok: true, status: 201, receipt: { ...receipt, ...lease }, replay: false };
@@ -92,13 +98,17 @@ export class StreamObject extends DurableObject<Env> {
   /** One alarm for every scheduled job; each part says when it next needs to run. */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
+    await this.#anchoring.onAlarm();
     await this.#coordinator.alarm(Date.now());
     this.#armAlarm();
   }
 
   #armAlarm(): void {
-    const times = [this.#coordinator.wakeAt()];
-    const at = times.reduce<number | null>((a, t) => (t === null || (a !== null && a <= t) ? a : t), null);
+    const times = [this.#coordinator.wakeAt(), this.#anchoring.wakeAt()];
+    const at = times.reduce<number | null>(
+      (a, t) => (t === null || (a !== null && a <= t) ? a : t),
+      null,
+    );
     if (at === null || at === this.#alarmAt) return;
     this.#alarmAt = at;
     void this.ctx.storage.setAlarm(at);
@@ -110,7 +120,28 @@ export class StreamObject extends DurableObject<Env> {
   }
 
   read(afterSeq: number, limit: number): ReadPage {
-    return { wires: this.#log.readAfter(afterSeq, limit), last_seq: this.#log.lastSeq };
+    const wires = this.#anchoring.decorate(this.#log.readAfter(afterSeq, limit));
+    return { wires, last_seq: this.#log.lastSeq };
+  }
+
+  /** The stream's TopicObject reports where its Wires landed on HCS. */
+  markAnchored(topic: string, anchors: AnchorRecord[]): number {
+    return this.#anchoring.markAnchored(topic, anchors);
+  }
+
+  /** Later Wires go to the stream's own HCS topic (or back to the shared one). */
+  setDedicatedTopic(dedicated: boolean): { dedicated: boolean; role: string | null } {
+    return this.#anchoring.setDedicated(dedicated);
+  }
+
+  /** A Wire an agent put on HCS directly: the same rules as `append`, never resubmitted. */
+  ingestAnchored(
+    draft: Draft,
+    expectedSeq: number | undefined,
+    topic: string,
+    anchor: Omit<AnchorRecord, 'stream_seq'>,
+  ): Promise<AppendResult> {
+    return this.#anchoring.appendingAnchored(topic, anchor, () => this.append(draft, expectedSeq));
   }
 
   info(): StreamInfo | null {

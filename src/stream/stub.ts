@@ -1,5 +1,6 @@
 import type { Env } from '../env';
 import type { Draft } from '../protocol';
+import type { AnchorRecord } from '../topic/types';
 import type { AppendResult, ReadPage } from './stream-object';
 import type { StreamInfo } from './wire-log';
 
@@ -14,6 +15,14 @@ export interface StreamApi {
   subscriberCount(): Promise<number>;
   /** Decision state of the stream's coordinator (src/coordination/). */
   coordination(): Promise<{ kind: string | null; state: unknown; outbox: number }>;
+  markAnchored(topic: string, anchors: AnchorRecord[]): Promise<number>;
+  setDedicatedTopic(dedicated: boolean): Promise<{ dedicated: boolean; role: string | null }>;
+  ingestAnchored(
+    draft: Draft,
+    expectedSeq: number | undefined,
+    topic: string,
+    anchor: Omit<AnchorRecord, 'stream_seq'>,
+  ): Promise<AppendResult>;
   fetch(request: Request): Promise<Response>;
 }
 

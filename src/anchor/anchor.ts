@@ -1,0 +1,64 @@
+/**
+ * What the TopicObject needs from a consensus service. The HCS adapter
+ * (`hcs-anchor.ts`) is the production implementation; anything else that can
+ * order messages, hand out receipts and create topics could stand behind it.
+ */
+export interface Anchor {
+  /** Payer account whose transactions this anchor signs. */
+  operatorId(): Promise<string>;
+  createTopic(memo: string): Promise<string>;
+  /**
+   * Transaction ids for a message of `messageBytes`, one per chunk, chosen
+   * before anything is sent so the caller can record them first.
+   */
+  transactionIds(messageBytes: number): Promise<string[]>;
+  /**
+   * Submits chunks `from..` of `message` with the recorded ids, in order.
+   * Resolves when every chunk was accepted by the node now or earlier
+   * (a duplicate transaction id counts as accepted).
+   */
+  submit(request: SubmitRequest): Promise<{ transactionId: string }>;
+  /** The receipt now, without waiting for consensus. */
+  getReceipt(transactionId: string): Promise<ReceiptResult>;
+  /** Waits (bounded) for consensus and returns the record of the transaction. */
+  getRecord(transactionId: string): Promise<ReceiptResult>;
+}
+
+export interface SubmitRequest {
+  topicId: string;
+  message: Uint8Array;
+  transactionIds: string[];
+  /** First chunk to send (earlier ones are known to be accepted). */
+  from?: number;
+}
+
+export type ReceiptResult =
+  | {
+      status: 'success';
+      sequenceNumber: number;
+      runningHash: Uint8Array;
+      /** "seconds.nanoseconds"; only records carry it. */
+      consensusTimestamp: string | null;
+    }
+  /** Not (yet) known to the network: still in flight, lost, or never sent. */
+  | { status: 'unknown' }
+  | { status: 'failed'; reason: string };
+
+export const CHUNK_BYTES = 1024;
+
+/**
+ * Failures the caller reacts to differently:
+ *  - `retry`: transient (unavailable, BUSY, timeout); try again later.
+ *  - `expired`: the transaction id can no longer be used; pick new ids once
+ *    it is certain the old ones never reached consensus.
+ *  - `rejected`: the network refused the transaction itself.
+ */
+export class AnchorError extends Error {
+  constructor(
+    readonly kind: 'retry' | 'expired' | 'rejected',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AnchorError';
+  }
+}

@@ -1,0 +1,234 @@
+import {
+  AccountId,
+  Client,
+  MaxAttemptsOrTimeoutError,
+  PrecheckStatusError,
+  PrivateKey,
+  Status,
+  Timestamp,
+  TopicCreateTransaction,
+  TopicId,
+  TopicMessageSubmitTransaction,
+  TransactionId,
+  TransactionReceiptQuery,
+  TransactionRecordQuery,
+} from '@hashgraph/sdk';
+import {
+  type Anchor,
+  AnchorError,
+  CHUNK_BYTES,
+  type ReceiptResult,
+  type SubmitRequest,
+} from './anchor';
+import type { HederaConfig } from './config';
+import { localOperator } from './local-standin';
+import { webCryptoSigner } from './webcrypto-signer';
+
+/**
+ * The Hedera Consensus Service behind the `Anchor` interface, through the
+ * SDK's WebClient (gRPC-web over fetch). In workerd `@hashgraph/sdk` must
+ * resolve to `lib/browser.js` (wrangler.toml [alias]); see DESIGN.md.
+ */
+export class HcsAnchor implements Anchor {
+  #client: Promise<{ client: Client; operator: AccountId }> | null = null;
+  #lastValidStart = 0n;
+
+  constructor(private readonly config: HederaConfig) {}
+
+  async operatorId(): Promise<string> {
+    return (await this.#connected()).operator.toString();
+  }
+
+  async createTopic(memo: string): Promise<string> {
+    const { client } = await this.#connected();
+    try {
+      const operatorKey = client.operatorPublicKey;
+      const tx = new TopicCreateTransaction().setTopicMemo(memo.slice(0, 100));
+      // Only the coordinator may write: the submit key is the operator's key.
+      if (operatorKey) tx.setSubmitKey(operatorKey);
+      const response = await tx.execute(client);
+      const receipt = await response.getReceipt(client);
+      if (!receipt.topicId) throw new AnchorError('rejected', 'createTopic returned no topic id');
+      return receipt.topicId.toString();
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
+  async transactionIds(messageBytes: number): Promise<string[]> {
+    const { operator } = await this.#connected();
+    const chunks = Math.max(1, Math.ceil(messageBytes / CHUNK_BYTES));
+    // Backdated a little (as the SDK does) so a node whose clock is behind
+    // does not reject the start as in the future; strictly increasing in this
+    // isolate, chunk ids one nanosecond apart as the SDK lays them out.
+    const now = BigInt(Date.now() - 3000) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6));
+    const start = now > this.#lastValidStart ? now : this.#lastValidStart + 1000n;
+    this.#lastValidStart = start + BigInt(chunks);
+    const ids: string[] = [];
+    for (let i = 0; i < chunks; i++) {
+      const at = start + BigInt(i);
+      const ts = new Timestamp(Number(at / 1_000_000_000n), Number(at % 1_000_000_000n));
+      ids.push(TransactionId.withValidStart(operator, ts).toString());
+    }
+    return ids;
+  }
+
+  async submit(request: SubmitRequest): Promise<{ transactionId: string }> {
+    const { client } = await this.#connected();
+    const { message, transactionIds } = request;
+    const initial = TransactionId.fromString(transactionIds[0] ?? '');
+    for (let i = request.from ?? 0; i < transactionIds.length; i++) {
+      const chunk = new ChunkSubmit(
+        TopicId.fromString(request.topicId),
+        message.slice(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES),
+        { initial, total: transactionIds.length, number: i + 1 },
+      )
+        .setTransactionId(TransactionId.fromString(transactionIds[i] ?? ''))
+        .setRegenerateTransactionId(false);
+      try {
+        await chunk.execute(client);
+      } catch (error) {
+        // Accepted before (e.g. its response was lost): nothing to resend.
+        if (error instanceof PrecheckStatusError && error.status === Status.DuplicateTransaction) {
+          continue;
+        }
+        throw classify(error);
+      }
+    }
+    return { transactionId: initial.toString() };
+  }
+
+  async getReceipt(transactionId: string): Promise<ReceiptResult> {
+    const { client } = await this.#connected();
+    try {
+      const receipt = await new TransactionReceiptQuery()
+        .setTransactionId(TransactionId.fromString(transactionId))
+        .setValidateStatus(false)
+        .setMaxAttempts(1)
+        .execute(client);
+      return resultOf(receipt, null);
+    } catch (error) {
+      return unknownOrThrow(error);
+    }
+  }
+
+  async getRecord(transactionId: string): Promise<ReceiptResult> {
+    const { client } = await this.#connected();
+    try {
+      const record = await new TransactionRecordQuery()
+        .setTransactionId(TransactionId.fromString(transactionId))
+        .setValidateReceiptStatus(false)
+        .setMaxAttempts(12)
+        .execute(client);
+      const ts = record.consensusTimestamp;
+      const at = `${ts.seconds.toString()}.${ts.nanos.toString().padStart(9, '0')}`;
+      return resultOf(record.receipt, at);
+    } catch (error) {
+      return unknownOrThrow(error);
+    }
+  }
+
+  #connected(): Promise<{ client: Client; operator: AccountId }> {
+    this.#client ??= this.#connect().catch((error: unknown) => {
+      this.#client = null; // the stand-in may not be up yet: try again next time
+      throw error instanceof AnchorError ? error : new AnchorError('retry', String(error));
+    });
+    return this.#client;
+  }
+
+  async #connect(): Promise<{ client: Client; operator: AccountId }> {
+    const { config } = this;
+    let operatorId = config.operatorId;
+    let operatorKey = config.operatorKey;
+    let client: Client;
+    if (config.network === 'local') {
+      const info = await localOperator(config.localUrl);
+      operatorId ??= info.operatorId;
+      operatorKey ??= info.operatorKey;
+      const host = info.grpcUrl.replace(/^https?:\/\//, '').replace(/\/$/, '');
+      client = new Client({
+        network: { [host]: info.nodeAccountId },
+        scheduleNetworkUpdate: false,
+      });
+    } else {
+      client = new Client({ network: config.network, scheduleNetworkUpdate: false });
+    }
+    if (!operatorId || !operatorKey) {
+      throw new AnchorError('rejected', 'HEDERA_OPERATOR_ID and HEDERA_OPERATOR_KEY must be set');
+    }
+    const key = PrivateKey.fromStringDer(operatorKey);
+    const operator = AccountId.fromString(operatorId);
+    client.setOperatorWith(operator, key.publicKey, await webCryptoSigner(operatorKey, key));
+    // Bounded retries inside the SDK; the TopicObject's alarm does the long backoff.
+    client.setMaxAttempts(4).setMinBackoff(100).setMaxBackoff(1000);
+    client.setRequestTimeout(15_000);
+    client.setDefaultRegenerateTransactionId(false);
+    return { client, operator };
+  }
+}
+
+/** One HCS chunk with the chunk info of the whole message. */
+class ChunkSubmit extends TopicMessageSubmitTransaction {
+  constructor(
+    private readonly topic: TopicId,
+    private readonly bytes: Uint8Array,
+    private readonly info: { initial: TransactionId; total: number; number: number },
+  ) {
+    super({ topicId: topic, message: bytes });
+  }
+
+  protected override _makeTransactionData() {
+    return {
+      topicID: this.topic._toProtobuf(),
+      message: this.bytes,
+      chunkInfo: {
+        initialTransactionID: this.info.initial._toProtobuf(),
+        total: this.info.total,
+        number: this.info.number,
+      },
+    };
+  }
+}
+
+interface ReceiptLike {
+  status: Status;
+  topicSequenceNumber: { toNumber(): number } | null;
+  topicRunningHash: Uint8Array | null;
+}
+
+function resultOf(receipt: ReceiptLike, consensusTimestamp: string | null): ReceiptResult {
+  if (receipt.status === Status.Success) {
+    return {
+      status: 'success',
+      sequenceNumber: receipt.topicSequenceNumber?.toNumber() ?? 0,
+      runningHash: receipt.topicRunningHash ?? new Uint8Array(),
+      consensusTimestamp,
+    };
+  }
+  if (receipt.status === Status.Unknown || receipt.status === Status.ReceiptNotFound) {
+    return { status: 'unknown' };
+  }
+  return { status: 'failed', reason: receipt.status.toString() };
+}
+
+function unknownOrThrow(error: unknown): ReceiptResult {
+  if (error instanceof MaxAttemptsOrTimeoutError) return { status: 'unknown' };
+  if (error instanceof PrecheckStatusError) {
+    const s = error.status;
+    if (s === Status.ReceiptNotFound || s === Status.RecordNotFound || s === Status.Unknown) {
+      return { status: 'unknown' };
+    }
+  }
+  throw classify(error);
+}
+
+function classify(error: unknown): AnchorError {
+  if (error instanceof AnchorError) return error;
+  if (error instanceof PrecheckStatusError) {
+    if (error.status === Status.TransactionExpired)
+      return new AnchorError('expired', error.message);
+    const transient = [Status.Busy, Status.PlatformNotActive, Status.PlatformTransactionNotCreated];
+    return new AnchorError(transient.includes(error.status) ? 'retry' : 'rejected', error.message);
+  }
+  return new AnchorError('retry', error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { fromBase64 } from './running-hash';
+
+/**
+ * Mirror node REST reader for topic messages. Every answer is parsed with zod
+ * against the public mirror node's field names (see
+ * shared/reference/mirror-node-topics.openapi.yml).
+ */
+const EntityId = z.string().regex(/^\d+\.\d+\.\d+$/);
+const Timestamp = z.string().regex(/^\d+\.\d{1,9}$/);
+
+export const MirrorTransactionId = z.object({
+  account_id: EntityId.nullable(),
+  nonce: z.int().nullable().optional(),
+  scheduled: z.boolean().nullable().optional(),
+  transaction_valid_start: Timestamp,
+});
+
+export const MirrorMessage = z.object({
+  consensus_timestamp: Timestamp,
+  topic_id: EntityId,
+  message: z.string(),
+  payer_account_id: EntityId,
+  running_hash: z.string(),
+  running_hash_version: z.int(),
+  sequence_number: z.int().min(1),
+  chunk_info: z
+    .object({
+      initial_transaction_id: MirrorTransactionId,
+      number: z.int().min(1),
+      total: z.int().min(1),
+    })
+    .nullable()
+    .optional(),
+});
+export type MirrorMessage = z.infer<typeof MirrorMessage>;
+
+export const MirrorPage = z.object({
+  messages: z.array(MirrorMessage),
+  links: z.object({ next: z.string().nullable() }),
+});
+
+/** Messages with `sequence_number > afterSeq`, ascending, one page. */
+export async function readTopicMessages(
+  mirrorUrl: string,
+  topicId: string,
+  afterSeq: number,
+  limit = 100,
+): Promise<{ messages: MirrorMessage[]; hasMore: boolean }> {
+  const url = `${mirrorUrl}/api/v1/topics/${topicId}/messages?sequencenumber=gt:${afterSeq}&limit=${limit}&order=asc`;
+  const res = await fetch(url, { headers: { Accept: 'application/json' } });
+  if (res.status === 404) return { messages: [], hasMore: false };
+  if (!res.ok) throw new Error(`mirror ${url} answered ${res.status}`);
+  const page = MirrorPage.parse(await res.json());
+  return { messages: page.messages, hasMore: page.links.next !== null };
+}
+
+/** The SDK's spelling of a transaction id, e.g. `0.0.2@1700000000.000000123`. */
+export function transactionIdOf(id: z.infer<typeof MirrorTransactionId>): string {
+  const [s = '0', n = '0'] = id.transaction_valid_start.split('.');
+  return `${id.account_id}@${s}.${n.padEnd(9, '0')}`;
+}
+
+/** A whole HCS message: one unchunked message or every chunk of a chunked one. */
+export interface AssembledMessage {
+  bytes: Uint8Array;
+  /** Initial transaction id, or null for an unchunked message from another SDK. */
+  transactionId: string | null;
+  firstSequenceNumber: number;
+  /** The last chunk: its seq, time and running hash identify the message (as the SDK does). */
+  last: MirrorMessage;
+  chunks: number;
+}
+
+/**
+ * Reassembles chunked messages by `chunk_info.initial_transaction_id`. Chunks
+ * of one message may interleave with other messages; a message completes when
+ * its last missing chunk arrives. State survives between pages (and can be
+ * rebuilt from `pending()` after a restart).
+ */
+export class ChunkAssembler {
+  readonly #parts = new Map<string, MirrorMessage[]>();
+
+  constructor(pending: MirrorMessage[] = []) {
+    for (const m of pending) this.#remember(m);
+  }
+
+  /** Feeds one mirror message; returns a message when it is now complete. */
+  add(message: MirrorMessage): AssembledMessage | null {
+    const info = message.chunk_info;
+    if (!info || info.total === 1) {
+      return {
+        bytes: fromBase64(message.message),
+        transactionId: info ? transactionIdOf(info.initial_transaction_id) : null,
+        firstSequenceNumber: message.sequence_number,
+        last: message,
+        chunks: 1,
+      };
+    }
+    const key = this.#remember(message);
+    const parts = this.#parts.get(key) ?? [];
+    if (new Set(parts.map((p) => p.chunk_info?.number)).size < info.total) return null;
+    this.#parts.delete(key);
+    const ordered = [...parts].sort(
+      (a, b) => (a.chunk_info?.number ?? 0) - (b.chunk_info?.number ?? 0),
+    );
+    const pieces = ordered.map((p) => fromBase64(p.message));
+    const bytes = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of pieces) {
+      bytes.set(p, at);
+      at += p.length;
+    }
+    const bySeq = [...parts].sort((a, b) => a.sequence_number - b.sequence_number);
+    return {
+      bytes,
+      transactionId: key,
+      firstSequenceNumber: bySeq[0]?.sequence_number ?? message.sequence_number,
+      last: bySeq.at(-1) ?? message,
+      chunks: info.total,
+    };
+  }
+
+  /** Chunks still waiting for the rest of their message. */
+  pending(): MirrorMessage[] {
+    return [...this.#parts.values()].flat();
+  }
+
+  #remember(message: MirrorMessage): string {
+    const info = message.chunk_info;
+    const key = info
+      ? transactionIdOf(info.initial_transaction_id)
+      : String(message.sequence_number);
+    const parts = this.#parts.get(key) ?? [];
+    if (!parts.some((p) => p.chunk_info?.number === info?.number)) parts.push(message);
+    this.#parts.set(key, parts);
+    return key;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * HCS running hash, version 3: SHA-384 over the previous running hash (48 B),
+ * the version, the payer account, the topic, the consensus time, the sequence
+ * number and SHA-384 of the message, all integers big-endian. See
+ * `services/transaction_receipt.proto` (`topicRunningHash`) in @hashgraph/proto.
+ */
+export const RUNNING_HASH_VERSION = 3;
+export const RUNNING_HASH_BYTES = 48;
+
+export interface EntityNum {
+  shard: number;
+  realm: number;
+  num: number;
+}
+
+export interface RunningHashInput {
+  previous: Uint8Array;
+  payer: EntityNum;
+  topic: EntityNum;
+  consensusSeconds: number;
+  consensusNanos: number;
+  sequenceNumber: number;
+  message: Uint8Array;
+}
+
+/** The zero hash a topic starts from. */
+export function emptyRunningHash(): Uint8Array {
+  return new Uint8Array(RUNNING_HASH_BYTES);
+}
+
+export async function nextRunningHash(input: RunningHashInput): Promise<Uint8Array> {
+  if (input.previous.length !== RUNNING_HASH_BYTES) {
+    throw new Error(`previous running hash must be ${RUNNING_HASH_BYTES} bytes`);
+  }
+  const messageHash = new Uint8Array(await crypto.subtle.digest('SHA-384', input.message));
+  const buf = new Uint8Array(RUNNING_HASH_BYTES + 8 * 8 + 4 + 8 + messageHash.length);
+  const view = new DataView(buf.buffer);
+  buf.set(input.previous, 0);
+  let at = RUNNING_HASH_BYTES;
+  const u64 = (n: number) => {
+    view.setBigUint64(at, BigInt(n));
+    at += 8;
+  };
+  u64(RUNNING_HASH_VERSION);
+  u64(input.payer.shard);
+  u64(input.payer.realm);
+  u64(input.payer.num);
+  u64(input.topic.shard);
+  u64(input.topic.realm);
+  u64(input.topic.num);
+  u64(input.consensusSeconds);
+  view.setUint32(at, input.consensusNanos);
+  at += 4;
+  u64(input.sequenceNumber);
+  buf.set(messageHash, at);
+  return new Uint8Array(await crypto.subtle.digest('SHA-384', buf));
+}
+
+/** Parses "0.0.1234". */
+export function entityNum(id: string): EntityNum {
+  const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(id);
+  if (!m) throw new Error(`not an entity id: ${id}`);
+  return { shard: Number(m[1]), realm: Number(m[2]), num: Number(m[3]) };
+}
+
+/** Parses a mirror consensus timestamp "seconds.nanoseconds". */
+export function splitTimestamp(ts: string): { seconds: number; nanos: number } {
+  const [s = '0', n = '0'] = ts.split('.');
+  return { seconds: Number(s), nanos: Number(n.padEnd(9, '0').slice(0, 9)) };
+}
+
+export function toBase64(bytes: Uint8Array): string {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+export function fromBase64(text: string): Uint8Array {
+  const s = atob(text);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+export function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

@@ -1,0 +1,132 @@
+import { Hono } from 'hono';
+import { anchorFor, messageLinks } from '../../anchor';
+import { RUNNING_HASH_VERSION } from '../../anchor/running-hash';
+import { fail, streamIdProblem, WireId } from '../../protocol';
+import { streamStub } from '../../stream/stub';
+import { topicStub } from '../../topic/stub';
+import { directoryStub } from '../../topic/topic-directory';
+import type { AppEnv } from '../app-env';
+import { requireScope, requireStream } from '../auth';
+import { problem } from '../problem';
+import { readJsonBody } from '../read-json-body';
+
+/**
+ * HCS anchoring as the API shows it:
+ *  - `GET /v1/wires/{wire_id}/proof`: where a Wire sits on HCS, with links
+ *  - `GET /v1/topics`: every topic, its HCS id and anchoring progress
+ *  - `GET /v1/topics/{hcs_topic_id}/anchors?after_seq=&limit=`: the Wires the
+ *    coordinator says it anchored there, with their exact message (`npm run verify`)
+ *  - `GET /v1/alerts?after_id=&limit=`: what the listener found wrong (and ingested)
+ *  - `PUT /v1/streams/{stream_id}/topic` `{"topic":"dedicated"|"shared"}`
+ */
+export const anchoring = new Hono<AppEnv>();
+
+function pageParams(c: { req: { query(name: string): string | undefined } }, after: string) {
+  const a = c.req.query(after) ?? '0';
+  const l = c.req.query('limit') ?? '100';
+  if (!/^\d{1,15}$/.test(a))
+    return fail('invalid-query', `${after} must be a non-negative integer, got "${a}"`);
+  if (!/^\d{1,4}$/.test(l) || Number(l) < 1 || Number(l) > 1000) {
+    return fail('invalid-query', `limit must be an integer from 1 to 1000, got "${l}"`);
+  }
+  return { ok: true as const, after: Number(a), limit: Number(l) };
+}
+
+anchoring.get('/wires/:wire_id/proof', async (c) => {
+  const denied = requireScope(c, 'read');
+  if (denied) return denied;
+  const wireId = c.req.param('wire_id');
+  if (!WireId.safeParse(wireId).success) {
+    return problem(c, fail('invalid-query', `"${wireId}" is not a wire_id`));
+  }
+  const where = await directoryStub(c.env).locate(wireId);
+  const row = where ? await topicStub(c.env, where.topic).find(wireId) : null;
+  if (!where || !row || row.hcs_sequence_number === null) {
+    return problem(c, fail('not-found', `wire "${wireId}" is unknown or not anchored yet`));
+  }
+  const { hcs_topic_id } = await topicStub(c.env, where.topic).status();
+  const { config } = anchorFor(c.env);
+  const topicId = hcs_topic_id ?? '';
+  const timestamp = row.consensus_timestamp ?? '';
+  return Response.json({
+    wire_id: row.wire_id,
+    stream_id: row.stream_id,
+    stream_seq: row.stream_seq,
+    topic: where.topic,
+    network: config.network,
+    hcs_topic_id: topicId,
+    hcs_sequence_number: row.hcs_sequence_number,
+    hcs_chunks: row.hcs_chunks,
+    consensus_timestamp: timestamp,
+    running_hash: row.running_hash,
+    running_hash_version: RUNNING_HASH_VERSION,
+    origin: row.origin,
+    message: row.message,
+    ...messageLinks(config, topicId, row.hcs_sequence_number, timestamp),
+  });
+});
+
+anchoring.get('/topics', async (c) => {
+  const denied = requireScope(c, 'read');
+  if (denied) return denied;
+  const topics = await directoryStub(c.env).topics();
+  const statuses = await Promise.all(topics.map((t) => topicStub(c.env, t.name).status()));
+  return Response.json({ network: anchorFor(c.env).config.network, topics: statuses });
+});
+
+anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
+  const denied = requireScope(c, 'read');
+  if (denied) return denied;
+  const topicId = c.req.param('hcs_topic_id');
+  const page = pageParams(c, 'after_seq');
+  if (!page.ok) return problem(c, page);
+  const names = (await directoryStub(c.env).topics()).filter((t) => t.hcs_topic_id === topicId);
+  if (names.length === 0) return problem(c, fail('not-found', `no topic with HCS id "${topicId}"`));
+  const parts = await Promise.all(
+    names.map((t) => topicStub(c.env, t.name).anchored(page.after, page.limit)),
+  );
+  const wires = parts
+    .flatMap((p) => p.wires)
+    .sort((a, b) => (a.hcs_sequence_number ?? 0) - (b.hcs_sequence_number ?? 0))
+    .slice(0, page.limit);
+  const last = wires.at(-1)?.hcs_sequence_number ?? null;
+  return Response.json({
+    hcs_topic_id: topicId,
+    wires,
+    next_after_seq: wires.length === page.limit ? last : null,
+  });
+});
+
+anchoring.get('/alerts', async (c) => {
+  const denied = requireScope(c, 'read');
+  if (denied) return denied;
+  const page = pageParams(c, 'after_id');
+  if (!page.ok) return problem(c, page);
+  const alerts = await directoryStub(c.env).alerts(page.after, page.limit);
+  return Response.json({ alerts, next_after_id: alerts.at(-1)?.id ?? null });
+});
+
+anchoring.put('/streams/:stream_id/topic', async (c) => {
+  const streamId = c.req.param('stream_id');
+  const problemText = streamIdProblem(streamId);
+  if (problemText !== null) return problem(c, fail('invalid-stream-id', problemText));
+  const denied = requireScope(c, 'append') ?? requireStream(c, streamId);
+  if (denied) return denied;
+  const body = await readJsonBody(c, 1024);
+  if (!body.ok) return problem(c, body);
+  const topic = (body.body as { topic?: unknown } | null)?.topic;
+  if (topic !== 'dedicated' && topic !== 'shared') {
+    return problem(
+      c,
+      fail('invalid-body', 'body must be {"topic":"dedicated"} or {"topic":"shared"}', {
+        errors: [{ path: 'topic', message: 'must be "dedicated" or "shared"' }],
+      }),
+    );
+  }
+  const mode = await streamStub(c.env, streamId).setDedicatedTopic(topic === 'dedicated');
+  return Response.json({
+    stream_id: streamId,
+    topic: mode.dedicated ? `stream.${streamId}` : 'shared',
+    role: mode.role,
+  });
+});

@@ -1,0 +1,83 @@
+import type { Env } from '../env';
+import type { AnchorRecord } from '../topic/types';
+import { type AnchoredWire, Anchors, announceAnchored } from './anchors';
+import { Outbox } from './outbox';
+import { sqlOf } from './sql';
+import type { WireSource } from './subscribers';
+import type { StoredWire } from './wire-log';
+
+/**
+ * The StreamObject's side of HCS anchoring, behind one field: the outbox to
+ * the stream's topic and the anchors reported back. The DO shell calls
+ * `afterAppend` in the append's synchronous stretch, `decorate` when serving
+ * Wires, `markAnchored` from the TopicObject, and `onAlarm` from `alarm()`.
+ */
+export class StreamAnchoring {
+  readonly #outbox: Outbox;
+  readonly #anchors: Anchors;
+  /** Wires already on HCS (HCS-first) being appended, by wire_id. */
+  readonly #preAnchored = new Map<
+    string,
+    { topic: string; anchor: Omit<AnchorRecord, 'stream_seq'> }
+  >();
+
+  constructor(
+    private readonly ctx: DurableObjectState,
+    env: Pick<Env, 'TOPICS'>,
+  ) {
+    const sql = sqlOf(ctx.storage.sql);
+    this.#outbox = new Outbox(sql, env);
+    this.#anchors = new Anchors(sql);
+  }
+
+  afterAppend(wire: StoredWire): void {
+    const pre = this.#preAnchored.get(wire.wire_id);
+    if (pre === undefined) {
+      this.#outbox.enqueue(wire);
+      return;
+    }
+    this.#anchors.record(pre.topic, [{ ...pre.anchor, stream_seq: wire.stream_seq }]);
+  }
+
+  /** Runs `append` for a Wire found on HCS: it is recorded as anchored, never resubmitted. */
+  async appendingAnchored<T>(
+    topic: string,
+    anchor: Omit<AnchorRecord, 'stream_seq'>,
+    append: () => Promise<T>,
+  ): Promise<T> {
+    this.#preAnchored.set(anchor.wire_id, { topic, anchor });
+    try {
+      return await append();
+    } finally {
+      this.#preAnchored.delete(anchor.wire_id);
+    }
+  }
+
+  /** When the outbox next needs the alarm (null: nothing queued). */
+  wakeAt(): number | null {
+    return this.#outbox.wakeAt();
+  }
+
+  decorate(wires: StoredWire[]): AnchoredWire[] {
+    return this.#anchors.decorate(wires);
+  }
+
+  source(log: WireSource): WireSource {
+    return this.#anchors.source(log);
+  }
+
+  markAnchored(topic: string, anchors: AnchorRecord[]): number {
+    const fresh = this.#anchors.record(topic, anchors);
+    announceAnchored(this.ctx, topic, fresh);
+    return fresh.length;
+  }
+
+  setDedicated(dedicated: boolean): { dedicated: boolean; role: string | null } {
+    this.#outbox.setDedicated(dedicated);
+    return this.#outbox.topicMode;
+  }
+
+  onAlarm(): Promise<void> {
+    return this.#outbox.onAlarm();
+  }
+}

@@ -1,0 +1,114 @@
+import type { AnchorRecord, AnchorStatus } from '../topic/types';
+import type { Sql } from './sql';
+import type { WireSource } from './subscribers';
+import type { StoredWire } from './wire-log';
+
+/**
+ * Where the stream's Wires landed on HCS, as reported back by their
+ * TopicObject (`markAnchored`). Served as the `anchor` field of every Wire
+ * and pushed to WebSocket subscribers as `{"kind":"anchored"}` frames.
+ */
+type Row = {
+  seq: number;
+  topic: string;
+  hcs_topic_id: string;
+  hcs_sequence_number: number;
+  consensus_timestamp: string;
+  running_hash: string;
+  hcs_chunks: number;
+};
+
+export interface AnchoredWire extends StoredWire {
+  anchor: AnchorStatus;
+}
+
+export class Anchors {
+  constructor(private readonly sql: Sql) {
+    sql`CREATE TABLE IF NOT EXISTS anchors (
+      seq INTEGER PRIMARY KEY,
+      topic TEXT NOT NULL,
+      hcs_topic_id TEXT NOT NULL,
+      hcs_sequence_number INTEGER NOT NULL,
+      consensus_timestamp TEXT NOT NULL,
+      running_hash TEXT NOT NULL,
+      hcs_chunks INTEGER NOT NULL
+    )`;
+  }
+
+  /** Records anchors; returns those that were new (to announce). */
+  record(topic: string, anchors: AnchorRecord[]): AnchorRecord[] {
+    const fresh: AnchorRecord[] = [];
+    for (const a of anchors) {
+      const known = this.sql<{ seq: number }>`SELECT seq FROM anchors WHERE seq = ${a.stream_seq}`;
+      if (known.length > 0) continue;
+      this.sql`INSERT INTO anchors (seq, topic, hcs_topic_id, hcs_sequence_number,
+        consensus_timestamp, running_hash, hcs_chunks)
+        VALUES (${a.stream_seq}, ${topic}, ${a.hcs_topic_id}, ${a.hcs_sequence_number},
+        ${a.consensus_timestamp}, ${a.running_hash}, ${a.hcs_chunks})`;
+      fresh.push(a);
+    }
+    return fresh;
+  }
+
+  /** Adds the `anchor` field. */
+  decorate(wires: StoredWire[]): AnchoredWire[] {
+    const first = wires[0]?.stream_seq;
+    const last = wires.at(-1)?.stream_seq;
+    if (first === undefined || last === undefined) return [];
+    const rows = new Map(
+      this.sql<Row>`SELECT * FROM anchors WHERE seq BETWEEN ${first} AND ${last}`.map((r) => [
+        r.seq,
+        r,
+      ]),
+    );
+    return wires.map((wire) => {
+      const row = rows.get(wire.stream_seq);
+      const anchor: AnchorStatus = row
+        ? {
+            status: 'anchored',
+            topic: row.topic,
+            hcs_topic_id: row.hcs_topic_id,
+            hcs_sequence_number: row.hcs_sequence_number,
+            consensus_timestamp: row.consensus_timestamp,
+            running_hash: row.running_hash,
+            hcs_chunks: row.hcs_chunks,
+          }
+        : { status: 'pending' };
+      return { ...wire, anchor };
+    });
+  }
+
+  /** A WireSource whose Wires carry their anchor (for live subscribers). */
+  source(log: WireSource): WireSource {
+    return {
+      get lastSeq() {
+        return log.lastSeq;
+      },
+      readAfter: (afterSeq, limit) => this.decorate(log.readAfter(afterSeq, limit)),
+    };
+  }
+}
+
+/**
+ * Tells live subscribers which of the Wires they already hold are now on HCS.
+ * A subscriber that has not been sent a Wire yet will get it with its anchor.
+ */
+export function announceAnchored(ctx: DurableObjectState, topic: string, fresh: AnchorRecord[]) {
+  if (fresh.length === 0) return;
+  for (const ws of ctx.getWebSockets()) {
+    const cursor = (ws.deserializeAttachment() as { cursor?: number } | null)?.cursor ?? 0;
+    const wires = fresh
+      .filter((a) => a.stream_seq <= cursor)
+      .map(({ wire_id, stream_seq, stream_id: _s, ...at }) => ({
+        wire_id,
+        stream_seq,
+        anchor: { status: 'anchored', topic, ...at },
+      }));
+    if (wires.length === 0) continue;
+    try {
+      ws.send(JSON.stringify({ kind: 'anchored', wires }));
+    } catch (error) {
+      console.warn('anchored frame not sent', error);
+    }
+  }
+}

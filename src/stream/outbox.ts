@@ -1,0 +1,112 @@
+import type { Env } from '../env';
+import { routeTopic, type TopicMemory } from '../topic/routing';
+import { topicStub } from '../topic/stub';
+import type { OutboxWire } from '../topic/types';
+import type { Sql } from './sql';
+import type { StoredWire } from './wire-log';
+
+/**
+ * The stream's durable hand-off to its HCS topic. `enqueue` runs in the same
+ * synchronous stretch as the append, so a Wire is in the outbox exactly when
+ * it is in the log; the alarm then delivers rows to their TopicObject and
+ * deletes them once the topic acknowledged. A slow or failing topic only
+ * delays delivery, with backoff; nothing is dropped.
+ */
+const BATCH = 200;
+const MAX_BACKOFF_MS = 30_000;
+
+type Row = { seq: number; topic: string; body: string; received_at: string };
+
+export class Outbox {
+  #memory: TopicMemory;
+  #failures = 0;
+  /** Rows are queued; deliver at `#retryAt` (after a failure) or at once. */
+  #pending: boolean;
+  #retryAt: number | null = null;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly env: Pick<Env, 'TOPICS'>,
+  ) {
+    sql`CREATE TABLE IF NOT EXISTS outbox (
+      seq INTEGER PRIMARY KEY,
+      topic TEXT NOT NULL,
+      body TEXT NOT NULL,
+      received_at TEXT NOT NULL
+    )`;
+    sql`CREATE TABLE IF NOT EXISTS topic_memory (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
+    const rows = sql<{ key: string; value: string }>`SELECT key, value FROM topic_memory`;
+    const get = (k: string) => rows.find((r) => r.key === k)?.value ?? null;
+    this.#memory = { role: get('role'), dedicated: get('dedicated') === 'true' };
+    this.#pending = this.#count() > 0;
+  }
+
+  wakeAt(): number | null {
+    if (!this.#pending) return null;
+    return this.#retryAt ?? Date.now();
+  }
+
+  #count(): number {
+    return this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM outbox`[0]?.n ?? 0;
+  }
+
+  /** The topic the stream's next Wires go to. */
+  get topicMode(): { dedicated: boolean; role: string | null } {
+    return { ...this.#memory };
+  }
+
+  /** Sends later Wires of this stream to its own topic (or back to the shared one). */
+  setDedicated(dedicated: boolean): void {
+    this.#remember({ ...this.#memory, dedicated });
+  }
+
+  /** Call right after the Wire was appended, before any `await`. Returns its topic. */
+  enqueue(wire: StoredWire): string {
+    const { topic, memory } = routeTopic(wire, this.#memory);
+    if (memory !== this.#memory) this.#remember(memory);
+    const { received_at, ...envelope } = wire;
+    this.sql`INSERT INTO outbox (seq, topic, body, received_at)
+      VALUES (${wire.stream_seq}, ${topic}, ${JSON.stringify(envelope)}, ${received_at})`;
+    this.#pending = true;
+    return topic;
+  }
+
+  /** Delivers what is queued; `wakeAt` then says when to try again, if needed. */
+  async onAlarm(): Promise<void> {
+    if (this.#retryAt !== null && this.#retryAt > Date.now()) return;
+    this.#retryAt = null;
+    const rows = this.sql<Row>`SELECT seq, topic, body, received_at FROM outbox
+      ORDER BY seq LIMIT ${BATCH}`;
+    if (rows.length === 0) return;
+    const byTopic = new Map<string, Row[]>();
+    for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
+    let failed = false;
+    for (const [topic, batch] of byTopic) {
+      const wires: OutboxWire[] = batch.map((r) => ({
+        ...(JSON.parse(r.body) as OutboxWire),
+        received_at: r.received_at,
+      }));
+      try {
+        await topicStub(this.env, topic).accept(topic, wires);
+        const last = batch.at(-1)?.seq ?? 0;
+        const first = batch[0]?.seq ?? 0;
+        this.sql`DELETE FROM outbox WHERE topic = ${topic} AND seq BETWEEN ${first} AND ${last}`;
+      } catch (error) {
+        console.warn(`outbox: topic ${topic} did not acknowledge`, error);
+        failed = true;
+      }
+    }
+    this.#failures = failed ? this.#failures + 1 : 0;
+    this.#pending = this.#count() > 0;
+    if (failed) this.#retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
+  }
+
+  #remember(memory: TopicMemory): void {
+    this.#memory = memory;
+    this
+      .sql`INSERT OR REPLACE INTO topic_memory (key, value) VALUES ('dedicated', ${String(memory.dedicated)})`;
+    if (memory.role !== null) {
+      this.sql`INSERT OR REPLACE INTO topic_memory (key, value) VALUES ('role', ${memory.role})`;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import type { Env } from '../env';
+import type { ListenResult } from './listener';
+import type { TopicRow } from './topic-log';
+import type { OutboxWire } from './types';
+
+/** A TopicObject's status, as `GET /v1/topics` shows it. */
+export interface TopicStatus {
+  name: string | null;
+  hcs_topic_id: string | null;
+  total: number;
+  anchored: number;
+  last_error: string | null;
+  listened_to_seq: number;
+}
+
+export type AnchoredRow = Pick<
+  TopicRow,
+  | 'wire_id'
+  | 'stream_id'
+  | 'stream_seq'
+  | 'message'
+  | 'hcs_sequence_number'
+  | 'consensus_timestamp'
+  | 'running_hash'
+  | 'hcs_chunks'
+  | 'origin'
+>;
+
+/** The TopicObject as its callers see it over RPC (declared once, see stream/stub.ts). */
+export interface TopicApi {
+  accept(name: string, wires: OutboxWire[]): Promise<number>;
+  listen(): Promise<ListenResult>;
+  anchored(
+    afterSeq: number,
+    limit: number,
+  ): Promise<{ hcs_topic_id: string | null; wires: AnchoredRow[] }>;
+  find(wireId: string): Promise<AnchoredRow | null>;
+  status(): Promise<TopicStatus>;
+}
+
+export function topicStub(env: Pick<Env, 'TOPICS'>, name: string): TopicApi {
+  return env.TOPICS.get(env.TOPICS.idFromName(name)) as unknown as TopicApi;
+}

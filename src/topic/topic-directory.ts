@@ -1,0 +1,109 @@
+import { DurableObject } from 'cloudflare:workers';
+import type { Env } from '../env';
+import { sqlOf } from '../stream/sql';
+
+/**
+ * The one place that knows every topic (one instance, named "directory"):
+ * topic name ↔ HCS topic id, which Wire went to which topic (so
+ * `/v1/wires/{id}/proof` needs only the id), and the listener's alerts.
+ */
+export interface TopicEntry {
+  name: string;
+  hcs_topic_id: string;
+  created_at: string;
+}
+
+export type AlertKind =
+  | 'sequence-gap'
+  | 'running-hash-mismatch'
+  | 'content-mismatch'
+  | 'hcs-first-rejected'
+  | 'hcs-first-ingested';
+
+export interface Alert {
+  id?: number;
+  at: string;
+  topic: string;
+  hcs_topic_id: string;
+  kind: AlertKind;
+  sequence_number: number | null;
+  detail: string;
+}
+
+export class TopicDirectory extends DurableObject<Env> {
+  readonly #sql: ReturnType<typeof sqlOf>;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    const sql = sqlOf(ctx.storage.sql);
+    this.#sql = sql;
+    sql`CREATE TABLE IF NOT EXISTS topics (name TEXT PRIMARY KEY, hcs_topic_id TEXT NOT NULL,
+      created_at TEXT NOT NULL)`;
+    sql`CREATE TABLE IF NOT EXISTS wire_index (wire_id TEXT PRIMARY KEY, stream_id TEXT NOT NULL,
+      topic TEXT NOT NULL)`;
+    sql`CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,
+      topic TEXT NOT NULL, hcs_topic_id TEXT NOT NULL, kind TEXT NOT NULL,
+      sequence_number INTEGER, detail TEXT NOT NULL)`;
+  }
+
+  registerTopic(name: string, hcsTopicId: string): void {
+    this.#sql`INSERT OR IGNORE INTO topics (name, hcs_topic_id, created_at)
+      VALUES (${name}, ${hcsTopicId}, ${new Date().toISOString()})`;
+  }
+
+  topics(): TopicEntry[] {
+    return this.#sql<{ name: string; hcs_topic_id: string; created_at: string }>`SELECT name,
+      hcs_topic_id, created_at FROM topics ORDER BY created_at, name`;
+  }
+
+  indexWires(topic: string, wires: { wire_id: string; stream_id: string }[]): void {
+    for (const w of wires) {
+      this.#sql`INSERT OR IGNORE INTO wire_index (wire_id, stream_id, topic)
+        VALUES (${w.wire_id}, ${w.stream_id}, ${topic})`;
+    }
+  }
+
+  locate(wireId: string): { stream_id: string; topic: string } | null {
+    return (
+      this.#sql<{ stream_id: string; topic: string }>`SELECT stream_id, topic FROM wire_index
+        WHERE wire_id = ${wireId}`[0] ?? null
+    );
+  }
+
+  recordAlerts(alerts: Alert[]): void {
+    for (const a of alerts) {
+      this.#sql`INSERT INTO alerts (at, topic, hcs_topic_id, kind, sequence_number, detail)
+        VALUES (${a.at}, ${a.topic}, ${a.hcs_topic_id}, ${a.kind}, ${a.sequence_number}, ${a.detail})`;
+    }
+  }
+
+  alerts(afterId: number, limit: number): Alert[] {
+    type Row = {
+      id: number;
+      at: string;
+      topic: string;
+      hcs_topic_id: string;
+      kind: string;
+      sequence_number: number | null;
+      detail: string;
+    };
+    return this.#sql<Row>`SELECT * FROM alerts WHERE id > ${afterId}
+      ORDER BY id LIMIT ${limit}`.map((r) => ({ ...r, kind: r.kind as AlertKind }));
+  }
+}
+
+export function directoryStub(env: Pick<Env, 'TOPIC_DIRECTORY'>): DirectoryApi {
+  return env.TOPIC_DIRECTORY.get(
+    env.TOPIC_DIRECTORY.idFromName('directory'),
+  ) as unknown as DirectoryApi;
+}
+
+/** The directory as its callers see it over RPC. */
+export interface DirectoryApi {
+  registerTopic(name: string, hcsTopicId: string): Promise<void>;
+  topics(): Promise<TopicEntry[]>;
+  indexWires(topic: string, wires: { wire_id: string; stream_id: string }[]): Promise<void>;
+  locate(wireId: string): Promise<{ stream_id: string; topic: string } | null>;
+  recordAlerts(alerts: Alert[]): Promise<void>;
+  alerts(afterId: number, limit: number): Promise<Alert[]>;
+}

@@ -1,0 +1,134 @@
+import type { Sql } from '../stream/sql';
+import type { AnchorRecord, OutboxWire } from './types';
+
+/**
+ * The TopicObject's SQLite: Wires in arrival order (idempotent by wire_id),
+ * the transaction ids chosen for each before submission, and where each
+ * landed on HCS. `meta` holds the topic's name, HCS id and listener offset.
+ */
+export type TopicRow = {
+  pos: number;
+  wire_id: string;
+  stream_id: string;
+  stream_seq: number;
+  message: string;
+  body: string;
+  accepted_at: number;
+  tx_ids: string | null;
+  hcs_sequence_number: number | null;
+  consensus_timestamp: string | null;
+  running_hash: string | null;
+  hcs_chunks: number | null;
+  anchored_at: number | null;
+  notified: number;
+  origin: string;
+};
+
+export class TopicLog {
+  constructor(private readonly sql: Sql) {
+    sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
+    sql`CREATE TABLE IF NOT EXISTS wires (
+      pos INTEGER PRIMARY KEY AUTOINCREMENT,
+      wire_id TEXT NOT NULL UNIQUE,
+      stream_id TEXT NOT NULL,
+      stream_seq INTEGER NOT NULL,
+      message TEXT NOT NULL,
+      body TEXT NOT NULL,
+      accepted_at INTEGER NOT NULL,
+      tx_ids TEXT,
+      hcs_sequence_number INTEGER,
+      consensus_timestamp TEXT,
+      running_hash TEXT,
+      hcs_chunks INTEGER,
+      anchored_at INTEGER,
+      notified INTEGER NOT NULL DEFAULT 0,
+      origin TEXT NOT NULL DEFAULT 'coordinator'
+    )`;
+    sql`CREATE INDEX IF NOT EXISTS wires_unanchored ON wires (pos) WHERE hcs_sequence_number IS NULL`;
+    sql`CREATE INDEX IF NOT EXISTS wires_unnotified ON wires (pos) WHERE notified = 0`;
+    sql`CREATE INDEX IF NOT EXISTS wires_hcs_seq ON wires (hcs_sequence_number)`;
+  }
+
+  get(key: string): string | null {
+    return this.sql<{ value: string }>`SELECT value FROM meta WHERE key = ${key}`[0]?.value ?? null;
+  }
+
+  set(key: string, value: string): void {
+    this.sql`INSERT OR REPLACE INTO meta (key, value) VALUES (${key}, ${value})`;
+  }
+
+  /** Stores Wires not seen before; returns how many were new. */
+  accept(wires: OutboxWire[], message: (w: OutboxWire) => string, now: number): number {
+    let added = 0;
+    for (const wire of wires) {
+      const { received_at: _r, ...envelope } = wire;
+      const res = this.sql<{ pos: number }>`INSERT OR IGNORE INTO wires
+        (wire_id, stream_id, stream_seq, message, body, accepted_at)
+        VALUES (${wire.wire_id}, ${wire.stream_id}, ${wire.stream_seq}, ${message(wire)},
+        ${JSON.stringify({ ...envelope, received_at: wire.received_at })}, ${now})
+        RETURNING pos`;
+      added += res.length;
+    }
+    return added;
+  }
+
+  unanchored(limit: number): TopicRow[] {
+    return this.sql<TopicRow>`SELECT * FROM wires WHERE hcs_sequence_number IS NULL
+      ORDER BY pos LIMIT ${limit}`;
+  }
+
+  unnotified(limit: number): TopicRow[] {
+    return this.sql<TopicRow>`SELECT * FROM wires WHERE notified = 0
+      AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ${limit}`;
+  }
+
+  byWireId(wireId: string): TopicRow | null {
+    return this.sql<TopicRow>`SELECT * FROM wires WHERE wire_id = ${wireId}`[0] ?? null;
+  }
+
+  recordTransactionIds(pos: number, ids: string[] | null): void {
+    this
+      .sql`UPDATE wires SET tx_ids = ${ids === null ? null : JSON.stringify(ids)} WHERE pos = ${pos}`;
+  }
+
+  recordAnchor(
+    pos: number,
+    a: Omit<AnchorRecord, 'wire_id' | 'stream_id' | 'stream_seq'>,
+    now: number,
+  ) {
+    this.sql`UPDATE wires SET hcs_sequence_number = ${a.hcs_sequence_number},
+      consensus_timestamp = ${a.consensus_timestamp}, running_hash = ${a.running_hash},
+      hcs_chunks = ${a.hcs_chunks}, anchored_at = ${now}
+      WHERE pos = ${pos} AND hcs_sequence_number IS NULL`;
+  }
+
+  markNotified(positions: number[]): void {
+    for (const pos of positions) this.sql`UPDATE wires SET notified = 1 WHERE pos = ${pos}`;
+  }
+
+  /** Anchored Wires by HCS sequence number, for `verify` and the proof endpoint. */
+  anchoredAfter(afterSeq: number, limit: number): TopicRow[] {
+    return this.sql<TopicRow>`SELECT * FROM wires WHERE hcs_sequence_number > ${afterSeq}
+      ORDER BY hcs_sequence_number LIMIT ${limit}`;
+  }
+
+  counts(): { total: number; anchored: number } {
+    const row = this.sql<{ total: number; anchored: number }>`SELECT COUNT(*) AS total,
+      COUNT(hcs_sequence_number) AS anchored FROM wires`[0];
+    return { total: row?.total ?? 0, anchored: row?.anchored ?? 0 };
+  }
+}
+
+export function anchorOf(row: TopicRow, hcsTopicId: string): AnchorRecord | null {
+  if (row.hcs_sequence_number === null) return null;
+  return {
+    wire_id: row.wire_id,
+    stream_id: row.stream_id,
+    stream_seq: row.stream_seq,
+    hcs_topic_id: hcsTopicId,
+    hcs_sequence_number: row.hcs_sequence_number,
+    consensus_timestamp: row.consensus_timestamp ?? '',
+    running_hash: row.running_hash ?? '',
+    hcs_chunks: row.hcs_chunks ?? 1,
+  };
+}

@@ -1,0 +1,242 @@
+import { DurableObject } from 'cloudflare:workers';
+import { AnchorError, anchorFor } from '../anchor';
+import { readTopicMessages, transactionIdOf } from '../anchor/mirror';
+import type { Env } from '../env';
+import { type Draft, wireMessage } from '../protocol';
+import { sqlOf } from '../stream/sql';
+import { streamStub } from '../stream/stub';
+import { anchorPass } from './anchoring-loop';
+import { type IngestOutcome, type ListenResult, listenPass } from './listener';
+import type { AnchoredRow, TopicStatus } from './stub';
+import { directoryStub } from './topic-directory';
+import { anchorOf, TopicLog, type TopicRow } from './topic-log';
+import type { AnchorRecord, OutboxWire } from './types';
+import { wakeBy } from './wake-by';
+
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * One HCS topic's writer (one instance per topic name: `roles.developer`,
+ * `project.<id>`, `stream.<stream_id>`, `default`). Streams hand it Wires
+ * through their outbox; its alarm submits them to HCS in arrival order,
+ * reports the anchors back to the streams, and projects them. The Cron
+ * Trigger calls `listen()` to check the topic against the mirror node.
+ */
+export class TopicObject extends DurableObject<Env> {
+  readonly #sql: ReturnType<typeof sqlOf>;
+  readonly #log: TopicLog;
+  #failures = 0;
+  #lastError: string | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = sqlOf(ctx.storage.sql);
+    this.#log = new TopicLog(this.#sql);
+  }
+
+  /** Takes Wires from a stream's outbox; idempotent by wire_id. */
+  accept(name: string, wires: OutboxWire[]): number {
+    if (this.#log.get('name') === null) this.#log.set('name', name);
+    const added = this.#log.accept(wires, wireMessage, Date.now());
+    void wakeBy(this.ctx.storage, Date.now());
+    return added;
+  }
+
+  override async alarm(): Promise<void> {
+    let again = false;
+    try {
+      again = await this.#anchorOnce();
+      this.#failures = 0;
+      this.#lastError = null;
+    } catch (error) {
+      this.#failures++;
+      this.#lastError = error instanceof Error ? error.message : String(error);
+      console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
+      again = true;
+    }
+    try {
+      again = (await this.#notifyStreams()) || again;
+    } catch (error) {
+      console.warn('topic: reporting anchors to streams failed', error);
+      again = true;
+    }
+    if (again) {
+      const delay = this.#failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
+      await wakeBy(this.ctx.storage, Date.now() + delay);
+    }
+  }
+
+  async listen(): Promise<ListenResult> {
+    const topicId = this.#log.get('hcs_topic_id');
+    const name = this.#log.get('name') ?? 'unnamed';
+    if (topicId === null)
+      return { read: 0, listened_to_seq: 0, alerts: 0, ingested: 0, rejected: 0 };
+    const { config } = anchorFor(this.env);
+    const result = await listenPass({
+      sql: this.#sql,
+      log: this.#log,
+      name,
+      topicId,
+      mirrorUrl: config.mirrorUrl,
+      now: Date.now,
+      alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
+      ingest: (draft, expectedSeq, message, anchor) =>
+        this.#ingest(name, draft, expectedSeq, message, anchor),
+    });
+    // A Wire whose receipt was lost may just have been found on the mirror.
+    await wakeBy(this.ctx.storage, Date.now());
+    return result;
+  }
+
+  anchored(afterSeq: number, limit: number): { hcs_topic_id: string | null; wires: AnchoredRow[] } {
+    return {
+      hcs_topic_id: this.#log.get('hcs_topic_id'),
+      wires: this.#log.anchoredAfter(afterSeq, limit).map(publicRow),
+    };
+  }
+
+  find(wireId: string): AnchoredRow | null {
+    const row = this.#log.byWireId(wireId);
+    return row ? publicRow(row) : null;
+  }
+
+  status(): TopicStatus {
+    return {
+      name: this.#log.get('name'),
+      hcs_topic_id: this.#log.get('hcs_topic_id'),
+      ...this.#log.counts(),
+      last_error: this.#lastError,
+      listened_to_seq: Number(this.#log.get('listen_seq') ?? '0'),
+    };
+  }
+
+  async #anchorOnce(): Promise<boolean> {
+    if (this.#log.unanchored(1).length === 0) return false;
+    const { anchor, config } = anchorFor(this.env);
+    const topicId = await this.#topicId();
+    const pass = await anchorPass({
+      anchor,
+      log: this.#log,
+      topicId,
+      now: Date.now,
+      onMirror: async (txId) => {
+        // Receipts live ~3 minutes; the mirror keeps every message.
+        let after = 0;
+        for (;;) {
+          const { messages, hasMore } = await readTopicMessages(config.mirrorUrl, topicId, after);
+          for (const m of messages) {
+            const id = m.chunk_info ? transactionIdOf(m.chunk_info.initial_transaction_id) : null;
+            if (id === txId) {
+              return {
+                sequenceNumber: m.sequence_number,
+                consensusTimestamp: m.consensus_timestamp,
+                runningHash: m.running_hash,
+              };
+            }
+            after = m.sequence_number;
+          }
+          if (!hasMore || messages.length === 0) return null;
+        }
+      },
+    });
+    if (pass.anchored.length > 0) await this.#project(pass.anchored);
+    if (pass.error !== null) throw new AnchorError('retry', pass.error);
+    return pass.again;
+  }
+
+  /** The HCS topic id: configured, or created on first use (always on `local`). */
+  async #topicId(): Promise<string> {
+    const name = this.#log.get('name') ?? 'default';
+    let id = this.#log.get('hcs_topic_id');
+    if (id === null) {
+      const { anchor, config } = anchorFor(this.env);
+      id = config.topics[name] ?? null;
+      if (id === null && config.autoCreateTopics)
+        id = await anchor.createTopic(`wirestream ${name}`);
+      id ??= config.topics.default ?? null;
+      if (id === null) {
+        throw new AnchorError('rejected', `no HCS topic for "${name}": add it to HEDERA_TOPICS`);
+      }
+      this.#log.set('hcs_topic_id', id);
+    }
+    if (this.#log.get('registered') === null) {
+      await directoryStub(this.env).registerTopic(name, id);
+      this.#log.set('registered', 'true');
+    }
+    return id;
+  }
+
+  /** Reports new anchors to their streams (and the directory); true if some are left. */
+  async #notifyStreams(): Promise<boolean> {
+    const topicId = this.#log.get('hcs_topic_id');
+    const name = this.#log.get('name') ?? 'default';
+    if (topicId === null) return false;
+    const rows = this.#log.unnotified(500);
+    if (rows.length === 0) return false;
+    const byStream = new Map<string, TopicRow[]>();
+    for (const row of rows)
+      byStream.set(row.stream_id, [...(byStream.get(row.stream_id) ?? []), row]);
+    await directoryStub(this.env).indexWires(
+      name,
+      rows.map((r) => ({ wire_id: r.wire_id, stream_id: r.stream_id })),
+    );
+    let left = false;
+    for (const [streamId, group] of byStream) {
+      const anchors = group.flatMap((r) => anchorOf(r, topicId) ?? []);
+      try {
+        await streamStub(this.env, streamId).markAnchored(name, anchors);
+        this.#log.markNotified(group.map((r) => r.pos));
+      } catch (error) {
+        console.warn(`topic ${name}: stream ${streamId} did not take its anchors`, error);
+        left = true;
+      }
+    }
+    return left || rows.length === 500;
+  }
+
+  async #ingest(
+    name: string,
+    draft: Draft,
+    expectedSeq: number | undefined,
+    message: string,
+    anchor: Omit<AnchorRecord, 'stream_seq'>,
+  ): Promise<IngestOutcome> {
+    const result = await streamStub(this.env, draft.stream_id).ingestAnchored(
+      draft,
+      expectedSeq,
+      name,
+      anchor,
+    );
+    if (!result.ok) return { ok: false, detail: `${result.code}: ${result.detail}` };
+    if (result.replay) return { ok: true, replay: true };
+    this.#sql`INSERT OR IGNORE INTO wires (wire_id, stream_id, stream_seq, message, body,
+      accepted_at, hcs_sequence_number, consensus_timestamp, running_hash, hcs_chunks,
+      anchored_at, notified, origin)
+      VALUES (${draft.wire_id}, ${draft.stream_id}, ${result.receipt.stream_seq}, ${message},
+      ${JSON.stringify(draft)}, ${Date.now()}, ${anchor.hcs_sequence_number},
+      ${anchor.consensus_timestamp}, ${anchor.running_hash}, ${anchor.hcs_chunks}, ${Date.now()},
+      1, 'hcs-first')`;
+    await directoryStub(this.env).indexWires(name, [
+      { wire_id: draft.wire_id, stream_id: draft.stream_id },
+    ]);
+    return { ok: true, replay: false };
+  }
+
+  /** The D1 projection of newly anchored Wires (issue 4 fills this in). */
+  async #project(_anchored: TopicRow[]): Promise<void> {}
+}
+
+function publicRow(row: TopicRow): AnchoredRow {
+  const { wire_id, stream_id, stream_seq, message, hcs_sequence_number, consensus_timestamp } = row;
+  return {
+    wire_id,
+    stream_id,
+    stream_seq,
+    message,
+    hcs_sequence_number,
+    consensus_timestamp,
+    running_hash: row.running_hash,
+    hcs_chunks: row.hcs_chunks,
+    origin: row.origin,
+  };
+}

@@ -1,0 +1,27 @@
+import type { Wire } from '../protocol';
+
+/** A Wire handed from a stream's outbox to its topic. */
+export interface OutboxWire extends Wire {
+  received_at: string;
+}
+
+/** Where one Wire sits on HCS. `running_hash` is base64, as the mirror node serves it. */
+export interface AnchorRecord {
+  wire_id: string;
+  stream_id: string;
+  stream_seq: number;
+  hcs_topic_id: string;
+  hcs_sequence_number: number;
+  consensus_timestamp: string;
+  running_hash: string;
+  /** Chunks the message took (the sequence number is the last chunk's, as the SDK reports). */
+  hcs_chunks: number;
+}
+
+/** The `anchor` field of a served Wire. */
+export type AnchorStatus =
+  | { status: 'pending' }
+  | ({ status: 'anchored'; topic: string } & Omit<
+      AnchorRecord,
+      'wire_id' | 'stream_id' | 'stream_seq'
+    >);

@@ -1,0 +1,77 @@
+import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
+import { inject } from 'vitest';
+import { authHeaders } from './auth';
+
+/** Drives and observes HCS anchoring against the stand-in network. */
+
+export interface ServedWire {
+  wire_id: string;
+  stream_seq: number;
+  anchor: {
+    status: 'pending' | 'anchored';
+    topic?: string;
+    hcs_topic_id?: string;
+    hcs_sequence_number?: number;
+    consensus_timestamp?: string;
+    running_hash?: string;
+    hcs_chunks?: number;
+  };
+}
+
+export async function readWires(streamId: string): Promise<ServedWire[]> {
+  const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/wires?limit=1000`, {
+    headers: await authHeaders(),
+  });
+  return ((await res.json()) as { wires: ServedWire[] }).wires;
+}
+
+export async function api(path: string, init: RequestInit = {}): Promise<Response> {
+  return SELF.fetch(`https://ws.test${path}`, {
+    ...init,
+    headers: { ...(await authHeaders()), 'Content-Type': 'application/json', ...init.headers },
+  });
+}
+
+/** Runs the stream's and its topics' alarms until every Wire is anchored (or the deadline). */
+export async function untilAnchored(
+  streamId: string,
+  topics: string[],
+  deadlineMs = 20_000,
+): Promise<ServedWire[]> {
+  const stream = env.STREAMS.get(env.STREAMS.idFromName(streamId));
+  const until = Date.now() + deadlineMs;
+  for (;;) {
+    await runDurableObjectAlarm(stream);
+    for (const t of topics) await runDurableObjectAlarm(env.TOPICS.get(env.TOPICS.idFromName(t)));
+    const wires = await readWires(streamId);
+    if (wires.length > 0 && wires.every((w) => w.anchor.status === 'anchored')) return wires;
+    if (Date.now() > until) return wires;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function standinUrl(): string {
+  return inject('standinUrl');
+}
+
+export async function faults(spec: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${standinUrl()}/__standin/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(spec),
+  });
+  if (!res.ok) throw new Error(`faults: ${res.status} ${await res.text()}`);
+}
+
+export interface MirrorMessage {
+  consensus_timestamp: string;
+  message: string;
+  running_hash: string;
+  sequence_number: number;
+  chunk_info: { number: number; total: number } | null;
+}
+
+export async function mirrorMessages(topicId: string): Promise<MirrorMessage[]> {
+  const res = await fetch(`${standinUrl()}/api/v1/topics/${topicId}/messages?limit=100&order=asc`);
+  return ((await res.json()) as { messages: MirrorMessage[] }).messages;
+}
