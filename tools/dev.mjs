@@ -3,6 +3,7 @@
 // then serves the Worker (and its Durable Objects) on http://127.0.0.1:8787.
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync } from 'node:fs';
+import { ensureDevSecrets, printTokensWhenReady } from './dev-tokens.mjs';
 import { startStandin } from './hedera-standin/index.mjs';
 
 const offline = {
@@ -16,6 +17,7 @@ if (!existsSync('.dev.vars')) {
   copyFileSync('.dev.vars.example', '.dev.vars');
   console.log('created .dev.vars from .dev.vars.example');
 }
+const secrets = ensureDevSecrets('.dev.vars');
 
 const migrate = spawnSync('npx', ['wrangler', 'd1', 'migrations', 'apply', 'DB', '--local'], {
   env: { ...offline, CI: 'true' },
@@ -41,6 +43,7 @@ const dev = spawn(
   ],
   { env: offline, stdio: 'inherit' },
 );
+printTokensWhenReady('http://127.0.0.1:8787', secrets);
 const stop = () => dev.kill('SIGINT');
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

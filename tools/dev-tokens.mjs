@@ -1,0 +1,76 @@
+// Development secrets and tokens for `npm start`: fills TOKEN_SECRET and
+// ADMIN_TOKEN in .dev.vars with random values when they are missing or still
+// the placeholder from .dev.vars.example, and prints a ready agent token.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { sign } from 'hono/jwt';
+
+const PLACEHOLDER = 'generated-on-first-npm-start';
+
+function readVars(file) {
+  const vars = new Map();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*)$/.exec(line);
+    if (match) vars.set(match[1], match[2].trim().replace(/^"(.*)"$/, '$1'));
+  }
+  return vars;
+}
+
+/** Makes sure `file` holds real secrets; returns them. */
+export function ensureDevSecrets(file = '.dev.vars') {
+  const vars = readVars(file);
+  let text = readFileSync(file, 'utf8');
+  for (const name of ['TOKEN_SECRET', 'ADMIN_TOKEN']) {
+    const value = vars.get(name);
+    if (value && value !== PLACEHOLDER) continue;
+    const fresh = randomBytes(32).toString('base64url');
+    const line = `${name}=${fresh}`;
+    text =
+      value === undefined
+        ? `${text.trimEnd()}\n${line}\n`
+        : text.replace(new RegExp(`^\\s*${name}\\s*=.*$`, 'm'), line);
+    vars.set(name, fresh);
+    console.log(`generated ${name} in ${file}`);
+  }
+  writeFileSync(file, text);
+  return { tokenSecret: vars.get('TOKEN_SECRET'), adminToken: vars.get('ADMIN_TOKEN') };
+}
+
+/** A 24-hour agent token signed like `POST /v1/tokens` signs them. */
+export async function devAgentToken(tokenSecret, sub = 'agent:dev') {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = {
+    sub,
+    roles: [],
+    scopes: ['append', 'read', 'claim'],
+    iat: now,
+    exp: now + 24 * 3600,
+  };
+  return sign(claims, tokenSecret, 'HS256');
+}
+
+/** Prints the tokens and a curl line once the Worker answers. */
+export async function printTokensWhenReady(base, secrets) {
+  const token = await devAgentToken(secrets.tokenSecret);
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`${base}/v1/schema/wire.json`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const wire = `{"wire":"1.0","type":"agent.started","sender":"agent:dev","ts":"${new Date().toISOString()}","payload":{}}`;
+  console.log(
+    [
+      '',
+      '─── Wirestream is up ───────────────────────────────────────────────',
+      `agent token (agent:dev; append, read, claim; 24 h):\n  ${token}`,
+      `admin token (issues tokens via POST /v1/tokens):\n  ${secrets.adminToken}`,
+      'try it:',
+      `  curl -s -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '${wire}' ${base}/v1/streams/agent:dev/wires`,
+      '────────────────────────────────────────────────────────────────────',
+      '',
+    ].join('\n'),
+  );
+}
