@@ -1,0 +1,93 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { intVar } from '../../env';
+import { fail } from '../../protocol';
+import type { AppEnv } from '../app-env';
+import { problem } from '../problem';
+import {
+  answer,
+  decodeCursor,
+  Freshness,
+  Name,
+  Paging,
+  pageOf,
+  parseQuery,
+  Where,
+  withJson,
+} from './read-support';
+
+/**
+ * `GET /v1/agents` and `GET /v1/agents/{agent_id}` from agent_runtime_state.
+ * `stale` is worked out at read time (the reducers read no clock): an agent
+ * whose own last Wire is older than AGENT_STALE_SECONDS (default 120), the
+ * same window the coordinator uses.
+ */
+export const readAgents = new Hono<AppEnv>();
+
+const JSON_COLUMNS = ['skills', 'leases', 'reservations'];
+
+function staleBefore(env: { AGENT_STALE_SECONDS?: string }): string {
+  return new Date(Date.now() - intVar(env.AGENT_STALE_SECONDS, 120) * 1000).toISOString();
+}
+
+function agentJson(row: Record<string, unknown>, before: string) {
+  const { reducer_version: _v, ...rest } = withJson(row, JSON_COLUMNS);
+  const seen = row.last_seen_at;
+  return { ...rest, stale: typeof seen !== 'string' || seen < before };
+}
+
+const Bool = z.enum(['true', 'false'], { error: 'must be true or false' });
+
+readAgents.get('/agents', async (c) => {
+  const parsed = parseQuery(c, {
+    role: Name.optional(),
+    status: z.enum(['unknown', 'running', 'stopped']).optional(),
+    stale: Bool.optional(),
+    ...Paging,
+    ...Freshness,
+  });
+  if (!parsed.ok) return problem(c, parsed);
+  const q = parsed.query;
+  const cursor = decodeCursor(q.cursor, 1);
+  if (!cursor.ok) return problem(c, cursor);
+  const before = staleBefore(c.env);
+  const where = new Where().eq('role', q.role).eq('status', q.status).streams('stream_id', c);
+  if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
+  if (q.stale === 'false') where.add('last_seen_at >= ?', before);
+  if (cursor.key) where.add('agent_id > ?', ...cursor.key);
+  const stmt = c.env.DB.prepare(
+    `SELECT * FROM agent_runtime_state ${where.sql} ORDER BY agent_id LIMIT ?`,
+  ).bind(...where.params, q.limit + 1);
+  return answer(c, q, [stmt], ([rows = []]) => {
+    const page = pageOf(rows, q.limit, (r) => [String(r.agent_id)]);
+    return {
+      ok: true,
+      body: { agents: page.items.map((r) => agentJson(r, before)), next_cursor: page.next_cursor },
+    };
+  });
+});
+
+readAgents.get('/agents/:agent_id', async (c) => {
+  const agentId = c.req.param('agent_id');
+  const id = Name.safeParse(agentId);
+  if (!id.success) {
+    return problem(
+      c,
+      fail('invalid-query', `agent_id "${agentId}" ${id.error.issues[0]?.message}`),
+    );
+  }
+  const parsed = parseQuery(c, Freshness);
+  if (!parsed.ok) return problem(c, parsed);
+  // Accept both "quinn-07" and its stream id "agent:quinn-07".
+  const bare = agentId.startsWith('agent:') ? agentId.slice('agent:'.length) : agentId;
+  const where = new Where().eq('agent_id', bare).streams('stream_id', c);
+  const stmt = c.env.DB.prepare(`SELECT * FROM agent_runtime_state ${where.sql}`).bind(
+    ...where.params,
+  );
+  const before = staleBefore(c.env);
+  return answer(c, parsed.query, [stmt], ([rows = []]) => {
+    const row = rows[0];
+    if (!row) return fail('not-found', `agent "${bare}" has no projected agent stream`);
+    return { ok: true, body: agentJson(row, before) };
+  });
+});

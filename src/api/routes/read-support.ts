@@ -1,0 +1,185 @@
+import type { Context } from 'hono';
+import { z } from 'zod';
+import { selectWatermark, waitForWire, watermarkOf } from '../../projection';
+import { type Failure, type FieldIssue, fail, type Result, WireId } from '../../protocol';
+import type { AppEnv } from '../app-env';
+import { problem } from '../problem';
+
+/**
+ * What every read endpoint shares: strict query parsing (an unknown or
+ * malformed filter is a 400, never silently ignored), opaque cursors, the
+ * caller's stream prefixes, `?wait_for=` and the watermark headers.
+ */
+
+/** Longest `?wait_for=` wait: a read-your-writes aid, not a long poll. */
+export const MAX_WAIT_MS = 5000;
+export const MAX_LIMIT = 500;
+
+const Iso = z.iso
+  .datetime({ offset: true, error: 'must be an ISO 8601 date-time, e.g. 2026-05-01T16:00:00Z' })
+  .transform((v) => new Date(v).toISOString());
+export const Name = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@~-]{0,199}$/, 'must be 1-200 letters, digits or . _ : @ ~ -');
+
+/** Query members every list accepts. */
+export const Paging = {
+  limit: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`)
+    .default(100),
+  cursor: z.string().max(2000).optional(),
+};
+
+/** Query members every read accepts. */
+export const Freshness = {
+  wait_for: WireId.optional(),
+  wait_ms: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(0, 'must be at least 0')
+    .max(MAX_WAIT_MS, `must be at most ${MAX_WAIT_MS}`)
+    .default(MAX_WAIT_MS),
+};
+
+export const Times = { since: Iso.optional(), until: Iso.optional() };
+
+export function parseQuery<S extends z.ZodRawShape>(
+  c: Context<AppEnv>,
+  shape: S,
+): Result<{ query: z.infer<z.ZodObject<S>> }> {
+  const raw = c.req.query();
+  const parsed = z.strictObject(shape).safeParse(raw);
+  if (parsed.success) return { ok: true, query: parsed.data };
+  const errors: FieldIssue[] = parsed.error.issues.map((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? {
+          path: issue.keys.join(', '),
+          message: `unknown filter; this endpoint accepts ${Object.keys(shape).join(', ')}`,
+        }
+      : { path: issue.path.map(String).join('.'), message: issue.message },
+  );
+  return fail('invalid-query', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
+    errors,
+  });
+}
+
+/** Cursors are opaque to clients: base64url of the sort key of the last row served. */
+export function encodeCursor(key: (string | number)[]): string {
+  return btoa(JSON.stringify(key)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+export function decodeCursor(
+  raw: string | undefined,
+  arity: number,
+): Result<{ key: (string | number)[] | null }> {
+  if (raw === undefined) return { ok: true, key: null };
+  try {
+    const key = JSON.parse(atob(raw.replaceAll('-', '+').replaceAll('_', '/'))) as unknown;
+    if (
+      Array.isArray(key) &&
+      key.length === arity &&
+      key.every((k) => typeof k === 'string' || typeof k === 'number')
+    ) {
+      return { ok: true, key };
+    }
+  } catch {
+    // fall through
+  }
+  return fail(
+    'invalid-query',
+    'cursor: not a cursor this endpoint issued (pass next_cursor back as is)',
+    {
+      errors: [{ path: 'cursor', message: 'not a cursor this endpoint issued' }],
+    },
+  );
+}
+
+/** A WHERE clause built from parameterised pieces. */
+export class Where {
+  readonly #parts: string[] = [];
+  readonly params: (string | number)[] = [];
+
+  add(sql: string, ...params: (string | number)[]): this {
+    this.#parts.push(sql);
+    this.params.push(...params);
+    return this;
+  }
+
+  /** `column = ?` when the filter was given. */
+  eq(column: string, value: string | number | undefined): this {
+    return value === undefined ? this : this.add(`${column} = ?`, value);
+  }
+
+  /** Only streams the caller's token may touch (`streams` prefixes). */
+  streams(column: string, c: Context<AppEnv>): this {
+    const prefixes = c.get('principal')?.streams;
+    if (!prefixes) return this;
+    if (prefixes.length === 0) return this.add('0');
+    const like = prefixes.map(() => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
+    return this.add(`(${like})`, ...prefixes.map((p) => `${p.replace(/[\\%_]/g, '\\$&')}%`));
+  }
+
+  get sql(): string {
+    return this.#parts.length === 0 ? '' : `WHERE ${this.#parts.join(' AND ')}`;
+  }
+}
+
+export type Rows = Record<string, unknown>[];
+
+/**
+ * Runs the read in one D1 batch together with the watermark (one snapshot),
+ * after waiting for `wait_for` if asked, and answers with the headers:
+ *   Wirestream-Watermark              Wires projected so far
+ *   Wirestream-Watermark-Received-At  received_at of the newest projected Wire
+ *   Wirestream-Wait-For               visible | timeout (only with ?wait_for=)
+ */
+export async function answer(
+  c: Context<AppEnv>,
+  freshness: { wait_for?: string | undefined; wait_ms: number },
+  statements: D1PreparedStatement[],
+  build: (results: Rows[]) => Result<{ body: unknown }> | Failure,
+): Promise<Response> {
+  const db = c.env.DB;
+  const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
+  if (freshness.wait_for !== undefined) {
+    const seen = await waitForWire(db, freshness.wait_for, freshness.wait_ms);
+    headers['Wirestream-Wait-For'] = seen ? 'visible' : 'timeout';
+  }
+  const results = await db.batch<Record<string, unknown>>([...statements, selectWatermark(db)]);
+  const watermark = watermarkOf(results.at(-1)?.results[0]);
+  headers['Wirestream-Watermark'] = String(watermark.projected);
+  if (watermark.last_received_at) {
+    headers['Wirestream-Watermark-Received-At'] = watermark.last_received_at;
+  }
+  const built = build(results.slice(0, -1).map((r) => r.results));
+  if (!built.ok) return problem(c, built, headers);
+  // Response.json, not c.json: Hono's JSON typing recurses too deep on payloads.
+  return Response.json(built.body, { headers });
+}
+
+/** Parses the JSON text columns of a row for the response. */
+export function withJson(row: Record<string, unknown>, columns: string[]) {
+  const out: Record<string, unknown> = { ...row };
+  for (const column of columns) {
+    const value = row[column];
+    out[column] = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  }
+  return out;
+}
+
+/** Splits `limit + 1` rows into a page and the cursor of the next one. */
+export function pageOf(
+  rows: Rows,
+  limit: number,
+  keyOf: (row: Record<string, unknown>) => (string | number)[],
+): { items: Rows; next_cursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items,
+    next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null,
+  };
+}

@@ -1,0 +1,77 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { fail } from '../../protocol';
+import type { AppEnv } from '../app-env';
+import { problem } from '../problem';
+import {
+  answer,
+  decodeCursor,
+  Freshness,
+  Name,
+  Paging,
+  pageOf,
+  parseQuery,
+  Where,
+  withJson,
+} from './read-support';
+
+/** `GET /v1/tasks` and `GET /v1/tasks/{task_id}`: task attempts from D1 (task_run_state). */
+export const readTasks = new Hono<AppEnv>();
+
+const Status = z
+  .string()
+  .regex(/^[a-z][a-z_]{0,31}$/, 'must be a status such as available, claimed, started, complete');
+const JSON_COLUMNS = ['artifacts', 'contracts'];
+
+function taskJson(row: Record<string, unknown>) {
+  const { reducer_version: _v, ...rest } = withJson(row, JSON_COLUMNS);
+  return rest;
+}
+
+readTasks.get('/tasks', async (c) => {
+  const parsed = parseQuery(c, {
+    status: Status.optional(),
+    role: Name.optional(),
+    claimed_by: Name.optional(),
+    correlation_id: Name.optional(),
+    ...Paging,
+    ...Freshness,
+  });
+  if (!parsed.ok) return problem(c, parsed);
+  const q = parsed.query;
+  const cursor = decodeCursor(q.cursor, 2);
+  if (!cursor.ok) return problem(c, cursor);
+  const where = new Where()
+    .eq('status', q.status)
+    .eq('role', q.role)
+    .eq('claimed_by', q.claimed_by)
+    .eq('correlation_id', q.correlation_id)
+    .streams('stream_id', c);
+  if (cursor.key) where.add('(task_id, attempt) > (?, ?)', ...cursor.key);
+  const stmt = c.env.DB.prepare(
+    `SELECT * FROM task_run_state ${where.sql} ORDER BY task_id, attempt LIMIT ?`,
+  ).bind(...where.params, q.limit + 1);
+  return answer(c, q, [stmt], ([rows = []]) => {
+    const page = pageOf(rows, q.limit, (r) => [String(r.task_id), Number(r.attempt)]);
+    return { ok: true, body: { tasks: page.items.map(taskJson), next_cursor: page.next_cursor } };
+  });
+});
+
+readTasks.get('/tasks/:task_id', async (c) => {
+  const taskId = c.req.param('task_id');
+  const id = Name.safeParse(taskId);
+  if (!id.success) {
+    return problem(c, fail('invalid-query', `task_id "${taskId}" ${id.error.issues[0]?.message}`));
+  }
+  const parsed = parseQuery(c, Freshness);
+  if (!parsed.ok) return problem(c, parsed);
+  const where = new Where().eq('task_id', taskId).streams('stream_id', c);
+  const stmt = c.env.DB.prepare(`SELECT * FROM task_run_state ${where.sql} ORDER BY attempt`).bind(
+    ...where.params,
+  );
+  return answer(c, parsed.query, [stmt], ([rows = []]) => {
+    if (rows.length === 0) return fail('not-found', `no attempt of task "${taskId}" is projected`);
+    const attempts = rows.map(taskJson);
+    return { ok: true, body: { task_id: taskId, current: attempts.at(-1), attempts } };
+  });
+});

@@ -1,0 +1,200 @@
+import { env, SELF } from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { projectWires } from '../../src/projection';
+import { authHeaders } from './helpers/auth';
+import { resetReadModels, WireFactory } from './helpers/projection-fixtures';
+
+const base = 'https://ws.test/v1';
+
+async function get(path: string, sub = 'human:reader', more = {}) {
+  const res = await SELF.fetch(`${base}${path}`, {
+    headers: await authHeaders(sub, ['read'], more),
+  });
+  const body = (await res.json()) as Record<string, unknown> & { [k: string]: unknown };
+  return { res, body };
+}
+
+const lease = '2026-05-01T16:30:00Z';
+
+beforeAll(async () => {
+  await resetReadModels(env.DB);
+  const f = new WireFactory();
+  const P = 'project:kv';
+  const created = f.wire(P, 'project.created', { name: 'kv' }, { correlation_id: P });
+  const wires = [created];
+  for (const [task, role, agent] of [
+    ['R1', 'developer', 'quinn-01'],
+    ['R2', 'developer', 'quinn-02'],
+    ['R3', 'reviewer', null],
+  ] as const) {
+    const s = `task:${task}:attempt:1`;
+    const offer = f.wire(
+      s,
+      'task.available',
+      { task_id: task, role },
+      {
+        correlation_id: P,
+        causation_id: created.wire_id,
+      },
+    );
+    wires.push(offer);
+    if (agent) {
+      wires.push(
+        f.wire(
+          s,
+          'task.claimed',
+          { task_id: task, agent, role, lease_expires_at: lease },
+          { correlation_id: P, causation_id: offer.wire_id, sender: `agent:${agent}` },
+        ),
+      );
+    }
+  }
+  wires.push(
+    f.wire('task:R1:attempt:1', 'task.complete', { task_id: 'R1' }, { sender: 'agent:quinn-01' }),
+    f.wire('task:R1:attempt:2', 'task.available', { task_id: 'R1', role: 'developer' }),
+    f.wire('agent:quinn-01', 'agent.started', { role: 'developer' }, { sender: 'agent:quinn-01' }),
+    f.wire('agent:quinn-02', 'agent.started', { role: 'developer' }, { sender: 'agent:quinn-02' }),
+  );
+  await projectWires(env.DB, wires);
+});
+
+describe('GET /v1/tasks', () => {
+  it('lists every attempt with the watermark header', async () => {
+    const { res, body } = await get('/tasks');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Wirestream-Watermark')).toBe('10');
+    expect(res.headers.get('Wirestream-Watermark-Received-At')).toMatch(/^2026-05-01T/);
+    const tasks = body.tasks as { task_id: string; attempt: number }[];
+    expect(tasks.map((t) => `${t.task_id}#${t.attempt}`)).toEqual(['R1#1', 'R1#2', 'R2#1', 'R3#1']);
+  });
+
+  it('filters by status, role and claimed_by', async () => {
+    const claimed = await get('/tasks?status=claimed');
+    expect((claimed.body.tasks as { task_id: string }[]).map((t) => t.task_id)).toEqual(['R2']);
+    const reviewers = await get('/tasks?role=reviewer');
+    expect((reviewers.body.tasks as { task_id: string }[]).map((t) => t.task_id)).toEqual(['R3']);
+    const mine = await get('/tasks?claimed_by=quinn-01');
+    expect(mine.body.tasks).toMatchObject([{ task_id: 'R1', attempt: 1, status: 'complete' }]);
+  });
+
+  it('pages with an opaque cursor until next_cursor is null', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: Record<string, unknown> } = await get(
+        `/tasks?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      for (const t of page.body.tasks as { task_id: string; attempt: number }[]) {
+        seen.push(`${t.task_id}#${t.attempt}`);
+      }
+      cursor = page.body.next_cursor as string | null;
+    } while (cursor);
+    expect(seen).toEqual(['R1#1', 'R1#2', 'R2#1', 'R3#1']);
+  });
+
+  it('answers a misspelt or malformed filter with a 400 problem naming it', async () => {
+    const typo = await get('/tasks?staus=claimed');
+    expect(typo.res.status).toBe(400);
+    expect(typo.res.headers.get('content-type')).toBe('application/problem+json');
+    expect(typo.body.type).toBe('/problems/invalid-query');
+    expect(typo.body.detail).toContain('staus');
+    const limit = await get('/tasks?limit=0');
+    expect(limit.res.status).toBe(400);
+    expect(limit.body.errors).toEqual([{ path: 'limit', message: 'must be at least 1' }]);
+    const cursor = await get('/tasks?cursor=not-ours');
+    expect(cursor.res.status).toBe(400);
+  });
+
+  it('shows every attempt of one task, current last', async () => {
+    const { res, body } = await get('/tasks/R1');
+    expect(res.status).toBe(200);
+    expect(body.attempts).toMatchObject([
+      { attempt: 1, status: 'complete' },
+      { attempt: 2, status: 'available' },
+    ]);
+    expect(body.current).toMatchObject({ attempt: 2 });
+    const missing = await get('/tasks/NOPE');
+    expect(missing.res.status).toBe(404);
+  });
+
+  it('hides streams outside the token prefixes', async () => {
+    const { body } = await get('/tasks', 'human:scoped', { streams: ['task:R2:'] });
+    expect((body.tasks as { task_id: string }[]).map((t) => t.task_id)).toEqual(['R2']);
+  });
+});
+
+describe('GET /v1/agents', () => {
+  it('lists agents by role and reports staleness', async () => {
+    const { body } = await get('/agents?role=developer');
+    expect(body.agents).toMatchObject([
+      { agent_id: 'quinn-01', status: 'running', stale: true },
+      { agent_id: 'quinn-02', status: 'running', stale: true },
+    ]);
+    const one = await get('/agents/agent:quinn-02');
+    expect(one.body).toMatchObject({ agent_id: 'quinn-02', role: 'developer' });
+    expect((await get('/agents/ghost')).res.status).toBe(404);
+    expect((await get('/agents?status=dancing')).res.status).toBe(400);
+  });
+});
+
+describe('GET /v1/streams', () => {
+  it('filters by type, status and correlation', async () => {
+    const tasks = await get('/streams?type=task&status=available');
+    expect((tasks.body.streams as { stream_id: string }[]).map((s) => s.stream_id)).toEqual([
+      'task:R1:attempt:2',
+      'task:R3:attempt:1',
+    ]);
+    const project = await get('/streams?correlation_id=project:kv&type=project');
+    expect(project.body.streams).toMatchObject([
+      { stream_id: 'project:kv', status: 'active', state: { counts: { 'project.created': 1 } } },
+    ]);
+  });
+});
+
+describe('GET /v1/wires', () => {
+  it('filters by correlation, causation, type, sender, stream and time', async () => {
+    const byType = await get('/wires?type=task.claimed');
+    expect((byType.body.wires as unknown[]).length).toBe(2);
+    const bySender = await get('/wires?sender=agent:quinn-01&type=task.complete');
+    expect(bySender.body.wires).toMatchObject([{ stream_id: 'task:R1:attempt:1', stream_seq: 3 }]);
+    const byStream = await get('/wires?stream_id=task:R2:attempt:1');
+    expect((byStream.body.wires as unknown[]).length).toBe(2);
+    const correlated = await get('/wires?correlation_id=project:kv');
+    expect((correlated.body.wires as unknown[]).length).toBe(6);
+    const first = (correlated.body.wires as { wire_id: string }[])[0]?.wire_id ?? '';
+    const caused = await get(`/wires?causation_id=${first}`);
+    expect((caused.body.wires as unknown[]).length).toBe(3);
+    const window = await get('/wires?since=2026-05-01T16:00:02Z&until=2026-05-01T18:00:04%2B02:00');
+    expect((window.body.wires as { received_at: string }[]).map((w) => w.received_at)).toEqual([
+      '2026-05-01T16:00:02.000Z',
+      '2026-05-01T16:00:03.000Z',
+    ]);
+    const bad = await get('/wires?since=yesterday');
+    expect(bad.res.status).toBe(400);
+    expect(bad.body.errors).toMatchObject([{ path: 'since' }]);
+    expect((await get('/wires?stream_id=nope')).res.status).toBe(400);
+  });
+
+  it('serves one Wire with its causes and consequences', async () => {
+    const claim = await get('/wires?type=task.claimed&stream_id=task:R2:attempt:1');
+    const id = (claim.body.wires as { wire_id: string }[])[0]?.wire_id ?? '';
+    const { body } = await get(`/wires/${id}`);
+    expect(body.wire).toMatchObject({
+      wire_id: id,
+      type: 'task.claimed',
+      payload: { agent: 'quinn-02' },
+    });
+    expect(
+      (body.causes as { type: string; depth: number }[]).map((w) => [w.depth, w.type]),
+    ).toEqual([
+      [1, 'task.available'],
+      [2, 'project.created'],
+    ]);
+    const root = (body.causes as { wire_id: string }[])[1]?.wire_id ?? '';
+    const down = await get(`/wires/${root}`);
+    expect((down.body.consequences as { depth: number }[]).map((w) => w.depth)).toEqual([
+      1, 1, 1, 2, 2,
+    ]);
+    expect((await get('/wires/wire_missing')).res.status).toBe(404);
+  });
+});
