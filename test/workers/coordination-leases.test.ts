@@ -1,0 +1,194 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { StreamObject } from '../../src/stream/stream-object';
+import {
+  claim,
+  coordination,
+  lifecycle,
+  offer,
+  setCapacity,
+  taskStream,
+  uid,
+  wiresOf,
+} from './helpers/coordination';
+
+// Time is data: the test moves the clock the StreamObject reads (same isolate)
+// and fires its alarm with runDurableObjectAlarm — nothing sleeps.
+let now = Date.now();
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['Date'] });
+  now = Date.now();
+  vi.setSystemTime(now);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+function advance(seconds: number): void {
+  now += seconds * 1000;
+  vi.setSystemTime(now);
+}
+
+const stubOf = (streamId: string) => env.STREAMS.get(env.STREAMS.idFromName(streamId));
+
+describe('leases', () => {
+  it('extends the lease on a heartbeat, so the alarm at the old expiry re-offers nothing', async () => {
+    const task = uid('t');
+    await offer(task, 'developer');
+    const won = await claim(task, 'beat', { leaseSeconds: 60 });
+    const token = String(won.body.fencing_token);
+    advance(50);
+    const beat = await lifecycle(task, 'beat', 'task.heartbeat', token);
+    expect(beat.status).toBe(201);
+    expect(Date.parse(String(beat.body.lease_expires_at))).toBe(now + 60_000);
+
+    advance(30); // past the first lease, inside the extended one
+    await runDurableObjectAlarm(stubOf(taskStream(task)));
+    expect(await coordination(taskStream(task))).toMatchObject({ status: 'claimed' });
+    expect((await wiresOf(taskStream(task))).map((w) => w.type)).toEqual([
+      'task.available',
+      'task.claimed',
+      'task.heartbeat',
+    ]);
+    expect((await lifecycle(task, 'beat', 'task.complete', token)).status).toBe(201);
+  });
+
+  it('re-offers an expired task once as attempt n+1, caused by the expiry Wire, however often the alarm fires', async () => {
+    const task = uid('t');
+    await offer(task, 'developer', 1, 'project:leases');
+    await claim(task, 'sleepy', { leaseSeconds: 60 });
+    advance(3 * 60); // the alarm is late
+    await runDurableObjectAlarm(stubOf(taskStream(task)));
+    await runDurableObjectAlarm(stubOf(taskStream(task))); // and fires again
+    // …or is delivered twice at once (at-least-once alarms).
+    await runInDurableObject(stubOf(taskStream(task)), (o: StreamObject) =>
+      Promise.all([o.alarm(), o.alarm()]),
+    );
+
+    const first = await wiresOf(taskStream(task));
+    const expired = first.filter((w) => w.type === 'task.lease.expired');
+    expect(expired).toHaveLength(1);
+    expect(expired[0]).toMatchObject({
+      sender: 'system',
+      payload: { agent: 'sleepy', fencing_token: '1.2', next_stream_id: taskStream(task, 2) },
+    });
+
+    const second = await wiresOf(taskStream(task, 2));
+    expect(second).toHaveLength(1);
+    expect(second[0]).toMatchObject({
+      type: 'task.available',
+      sender: 'system',
+      causation_id: expired[0]?.wire_id,
+      correlation_id: 'project:leases',
+      payload: {
+        task_id: task,
+        role: 'developer',
+        attempt: 2,
+        previous_stream_id: taskStream(task),
+      },
+    });
+    expect(await coordination(taskStream(task))).toMatchObject({ status: 'expired', lease: null });
+    expect(await coordination(taskStream(task, 2))).toMatchObject({ status: 'available' });
+  });
+
+  it('refuses a late Wire from the expired holder, before and after the alarm, and fences it out of the next attempt', async () => {
+    const task = uid('t');
+    await offer(task, 'developer');
+    const won = await claim(task, 'paused', { leaseSeconds: 60 });
+    const token = String(won.body.fencing_token);
+    advance(61);
+
+    const beforeAlarm = await lifecycle(task, 'paused', 'task.complete', token);
+    expect(beforeAlarm.status).toBe(409);
+    expect(beforeAlarm.body.type).toBe('/problems/stale-fencing-token');
+    expect(beforeAlarm.body.detail).toContain('expired at');
+
+    await runDurableObjectAlarm(stubOf(taskStream(task)));
+    const afterAlarm = await lifecycle(task, 'paused', 'task.complete', token);
+    expect(afterAlarm.status).toBe(409);
+    expect(afterAlarm.body).toMatchObject({
+      type: '/problems/stale-fencing-token',
+      next_stream_id: taskStream(task, 2),
+    });
+    expect(afterAlarm.body.detail).toContain(`re-offered as ${taskStream(task, 2)}`);
+
+    const successor = await claim(task, 'fresh', { attempt: 2 });
+    expect(successor.status).toBe(201);
+    expect(successor.body.fencing_token).toBe('2.2');
+    const intrusion = await lifecycle(
+      task,
+      'paused',
+      'artifact.ready',
+      token,
+      {
+        artifact_type: 'migration',
+        artifact_ref: 'git://x',
+        sha256: 'b'.repeat(64),
+      },
+      2,
+    );
+    expect(intrusion.status).toBe(403);
+    expect(intrusion.body).toMatchObject({
+      type: '/problems/not-lease-holder',
+      holder: 'agent:fresh',
+    });
+    const claimOld = await claim(task, 'paused');
+    expect(claimOld.body).toMatchObject({
+      type: '/problems/task-not-available',
+      task_status: 'expired',
+    });
+  });
+
+  it('returns reserved capacity when a lease expires', async () => {
+    const agent = uid('cap');
+    await setCapacity(agent, 3, 3);
+    const task = uid('t');
+    await offer(task, 'developer');
+    expect((await claim(task, agent, { units: 2, leaseSeconds: 60 })).status).toBe(201);
+    expect(await coordination(`agent:${agent}`)).toMatchObject({
+      available_units: 1,
+      held_reservations: 1,
+    });
+    advance(120);
+    await runDurableObjectAlarm(stubOf(taskStream(task)));
+    expect(await coordination(`agent:${agent}`)).toMatchObject({
+      available_units: 3,
+      held_reservations: 0,
+      pending_reservations: 0,
+    });
+  });
+
+  it('returns a reservation that was never confirmed when its timeout lapses', async () => {
+    const agent = uid('cap');
+    await setCapacity(agent, 2, 2);
+    const stub = stubOf(`agent:${agent}`);
+    // Phase one of a claim whose task object died before deciding.
+    const reserved = await stub.append({
+      wire: '1.1',
+      wire_id: uid('r'),
+      stream_id: `agent:${agent}`,
+      correlation_id: null,
+      causation_id: null,
+      type: 'agent.capacity.reserved',
+      sender: 'system',
+      ts: new Date(now).toISOString(),
+      payload: {
+        reservation_id: 'task:ghost:attempt:1/claim-1',
+        units: 2,
+        task_stream_id: 'task:ghost:attempt:1',
+        expires_at: new Date(now + 30_000).toISOString(),
+      },
+    });
+    expect(reserved.ok).toBe(true);
+    expect(await coordination(`agent:${agent}`)).toMatchObject({
+      available_units: 0,
+      pending_reservations: 1,
+    });
+    advance(31);
+    await runDurableObjectAlarm(stub);
+    expect(await coordination(`agent:${agent}`)).toMatchObject({
+      available_units: 2,
+      pending_reservations: 0,
+    });
+  });
+});
