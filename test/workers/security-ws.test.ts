@@ -27,6 +27,13 @@ describe('WebSocket upgrades', () => {
     expect(res.webSocket).toBeNull();
   });
 
+  it('guards role feeds the same way', async () => {
+    const res = await SELF.fetch(`${base}/v1/roles/developer/ws`, {
+      headers: { Upgrade: 'websocket' },
+    });
+    await expectProblem(res, 401, 'unauthenticated');
+  });
+
   it('refuses an upgrade with a bad bearer token or a bad subprotocol token', async () => {
     const s = uniqueStream();
     await expectProblem(
