@@ -1,7 +1,15 @@
 // The real SDK (gRPC-web build) against the stand-in started by the global
 // setup: topics, messages, receipts, records and the mirror REST answers.
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { PrivateKey, Status } from '../../node_modules/@hashgraph/sdk/lib/browser.js';
+import {
+  PrecheckStatusError,
+  PrivateKey,
+  ReceiptStatusError,
+  Status,
+  TopicMessageSubmitTransaction,
+  TransactionId,
+  WebClient,
+} from '../../node_modules/@hashgraph/sdk/lib/browser.js';
 import {
   createTopic,
   expectedRunningHash,
@@ -58,5 +66,99 @@ describe('hedera stand-in', () => {
     expect(m2.running_hash).toBe(h2.toString('base64'));
     expect(m2.consensus_timestamp).toBe(record.consensusTimestamp.toString());
     expect(m2.consensus_timestamp > m1.consensus_timestamp).toBe(true);
+  });
+
+  it('splits a message over 1024 bytes into chunks the mirror shows with chunk_info', async () => {
+    const topicId = await createTopic(client);
+    const text = Array.from({ length: 2500 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(
+      '',
+    );
+    const tx = await submit(client, topicId, text);
+    const responses = await tx.executeAll(client);
+    expect(responses).toHaveLength(3);
+    for (const r of responses) expect((await r.getReceipt(client)).status).toBe(Status.Success);
+
+    const { body } = await mirrorMessages(url, topicId.toString());
+    expect(body.messages.map((m) => m.chunk_info?.number)).toEqual([1, 2, 3]);
+    const initial = body.messages[0]?.chunk_info?.initial_transaction_id;
+    expect(initial?.account_id).toBe('0.0.2');
+    for (const m of body.messages) {
+      expect(m.chunk_info?.total).toBe(3);
+      expect(m.chunk_info?.initial_transaction_id).toEqual(initial);
+      expect(Buffer.from(m.message, 'base64').length).toBeLessThanOrEqual(1024);
+    }
+    const joined = body.messages.map((m) => Buffer.from(m.message, 'base64').toString()).join('');
+    expect(joined).toBe(text);
+    let hash = Buffer.alloc(48);
+    for (const m of body.messages) {
+      hash = expectedRunningHash(hash, m);
+      expect(m.running_hash).toBe(hash.toString('base64'));
+    }
+  });
+
+  it('rejects a chunk over 1024 bytes at consensus with MESSAGE_SIZE_TOO_LARGE', async () => {
+    const topicId = await createTopic(client);
+    const tx = new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setChunkSize(2000)
+      .setMessage('x'.repeat(1500))
+      .freezeWith(client);
+    const response = await tx.execute(client);
+    const error = await response.getReceipt(client).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReceiptStatusError);
+    expect((error as ReceiptStatusError).status).toBe(Status.MessageSizeTooLarge);
+    expect((await mirrorMessages(url, topicId.toString())).body.messages).toEqual([]);
+  });
+
+  it('enforces the submit key: unsigned or wrongly signed messages fail with INVALID_SIGNATURE', async () => {
+    const submitKey = PrivateKey.generateED25519();
+    const topicId = await createTopic(client, submitKey);
+    for (const key of [undefined, PrivateKey.generateED25519()]) {
+      const tx = await submit(client, topicId, 'not allowed', key);
+      const error = await (await tx.execute(client)).getReceipt(client).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReceiptStatusError);
+      expect((error as ReceiptStatusError).status).toBe(Status.InvalidSignature);
+    }
+    const ok = await submit(client, topicId, 'allowed', submitKey);
+    const receipt = await (await ok.execute(client)).getReceipt(client);
+    expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
+    const { body } = await mirrorMessages(url, topicId.toString());
+    expect(body.messages.map((m) => Buffer.from(m.message, 'base64').toString())).toEqual([
+      'allowed',
+    ]);
+  });
+
+  it("refuses a payer whose signature is not its account key's (precheck INVALID_SIGNATURE)", async () => {
+    const topicId = await createTopic(client);
+    const impostor = WebClient.forNetwork(info.network);
+    impostor.setOperator(info.operatorId, PrivateKey.generateED25519());
+    try {
+      const tx = await submit(impostor, topicId, 'forged');
+      const error = await tx.execute(impostor).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PrecheckStatusError);
+      expect((error as PrecheckStatusError).status).toBe(Status.InvalidSignature);
+    } finally {
+      impostor.close();
+    }
+  });
+
+  it('rejects a second transaction with the same id as DUPLICATE_TRANSACTION', async () => {
+    const topicId = await createTopic(client);
+    const id = TransactionId.generate(info.operatorId);
+    const first = new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage('once')
+      .setTransactionId(id)
+      .freezeWith(client);
+    await (await first.execute(client)).getReceipt(client);
+    const again = new TopicMessageSubmitTransaction()
+      .setTopicId(topicId)
+      .setMessage('twice')
+      .setTransactionId(id)
+      .freezeWith(client);
+    const error = await again.execute(client).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PrecheckStatusError);
+    expect((error as PrecheckStatusError).status).toBe(Status.DuplicateTransaction);
+    expect((await mirrorMessages(url, topicId.toString())).body.messages).toHaveLength(1);
   });
 });
