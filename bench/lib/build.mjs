@@ -26,6 +26,9 @@ export function snapshotHead() {
     if (tar.status !== 0) throw new Error('git archive HEAD failed');
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   }
+  // wrangler refuses a missing [assets] directory; the dashboard's files may
+  // not be committed yet, and the bench only measures the Worker.
+  mkdirSync(path.join(dir, 'public'), { recursive: true });
   return { sha, dir };
 }
 

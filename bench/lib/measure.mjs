@@ -37,7 +37,7 @@ export async function measure(o) {
   const system = SYSTEMS[o.system];
   const rt = await start(o.builds[system.project], { bindings: o.bindings });
   const headers = await benchHeaders();
-  const streamOf = (i) => `s${i % o.streams}`;
+  const streamOf = (i) => `${o.id ?? 'x'}-s${i % o.streams}`;
   const common = {
     origin: rt.origin,
     headers,

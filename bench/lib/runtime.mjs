@@ -22,11 +22,34 @@ async function applyMigrations(mf, binding, dir) {
   }
 }
 
+const shared = new Map();
+let reuse = false;
+
+/**
+ * Quick runs reuse one instance per bundle (starting the Wirestream bundle
+ * takes seconds); full runs start a fresh one for every measured run.
+ */
+export function reuseInstances(on) {
+  reuse = on;
+}
+
+export async function disposeShared() {
+  for (const rt of shared.values()) await (await rt).mf.dispose();
+  shared.clear();
+}
+
 /**
  * Starts `bundle` (from build()) and resolves once it answers. `bindings`
  * adds or overrides plain vars (e.g. the stand-in's URL).
  */
-export async function start(bundle, { bindings = {} } = {}) {
+export async function start(bundle, options = {}) {
+  if (!reuse) return startFresh(bundle, options);
+  if (!shared.has(bundle.name)) shared.set(bundle.name, startFresh(bundle, options));
+  const rt = await shared.get(bundle.name);
+  return { ...rt, dispose: async () => {} };
+}
+
+async function startFresh(bundle, { bindings = {} } = {}) {
   const before = new Set(workerdChildren());
   const started = performance.now();
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.config);

@@ -5,12 +5,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { origin, paths, ack, headers, ackEvery = 256, ackDelayMs = 50 } = workerData;
+const { origin, paths, ack, headers, anchors, ackEvery = 256, ackDelayMs = 50 } = workerData;
 const clock = () => performance.timeOrigin + performance.now();
 
 let capacity = 1 << 16;
 let counts = new Uint32Array(capacity);
 let lastAt = new Float64Array(capacity);
+/** With `anchors`: when the first `anchored` news of each seq arrived. */
+const anchoredAt = new Map();
 let maxSeq = 0;
 let ready = 0;
 let failed = 0;
@@ -60,6 +62,20 @@ function open(path) {
         }
         return;
       }
+      if (text.startsWith('{"kind":"anchored"')) {
+        if (!anchors) return;
+        for (const w of JSON.parse(text).wires) {
+          if (!anchoredAt.has(w.stream_seq)) anchoredAt.set(w.stream_seq, at);
+        }
+        return;
+      }
+      if (anchors) {
+        for (const w of JSON.parse(text).wires ?? []) {
+          if (w.anchor?.status === 'anchored' && !anchoredAt.has(w.stream_seq)) {
+            anchoredAt.set(w.stream_seq, at);
+          }
+        }
+      }
       let last = 0;
       SEQ.lastIndex = 0;
       for (let m = SEQ.exec(text); m; m = SEQ.exec(text)) {
@@ -96,6 +112,7 @@ function report(upTo) {
     counts: counts.slice(0, n + 1),
     lastAt: lastAt.slice(0, n + 1),
     maxSeq,
+    anchoredAt: Object.fromEntries(anchoredAt),
     closes: Object.fromEntries(closes),
   });
 }

@@ -8,13 +8,22 @@ const THREAD = path.join(import.meta.dirname, 'subscriber-thread.mjs');
  * Opens `count` WebSockets to `wsPath` in a worker thread. Resolves when all
  * are connected (and, for Wirestream, caught up).
  */
-export async function subscribe({ origin, wsPath, count, ack, ackPolicy = {}, headers = {} }) {
+export async function subscribe({
+  origin,
+  wsPath,
+  count,
+  ack,
+  ackPolicy = {},
+  headers = {},
+  anchors = false,
+}) {
   const worker = new Worker(THREAD, {
     workerData: {
       origin: origin.host,
       paths: Array.from({ length: count }, () => wsPath),
       ack,
       headers,
+      anchors,
       ...ackPolicy,
     },
   });

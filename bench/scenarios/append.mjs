@@ -28,6 +28,7 @@ export async function appendScenario(o, builds, log) {
     if (o.clients) {
       for (const system of o.systems) {
         const r = await measure({
+          id: o.id,
           system,
           builds,
           streams: o.streams,
@@ -45,6 +46,7 @@ export async function appendScenario(o, builds, log) {
     const rate = o.rate ?? Math.max(5, Math.floor((slowest * (o.rateFactor ?? 0.5)) / 5) * 5);
     for (const system of o.systems) {
       const r = await measure({
+        id: o.id,
         system,
         builds,
         streams: o.streams,
