@@ -78,7 +78,11 @@ CREATE TABLE IF NOT EXISTS projection_meta (
   last_received_at TEXT,
   updated_at TEXT
 );
-INSERT OR IGNORE INTO projection_meta (model, reducer_version, status) VALUES ('wire_events', 1, 'ready');
+INSERT OR IGNORE INTO projection_meta (model, reducer_version, status) VALUES
+  ('wire_events', 1, 'ready'),
+  ('stream_state', 1, 'ready'),
+  ('task_run_state', 1, 'ready'),
+  ('agent_runtime_state', 1, 'ready');
 
 -- HCS topics seen in anchors: the list a rebuild replays (kept across rebuilds).
 CREATE TABLE IF NOT EXISTS projection_topics (

@@ -6,6 +6,7 @@ import { corsForApi, securityHeaders } from './browser-hygiene';
 import { PROBLEMS, problem } from './problem';
 import { anchoring } from './routes/proof';
 import { coordination } from './routes/roles';
+import { adminRebuild } from './routes/admin-rebuild';
 import { readAgents } from './routes/read-agents';
 import { readStreams } from './routes/read-streams';
 import { readTasks } from './routes/read-tasks';
@@ -36,6 +37,7 @@ export function createApp() {
   app.route('/v1', readAgents);
   app.route('/v1', readStreams);
   app.route('/v1', readWires);
+  app.route('/v1', adminRebuild);
 
   app.get('/problems/:code', (c) => {
     const code = c.req.param('code') as keyof typeof PROBLEMS;

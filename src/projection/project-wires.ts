@@ -74,7 +74,7 @@ async function projectChunk(
   const streamIds = [...byStream.keys()];
   const after = [...byStream].map(([s, list]) => ({ s, after: list.at(-1)?.stream_seq ?? 0 }));
   const [metaResult, waitingResult, ...rowResults] = await db.batch<Record<string, unknown>>([
-    db.prepare(`SELECT model FROM projection_meta WHERE status = 'rebuilding'`),
+    db.prepare(`SELECT model FROM projection_meta WHERE status <> 'ready'`),
     selectWaitingAfter(db, after),
     ...REDUCERS.map((r) => selectRows(db, r, streamIds)),
   ]);
@@ -82,7 +82,8 @@ async function projectChunk(
   if (waiting.length > 0) {
     for (const [s, list] of groupByStream([...waiting, ...wires])) byStream.set(s, list);
   }
-  // A model being rebuilt is left to the rebuild, which catches up at its end.
+  // A model being rebuilt (or whose rebuild failed) is left to the rebuild,
+  // which catches up at its end.
   const rebuilding = new Set((metaResult?.results ?? []).map((r) => String(r.model)));
   const active = REDUCERS.filter((r) => !rebuilding.has(r.model));
   const current = new Map<ModelName, Map<string, BaseRow>>();
@@ -165,7 +166,7 @@ function evolveAll(
   return changed;
 }
 
-function anchorsOf(wires: readonly ProjectedWire[]): AnchorUpdate[] {
+export function anchorsOf(wires: readonly ProjectedWire[]): AnchorUpdate[] {
   const anchors: AnchorUpdate[] = [];
   for (const w of wires) {
     if (w.hcs_topic_id && w.hcs_sequence_number != null && w.consensus_timestamp) {

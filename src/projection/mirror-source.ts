@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { ChunkAssembler, readTopicMessages } from '../anchor/mirror';
+import { AnyPayload, StreamId, WireId, WireType } from '../protocol';
+import type { ProjectedWire } from './types';
+
+/** Where a rebuild reads Wires from: HCS topics, page by page. */
+export interface RebuildSource {
+  topics: string[];
+  /** Pages of decoded Wires in topic order; `skipped` counts messages that are not Wires. */
+  read(topic: string): AsyncIterable<{ wires: ProjectedWire[]; messages: number; skipped: number }>;
+}
+
+/**
+ * The envelope as it sits in an HCS message (canonical JSON of a stored
+ * Wire). Parsed loosely: a message from another producer may carry more.
+ */
+const HcsWire = z.looseObject({
+  wire: z.literal('1.1'),
+  wire_id: WireId,
+  stream_id: StreamId,
+  stream_seq: z.int().min(1),
+  correlation_id: z.string().nullable().optional(),
+  causation_id: z.string().nullable().optional(),
+  type: WireType,
+  sender: z.string().min(1),
+  ts: z.string().min(1),
+  payload: AnyPayload,
+});
+
+/** `seconds.nanos` → ISO 8601 (HCS carries no receive time: consensus time stands in). */
+export function isoOfConsensus(timestamp: string): string {
+  const [s = '0', n = '0'] = timestamp.split('.');
+  return new Date(Number(s) * 1000 + Math.floor(Number(n.padEnd(9, '0')) / 1e6)).toISOString();
+}
+
+/** Decodes one whole HCS message into a Wire with its anchor, or null. */
+export function decodeMessage(
+  bytes: Uint8Array,
+  topicId: string,
+  sequenceNumber: number,
+  consensusTimestamp: string,
+): ProjectedWire | null {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes));
+  } catch {
+    return null;
+  }
+  const parsed = HcsWire.safeParse(json);
+  if (!parsed.success) return null;
+  const w = parsed.data;
+  return {
+    wire: '1.1',
+    wire_id: w.wire_id,
+    stream_id: w.stream_id,
+    stream_seq: w.stream_seq,
+    correlation_id: w.correlation_id ?? null,
+    causation_id: w.causation_id ?? null,
+    type: w.type,
+    sender: w.sender,
+    ts: w.ts,
+    payload: w.payload,
+    received_at: isoOfConsensus(consensusTimestamp),
+    hcs_topic_id: topicId,
+    hcs_sequence_number: sequenceNumber,
+    consensus_timestamp: consensusTimestamp,
+  };
+}
+
+/**
+ * Reads topics from the mirror node REST API, reassembling chunked messages
+ * (a chunked Wire is identified by its last chunk, as the anchoring loop
+ * records it).
+ */
+export function mirrorSource(mirrorUrl: string, topics: string[]): RebuildSource {
+  return {
+    topics,
+    async *read(topic) {
+      const assembler = new ChunkAssembler();
+      let after = 0;
+      for (;;) {
+        const page = await readTopicMessages(mirrorUrl, topic, after, 100);
+        const wires: ProjectedWire[] = [];
+        let skipped = 0;
+        for (const m of page.messages) {
+          after = m.sequence_number;
+          const whole = assembler.add(m);
+          if (!whole) continue;
+          const wire = decodeMessage(
+            whole.bytes,
+            topic,
+            whole.last.sequence_number,
+            whole.last.consensus_timestamp,
+          );
+          if (wire) wires.push(wire);
+          else skipped++;
+        }
+        yield { wires, messages: page.messages.length, skipped };
+        if (!page.hasMore || page.messages.length === 0) return;
+      }
+    },
+  };
+}

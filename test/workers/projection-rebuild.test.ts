@@ -1,0 +1,108 @@
+import { env, SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { authHeaders } from './helpers/auth';
+import { claim, lifecycle, offer, send, setCapacity, uid } from './helpers/coordination';
+import { comparableDump, runRebuild, untilQuiet } from './helpers/projection-live';
+
+async function get(path: string) {
+  const res = await SELF.fetch(`https://ws.test/v1${path}`, {
+    headers: await authHeaders('human:reader', ['read']),
+  });
+  return { res, body: (await res.json()) as Record<string, unknown> };
+}
+
+describe('live projection', () => {
+  it('makes an appended Wire readable from D1 with ?wait_for=', async () => {
+    const task = uid('T');
+    const offered = await offer(task, 'developer');
+    expect(offered.status).toBe(201);
+    const wireId = String(offered.body.wire_id);
+    const { res, body } = await get(`/tasks/${task}?wait_for=${wireId}`);
+    expect(res.headers.get('Wirestream-Wait-For')).toBe('visible');
+    expect(Number(res.headers.get('Wirestream-Watermark'))).toBeGreaterThan(0);
+    expect(body.current).toMatchObject({ task_id: task, status: 'available', role: 'developer' });
+  });
+
+  it('says timeout when the awaited Wire never shows up', async () => {
+    const { res } = await get('/streams?wait_for=wire_never_sent&wait_ms=100');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Wirestream-Wait-For')).toBe('timeout');
+  });
+});
+
+describe('rebuild from the HCS mirror', () => {
+  it('reproduces every row of every read model and reports progress', async () => {
+    const agent = uid('dev');
+    await setCapacity(agent, 4, 4);
+    const task = uid('T');
+    await offer(task, 'developer', 1, 'project:rebuild');
+    const won = await claim(task, agent, { units: 2 });
+    expect(won.status).toBe(201);
+    const token = String(won.body.fencing_token);
+    await lifecycle(task, agent, 'task.started', token);
+    await lifecycle(task, agent, 'artifact.ready', token, {
+      artifact_type: 'migration',
+      artifact_ref: 'r2://runs/1.sql',
+      sha256: 'b'.repeat(64),
+    });
+    await lifecycle(task, agent, 'task.complete', token, { output_ref: 'git:1' });
+    await send(`agent:${agent}`, 'agent.heartbeat', `agent:${agent}`, {});
+    await untilQuiet();
+    const live = await comparableDump();
+
+    const lines = await runRebuild();
+    expect(lines[0]).toMatchObject({ phase: 'start', full: true });
+    expect(lines.some((l) => l.phase === 'read')).toBe(true);
+    expect(lines.some((l) => l.phase === 'write')).toBe(true);
+    const done = lines.at(-1);
+    expect(done).toMatchObject({ phase: 'done', wires: live.wire_events.length });
+
+    expect(await comparableDump()).toEqual(live);
+    const agentRow = live.agent_runtime_state.find((a) => a.agent_id === agent);
+    expect(agentRow).toMatchObject({ available_units: 4, reserved_units: 0 });
+  });
+
+  it('rebuilds only the model whose reducer version changed', async () => {
+    await offer(uid('T'), 'developer');
+    await untilQuiet();
+    // Pretend task_run_state was built by an older reducer, and scribble on
+    // both tables: only the stale model may be rebuilt.
+    await env.DB.batch([
+      env.DB.prepare(
+        `UPDATE projection_meta SET reducer_version = 0 WHERE model = 'task_run_state'`,
+      ),
+      env.DB.prepare(`UPDATE task_run_state SET status = 'scribbled'`),
+      env.DB.prepare(`UPDATE stream_state SET status = 'scribbled'`),
+    ]);
+    const lines = await runRebuild({ models: 'stale' });
+    expect(lines[0]).toMatchObject({ phase: 'start', models: ['task_run_state'], full: false });
+    const statuses = await env.DB.batch<{ status: string }>([
+      env.DB.prepare(`SELECT DISTINCT status FROM task_run_state`),
+      env.DB.prepare(`SELECT DISTINCT status FROM stream_state`),
+    ]);
+    expect(statuses[0]?.results.map((r) => r.status)).not.toContain('scribbled');
+    expect(statuses[1]?.results.map((r) => r.status)).toEqual(['scribbled']);
+    const meta = await get('/tasks');
+    expect(meta.res.status).toBe(200);
+  });
+
+  it('refuses a rebuild without the admin scope and an unknown model', async () => {
+    const res = await SELF.fetch('https://ws.test/v1/admin/rebuild', {
+      method: 'POST',
+      headers: await authHeaders('agent:nobody', ['append', 'read']),
+    });
+    expect(res.status).toBe(403);
+    const bad = await SELF.fetch('https://ws.test/v1/admin/rebuild', {
+      method: 'POST',
+      headers: {
+        ...(await authHeaders('human:ops', ['admin'])),
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ models: ['tasks'] }),
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { errors: unknown[] }).errors).toMatchObject([
+      { path: 'models.0' },
+    ]);
+  });
+});
