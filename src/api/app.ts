@@ -4,13 +4,13 @@ import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
 import { PROBLEMS, problem } from './problem';
-import { anchoring } from './routes/proof';
-import { coordination } from './routes/roles';
 import { adminRebuild } from './routes/admin-rebuild';
+import { anchoring } from './routes/proof';
 import { readAgents } from './routes/read-agents';
 import { readStreams } from './routes/read-streams';
 import { readTasks } from './routes/read-tasks';
 import { readWires } from './routes/read-wires';
+import { coordination } from './routes/roles';
 import { streams } from './routes/streams';
 
 /** The HTTP API. One `app.use('/v1/*', …)` can guard every route. */
