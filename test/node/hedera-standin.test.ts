@@ -89,7 +89,7 @@ describe('hedera stand-in', () => {
     }
     const joined = body.messages.map((m) => Buffer.from(m.message, 'base64').toString()).join('');
     expect(joined).toBe(text);
-    let hash = Buffer.alloc(48);
+    let hash: Buffer = Buffer.alloc(48);
     for (const m of body.messages) {
       hash = expectedRunningHash(hash, m);
       expect(m.running_hash).toBe(hash.toString('base64'));

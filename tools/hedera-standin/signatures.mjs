@@ -35,8 +35,8 @@ function ed25519Signed(raw, pairs, body) {
   if (raw.length !== 32) return false;
   for (const pair of pairs) {
     const prefix = pair.pubKeyPrefix ?? new Uint8Array();
-    const sig = pair.ed25519;
-    if (!sig || sig.length !== 64) continue;
+    const sig = pair.ed25519 ?? new Uint8Array();
+    if (sig.length !== 64) continue; // not an ed25519 pair
     if (!Buffer.from(raw).subarray(0, prefix.length).equals(Buffer.from(prefix))) continue;
     if (verify(null, body, publicKeyObject(raw), sig)) return true;
   }
