@@ -54,6 +54,14 @@ export default defineConfig(async () => {
             environment: 'node',
           },
         },
+        {
+          // The dashboard in Debian's chromium (playwright-core) against wrangler dev.
+          test: {
+            name: 'browser',
+            include: ['test/browser/**/*.test.ts'],
+            environment: 'node',
+          },
+        },
       ],
     },
   };

@@ -4,8 +4,9 @@ import { newWireId } from '../protocol/ids';
 import { DEFAULT_RETRY, type RetryPolicy } from './backoff';
 import { Http, type TokenSource } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
+import { verifyMessage } from './proof';
 import { type SubscribeOptions, Subscription } from './subscription';
-import type { AppendReceipt, ServedWire, WebSocketConstructor } from './types';
+import type { AppendReceipt, ServedWire, WebSocketConstructor, WireProof } from './types';
 
 export interface ClientOptions {
   /** Default `http://127.0.0.1:8787` (what `npm start` serves). */
@@ -152,6 +153,28 @@ export class WirestreamClient {
     const sender = this.#options.sender;
     if (!sender) throw new TypeError('claim needs a sender (agent:<id>) in the client options');
     return claimTask(this, sender, task, options);
+  }
+
+  /** Where a Wire sits on HCS (404 `not-found` until it is anchored). */
+  async proof(wireId: string): Promise<WireProof> {
+    const path = `/v1/wires/${encodeURIComponent(wireId)}/proof`;
+    return (await this.http.request<WireProof>('GET', path)).body;
+  }
+
+  /**
+   * Checks a proof against the mirror node: recomputes the message's running
+   * hash from the previous message's and compares the anchored message with
+   * the proof's. `mirrorUrl` defaults to the one the proof links to.
+   */
+  async checkProof(proof: WireProof, mirrorUrl?: string) {
+    const base = mirrorUrl ?? proof.mirror_url.replace(/\/api\/v1\/.*$/, '');
+    const fetchImpl = this.#options.fetch;
+    return verifyMessage(
+      { mirrorUrl: base, ...(fetchImpl ? { fetch: fetchImpl } : {}) },
+      proof.hcs_topic_id,
+      proof.hcs_sequence_number,
+      proof.hcs_chunks === 1 ? proof.message : undefined,
+    );
   }
 
   /** GET a JSON resource under the API (read models and the like). */

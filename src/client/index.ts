@@ -30,9 +30,11 @@ export { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
 export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
 export type {
   AnchorState,
+  AnchorUpdate,
   AppendReceipt,
   ServedWire,
   ServerFrame,
   SocketLike,
   WebSocketConstructor,
+  WireProof,
 } from './types';

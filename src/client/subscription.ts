@@ -2,7 +2,13 @@ import { backoffDelay, type RetryPolicy, sleep } from './backoff';
 import { WirestreamError } from './errors';
 import type { Http } from './http';
 import { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
-import type { ServedWire, ServerFrame, SocketLike, WebSocketConstructor } from './types';
+import type {
+  AnchorUpdate,
+  ServedWire,
+  ServerFrame,
+  SocketLike,
+  WebSocketConstructor,
+} from './types';
 
 export type SubscriptionState = 'connecting' | 'catching-up' | 'live' | 'reconnecting' | 'closed';
 
@@ -14,7 +20,9 @@ export interface SubscribeOptions {
   onState?: (state: SubscriptionState, detail?: { reason?: string; delayMs?: number }) => void;
   onCaughtUp?: (lastSeq: number) => void;
   onGap?: (gap: Gap) => void;
-  /** Frames other than `wires`/`caught-up`/`pong`, e.g. `{"kind":"anchored",…}`. */
+  /** Wires already delivered that are now anchored on HCS. */
+  onAnchored?: (updates: AnchorUpdate[]) => void;
+  /** Frames of other kinds, passed through untouched. */
   onFrame?: (frame: ServerFrame) => void;
   /** Which number orders the feed (default `stream_seq`). */
   seqOf?: (wire: ServedWire) => number;
@@ -178,6 +186,10 @@ export class Subscription {
         if (socket === this.#socket) this.#setState('live');
         this.options.onCaughtUp?.(last);
       });
+    } else if (frame.kind === 'anchored' && Array.isArray(frame.wires)) {
+      const updates = frame.wires as AnchorUpdate[];
+      // Queued behind delivery, so the handler has seen each Wire before its anchor.
+      this.#chain = this.#chain.then(() => this.options.onAnchored?.(updates));
     } else if (frame.kind !== 'pong') {
       this.options.onFrame?.(frame);
     }

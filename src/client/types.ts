@@ -7,14 +7,41 @@ export interface ServedWire extends Wire {
   anchor?: AnchorState;
 }
 
-/** Where a Wire stands on HCS. Fields beyond `state` appear once it is anchored. */
+/** Where a Wire stands on HCS. Fields beyond `status` appear once it is anchored. */
 export interface AnchorState {
-  state: 'pending' | 'anchored' | 'failed' | string;
+  status: 'pending' | 'anchored' | string;
+  topic?: string;
   hcs_topic_id?: string;
   hcs_sequence_number?: number;
   consensus_timestamp?: string;
   running_hash?: string;
-  [key: string]: unknown;
+  hcs_chunks?: number;
+}
+
+/** One entry of an `anchored` frame: a Wire the subscriber already has is now on HCS. */
+export interface AnchorUpdate {
+  wire_id: string;
+  stream_seq: number;
+  anchor: AnchorState;
+}
+
+/** `GET /v1/wires/{wire_id}/proof`: where a Wire sits on HCS. */
+export interface WireProof {
+  wire_id: string;
+  stream_id: string;
+  stream_seq: number;
+  topic: string;
+  network: string;
+  hcs_topic_id: string;
+  hcs_sequence_number: number;
+  hcs_chunks: number;
+  consensus_timestamp: string;
+  running_hash: string;
+  running_hash_version: number;
+  /** The exact message text submitted to HCS. */
+  message: string;
+  mirror_url: string;
+  hashscan_url: string | null;
 }
 
 /** The 201/200 answer to an append. */
@@ -30,7 +57,7 @@ export interface AppendReceipt {
 export type ServerFrame =
   | { kind: 'wires'; wires: ServedWire[] }
   | { kind: 'caught-up'; last_seq: number }
-  | { kind: 'anchored'; [key: string]: unknown }
+  | { kind: 'anchored'; wires: AnchorUpdate[] }
   | { kind: 'pong' }
   | { kind: string; [key: string]: unknown };
 

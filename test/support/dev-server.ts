@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type Standin, startStandin } from '../../tools/hedera-standin/index.mjs';
 
 /**
  * The real Worker under `wrangler dev` on a free 127.0.0.1 port, for tests
@@ -17,6 +18,8 @@ export interface DevServer {
   readonly adminToken: string;
   restart(): Promise<void>;
   stop(): Promise<void>;
+  /** The Hedera stand-in the Worker anchors to (it outlives restarts). */
+  readonly standin: Standin;
   /** Everything the server printed (for failure messages). */
   log(): string;
 }
@@ -44,11 +47,33 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
   const port = await freePort();
   const persist = mkdtempSync(path.join(tmpdir(), 'wirestream-dev-'));
   const adminToken = `test-admin-${Math.random().toString(36).slice(2)}`;
+  const standin = await startStandin({ host: '127.0.0.1', port: 0 });
   const allVars = {
     ADMIN_TOKEN: adminToken,
     TOKEN_SECRET: `test-secret-${Math.random().toString(36).slice(2)}`,
+    HEDERA_NETWORK: 'local',
+    HEDERA_LOCAL_URL: standin.url,
+    // Tests drive bursts from one sender; the rate limiter has its own tests.
+    RATE_PER_SECOND: '0',
     ...vars,
   };
+  // The read models live in D1: apply its migrations as `npm start` does.
+  const migrate = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
+      'd1',
+      'migrations',
+      'apply',
+      'DB',
+      '--local',
+      '--persist-to',
+      persist,
+    ],
+    { cwd: ROOT, env: { ...process.env, ...OFFLINE }, encoding: 'utf8' },
+  );
+  if (migrate.status !== 0)
+    throw new Error(`D1 migrations failed:\n${migrate.stdout}${migrate.stderr}`);
   let output = '';
   let child: ChildProcess | null = null;
 
@@ -117,8 +142,10 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     },
     stop: async () => {
       await stop();
+      await standin.close();
       rmSync(persist, { recursive: true, force: true });
     },
+    standin,
     log: () => output,
   };
 }

@@ -1,0 +1,119 @@
+// The live Wire table. Wires can arrive far faster than the screen refreshes
+// (1,000/s and more), so they are queued and drawn once per animation frame,
+// newest on top, and only the newest MAX_ROWS stay in the DOM.
+const MAX_ROWS = 500;
+const MAX_PAYLOAD = 120;
+
+export class WireTable {
+  /** @param {HTMLTableSectionElement} body @param {HTMLElement} empty */
+  constructor(body, empty, onDraw = () => {}) {
+    this.onDraw = onDraw;
+    this.body = body;
+    this.empty = empty;
+    this.pending = [];
+    this.rows = new Map(); // wire_id -> <tr>
+    this.anchors = new Map(); // wire_id -> anchor that arrived before its row was drawn
+    this.frame = 0;
+    this.anchoredCount = 0;
+  }
+
+  reset() {
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.pending = [];
+    this.rows.clear();
+    this.anchors.clear();
+    this.anchoredCount = 0;
+    this.body.replaceChildren();
+    this.empty.hidden = false;
+  }
+
+  add(wires) {
+    for (const wire of wires) this.pending.push(wire);
+    // Only the newest rows would survive this frame anyway.
+    if (this.pending.length > MAX_ROWS) this.pending.splice(0, this.pending.length - MAX_ROWS);
+    this.#schedule();
+  }
+
+  /** @param {{wire_id: string, anchor: object}[]} updates */
+  anchor(updates) {
+    for (const update of updates) {
+      const row = this.rows.get(update.wire_id);
+      if (row) this.#paintAnchor(row, update.wire_id, update.anchor);
+      else this.anchors.set(update.wire_id, update.anchor);
+    }
+    if (this.anchors.size > MAX_ROWS * 4) this.anchors.clear();
+  }
+
+  #schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.#draw();
+      this.onDraw();
+    });
+  }
+
+  #draw() {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    const fragment = document.createDocumentFragment();
+    for (let i = batch.length - 1; i >= 0; i--) fragment.append(this.#row(batch[i]));
+    this.body.prepend(fragment);
+    this.empty.hidden = true;
+    while (this.body.rows.length > MAX_ROWS) {
+      const last = this.body.lastElementChild;
+      if (!last) break;
+      this.rows.delete(last.dataset.wireId);
+      last.remove();
+    }
+  }
+
+  #row(wire) {
+    const tr = document.createElement('tr');
+    tr.dataset.seq = String(wire.stream_seq);
+    tr.dataset.wireId = wire.wire_id;
+    const cells = [
+      ['seq', `#${wire.stream_seq}`],
+      ['time', (wire.received_at ?? '').slice(11, 23)],
+      ['type', wire.type],
+      ['sender', wire.sender],
+      ['anchor', ''],
+      ['payload', summary(wire.payload)],
+    ];
+    for (const [name, text] of cells) {
+      const td = document.createElement('td');
+      td.className = name;
+      td.textContent = text;
+      tr.append(td);
+    }
+    this.rows.set(wire.wire_id, tr);
+    const early = this.anchors.get(wire.wire_id);
+    this.anchors.delete(wire.wire_id);
+    this.#paintAnchor(tr, wire.wire_id, early ?? wire.anchor ?? { status: 'pending' });
+    return tr;
+  }
+
+  #paintAnchor(tr, wireId, anchor) {
+    const td = tr.querySelector('td.anchor');
+    if (!td || td.dataset.status === 'anchored') return;
+    td.dataset.status = anchor.status;
+    if (anchor.status !== 'anchored') {
+      td.textContent = anchor.status ?? 'pending';
+      return;
+    }
+    this.anchoredCount++;
+    const link = document.createElement('a');
+    link.href = `/v1/wires/${encodeURIComponent(wireId)}/proof`;
+    link.dataset.proof = wireId;
+    link.textContent = `HCS ${anchor.hcs_topic_id ?? ''} #${anchor.hcs_sequence_number}`;
+    link.title = `consensus ${anchor.consensus_timestamp ?? ''}`;
+    td.replaceChildren(link);
+  }
+}
+
+function summary(payload) {
+  const text = JSON.stringify(payload ?? {});
+  return text.length > MAX_PAYLOAD ? `${text.slice(0, MAX_PAYLOAD - 1)}…` : text;
+}

@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WirestreamClient } from '../../src/client';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+// Debian's chromium (installed by .ci/run), never a downloaded browser.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const SENDER = 'agent:dash-test';
+const SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/dashboard.png');
+
+interface FrameReport {
+  frames: number;
+  worstGap: number;
+  firstWireAt: number;
+  lastWireAt: number;
+}
+
+/** Runs in the page: frame gaps, and when the first and last Wire were counted. */
+const FRAME_MONITOR = `
+  window.__frameMonitor = (() => {
+    const m = { frames: 0, worstGap: 0, firstWireAt: 0, lastWireAt: 0 };
+    let prev = 0, seen = '0';
+    const tick = (now) => {
+      if (prev) m.worstGap = Math.max(m.worstGap, now - prev);
+      prev = now;
+      m.frames++;
+      const count = document.querySelector('#stats')?.getAttribute('data-count') ?? '0';
+      const rows = document.querySelectorAll('#wires tbody tr').length;
+      if (rows > 0 && !m.firstWireAt) m.firstWireAt = now;
+      if (count !== seen) { seen = count; m.lastWireAt = now; }
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    return { read: () => ({ ...m }) };
+  })();
+`;
+
+let server: DevServer;
+let context: BrowserContext;
+let page: Page;
+let writer: WirestreamClient;
+let token = '';
+let profile = '';
+const problems: string[] = [];
+const project = `dash${Date.now().toString(36)}`;
+const stream = `project:${project}`;
+
+async function appendN(n: number, from = 0) {
+  for (let i = 0; i < n; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, (_, j) =>
+        writer.append(stream, {
+          type: 'review.concern',
+          payload: { concern: `note ${from + i + j}` },
+        }),
+      ),
+    );
+  }
+}
+
+const shownSeqs = () =>
+  page.$$eval('#wires tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-seq'))));
+const lastSeq = () => page.$eval('#stats', (el) => Number(el.getAttribute('data-last-seq')));
+const lastSeqIs = (n: number) =>
+  `document.querySelector('#stats')?.getAttribute('data-last-seq') === '${n}'`;
+
+beforeAll(async () => {
+  server = await startDevServer();
+  token = (await tokenFor(server, SENDER)) ?? '';
+  writer = new WirestreamClient({ baseUrl: server.url, sender: SENDER, token });
+  profile = mkdtempSync(path.join(tmpdir(), 'wirestream-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 800 },
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close();
+  await server?.stop();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('dashboard', () => {
+  it('loads without console errors and shows a Wire appended through the API within a second', async () => {
+    await page.goto(`${server.url}/?project=${project}#token=${token}`);
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    const started = Date.now();
+    const { receipt } = await writer.append(stream, {
+      type: 'review.concern',
+      payload: { concern: 'first', severity: 'info' },
+    });
+    await page.waitForSelector(`#wires tr[data-wire-id="${receipt.wire_id}"]`, { timeout: 5_000 });
+    const elapsed = Date.now() - started;
+    console.log(`dashboard showed an appended Wire after ${elapsed} ms`);
+    expect(elapsed).toBeLessThan(1000);
+    expect(await page.textContent('#wires tr[data-seq="1"] td.type')).toBe('review.concern');
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('shows the Wire anchored on HCS with its sequence number and a proof link', async () => {
+    const anchored = await page.waitForSelector(
+      '#wires tr[data-seq="1"] td.anchor[data-status="anchored"] a',
+      {
+        timeout: 30_000,
+      },
+    );
+    expect(await anchored.textContent()).toMatch(/^HCS \d+\.\d+\.\d+ #\d+$/);
+    expect(await anchored.getAttribute('href')).toMatch(/^\/v1\/wires\/wire_[0-9A-Z]+\/proof$/);
+  }, 60_000);
+
+  it('reconnects after the server restarts and shows later Wires with no duplicates and no gaps', async () => {
+    await appendN(20, 1);
+    await page.waitForFunction(lastSeqIs(21));
+    const sawReconnecting = page.waitForSelector('#conn[data-state="reconnecting"]', {
+      timeout: 30_000,
+    });
+    await server.restart();
+    await sawReconnecting;
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 30_000 });
+    await appendN(30, 21);
+    await page.waitForFunction(lastSeqIs(51), null, { timeout: 15_000 });
+    const seqs = await shownSeqs();
+    expect(seqs).toEqual(Array.from({ length: 51 }, (_, i) => 51 - i));
+    const stats = await page.$eval('#stats', (el) =>
+      ['count', 'gaps', 'dups'].map((k) => el.getAttribute(`data-${k}`)),
+    );
+    expect(stats).toEqual(['51', '0', '0']);
+    await page.waitForTimeout(1500); // let anchors and the board settle for the picture
+    await page.screenshot({ path: SCREENSHOT });
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('keeps up with thousands of Wires a second, drawing at most 500 rows', async () => {
+    const before = await lastSeq();
+    const total = 4000;
+    await appendN(total, before);
+    const target = before + total;
+    // A fresh page replays the backlog as fast as the server sends it; a
+    // frame monitor installed before the page's own code measures how long
+    // the main thread is ever blocked while it draws.
+    const fresh = await context.newPage();
+    await fresh.addInitScript(FRAME_MONITOR);
+    await fresh.goto(`${server.url}/?project=${project}#token=${token}`);
+    await fresh.waitForFunction(lastSeqIs(target), null, { timeout: 60_000, polling: 100 });
+    const m = (await fresh.evaluate('window.__frameMonitor.read()')) as FrameReport;
+    const rows = await fresh.$$eval('#wires tbody tr', (r) => r.length);
+    const seconds = (m.lastWireAt - m.firstWireAt) / 1000;
+    const rate = Math.round(total / Math.max(seconds, 0.001));
+    console.log(
+      `dashboard drew ${total} Wires in ${seconds.toFixed(2)} s (${rate}/s) over ${m.frames} frames; worst frame gap ${Math.round(m.worstGap)} ms`,
+    );
+    expect(rows).toBe(500);
+    expect(rate).toBeGreaterThan(1000);
+    expect(m.worstGap).toBeLessThan(500);
+    await fresh.close();
+  }, 180_000);
+});
