@@ -161,7 +161,11 @@ export class HcsAnchor implements Anchor {
     client.setOperatorWith(operator, key.publicKey, await webCryptoSigner(operatorKey, key));
     // Bounded retries inside the SDK; the TopicObject's alarm does the long backoff.
     client.setMaxAttempts(4).setMinBackoff(100).setMaxBackoff(1000);
-    client.setRequestTimeout(15_000);
+    // A node that failed is shunned for 8 s by default: too long for one node
+    // (the stand-in) and for an alarm that already backs off on its own.
+    client.setNodeMinBackoff(250).setNodeMaxBackoff(4000);
+    client.setNodeMinReadmitPeriod(250).setNodeMaxReadmitPeriod(4000);
+    client.setGrpcDeadline(5_000).setRequestTimeout(15_000);
     client.setDefaultRegenerateTransactionId(false);
     return { client, operator };
   }

@@ -1,3 +1,4 @@
+import type { Wire } from '../protocol';
 import type { Sql } from '../stream/sql';
 import type { AnchorRecord, OutboxWire } from './types';
 
@@ -58,13 +59,13 @@ export class TopicLog {
   }
 
   /** Stores Wires not seen before; returns how many were new. */
-  accept(wires: OutboxWire[], message: (w: OutboxWire) => string, now: number): number {
+  accept(wires: OutboxWire[], message: (w: Wire) => string, now: number): number {
     let added = 0;
     for (const wire of wires) {
       const { received_at: _r, ...envelope } = wire;
       const res = this.sql<{ pos: number }>`INSERT OR IGNORE INTO wires
         (wire_id, stream_id, stream_seq, message, body, accepted_at)
-        VALUES (${wire.wire_id}, ${wire.stream_id}, ${wire.stream_seq}, ${message(wire)},
+        VALUES (${wire.wire_id}, ${wire.stream_id}, ${wire.stream_seq}, ${message(envelope)},
         ${JSON.stringify({ ...envelope, received_at: wire.received_at })}, ${now})
         RETURNING pos`;
       added += res.length;

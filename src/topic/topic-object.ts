@@ -10,6 +10,7 @@ import { type IngestOutcome, type ListenResult, listenPass } from './listener';
 import type { AnchoredRow, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
 import { anchorOf, TopicLog, type TopicRow } from './topic-log';
+import { TopicProjection } from './topic-projection';
 import type { AnchorRecord, OutboxWire } from './types';
 import { wakeBy } from './wake-by';
 
@@ -25,6 +26,7 @@ const MAX_BACKOFF_MS = 30_000;
 export class TopicObject extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
   readonly #log: TopicLog;
+  readonly #projection: TopicProjection;
   #failures = 0;
   #lastError: string | null = null;
 
@@ -32,6 +34,7 @@ export class TopicObject extends DurableObject<Env> {
     super(ctx, env);
     this.#sql = sqlOf(ctx.storage.sql);
     this.#log = new TopicLog(this.#sql);
+    this.#projection = new TopicProjection(this.#sql);
   }
 
   /** Takes Wires from a stream's outbox; idempotent by wire_id. */
@@ -42,10 +45,11 @@ export class TopicObject extends DurableObject<Env> {
     return added;
   }
 
+  /** Each step is independent: D1 or a stream being down does not stop anchoring. */
   override async alarm(): Promise<void> {
-    let again = false;
+    let again = await this.#step('projecting', () => this.#project());
     try {
-      again = await this.#anchorOnce();
+      again = (await this.#anchorOnce()) || again;
       this.#failures = 0;
       this.#lastError = null;
     } catch (error) {
@@ -54,15 +58,20 @@ export class TopicObject extends DurableObject<Env> {
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
       again = true;
     }
-    try {
-      again = (await this.#notifyStreams()) || again;
-    } catch (error) {
-      console.warn('topic: reporting anchors to streams failed', error);
-      again = true;
-    }
+    again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
+    again = (await this.#step('projecting anchors', () => this.#project())) || again;
     if (again) {
       const delay = this.#failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
       await wakeBy(this.ctx.storage, Date.now() + delay);
+    }
+  }
+
+  async #step(what: string, run: () => Promise<boolean>): Promise<boolean> {
+    try {
+      return await run();
+    } catch (error) {
+      console.warn(`topic ${this.#log.get('name')}: ${what} failed`, error);
+      return true;
     }
   }
 
@@ -139,7 +148,6 @@ export class TopicObject extends DurableObject<Env> {
         }
       },
     });
-    if (pass.anchored.length > 0) await this.#project(pass.anchored);
     if (pass.error !== null) throw new AnchorError('retry', pass.error);
     return pass.again;
   }
@@ -213,7 +221,7 @@ export class TopicObject extends DurableObject<Env> {
       accepted_at, hcs_sequence_number, consensus_timestamp, running_hash, hcs_chunks,
       anchored_at, notified, origin)
       VALUES (${draft.wire_id}, ${draft.stream_id}, ${result.receipt.stream_seq}, ${message},
-      ${JSON.stringify(draft)}, ${Date.now()}, ${anchor.hcs_sequence_number},
+      ${JSON.stringify({ ...draft, stream_seq: result.receipt.stream_seq, received_at: result.receipt.received_at })}, ${Date.now()}, ${anchor.hcs_sequence_number},
       ${anchor.consensus_timestamp}, ${anchor.running_hash}, ${anchor.hcs_chunks}, ${Date.now()},
       1, 'hcs-first')`;
     await directoryStub(this.env).indexWires(name, [
@@ -222,8 +230,10 @@ export class TopicObject extends DurableObject<Env> {
     return { ok: true, replay: false };
   }
 
-  /** The D1 projection of newly anchored Wires (issue 4 fills this in). */
-  async #project(_anchored: TopicRow[]): Promise<void> {}
+  /** D1 read models (src/projection/): Wires on arrival, anchors once on HCS. */
+  #project(): Promise<boolean> {
+    return this.#projection.run(this.env.DB, this.#log.get('hcs_topic_id'));
+  }
 }
 
 function publicRow(row: TopicRow): AnchoredRow {

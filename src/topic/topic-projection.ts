@@ -1,0 +1,64 @@
+import { type ProjectedWire, projectWires, updateAnchors } from '../projection';
+import type { Sql } from '../stream/sql';
+import type { TopicRow } from './topic-log';
+
+/**
+ * Keeps D1 in step with the topic (src/projection/): Wires are projected as
+ * soon as they arrive (read models need not wait for consensus), and their
+ * anchors once they are on HCS. `projected` per row (0 none, 1 Wire, 2 Wire
+ * and anchor) makes both steps durable: a failed D1 write is simply retried
+ * by the next alarm, and re-projecting is harmless.
+ */
+const BATCH = 500;
+
+export class TopicProjection {
+  constructor(private readonly sql: Sql) {
+    const columns = sql<{ name: string }>`PRAGMA table_info(wires)`.map((c) => c.name);
+    if (!columns.includes('projected')) {
+      sql`ALTER TABLE wires ADD COLUMN projected INTEGER NOT NULL DEFAULT 0`;
+    }
+    sql`CREATE INDEX IF NOT EXISTS wires_unprojected ON wires (pos) WHERE projected < 2`;
+  }
+
+  /** Projects what D1 does not have yet; true if more is left. */
+  async run(db: D1Database, hcsTopicId: string | null): Promise<boolean> {
+    const fresh = this
+      .sql<TopicRow>`SELECT * FROM wires WHERE projected = 0 ORDER BY pos LIMIT ${BATCH}`;
+    if (fresh.length > 0) {
+      await projectWires(
+        db,
+        fresh.map((r) => projectedWire(r, hcsTopicId)),
+      );
+      for (const r of fresh) {
+        this
+          .sql`UPDATE wires SET projected = ${r.hcs_sequence_number === null ? 1 : 2} WHERE pos = ${r.pos}`;
+      }
+    }
+    const anchored = this.sql<TopicRow>`SELECT * FROM wires WHERE projected = 1
+      AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ${BATCH}`;
+    if (anchored.length > 0 && hcsTopicId !== null) {
+      await updateAnchors(
+        db,
+        anchored.map((r) => ({
+          wire_id: r.wire_id,
+          hcs_topic_id: hcsTopicId,
+          hcs_sequence_number: r.hcs_sequence_number ?? 0,
+          consensus_timestamp: r.consensus_timestamp ?? '',
+        })),
+      );
+      for (const r of anchored) this.sql`UPDATE wires SET projected = 2 WHERE pos = ${r.pos}`;
+    }
+    return fresh.length === BATCH || anchored.length === BATCH;
+  }
+}
+
+function projectedWire(row: TopicRow, hcsTopicId: string | null): ProjectedWire {
+  const wire = JSON.parse(row.body) as ProjectedWire;
+  if (row.hcs_sequence_number === null) return wire;
+  return {
+    ...wire,
+    hcs_topic_id: hcsTopicId,
+    hcs_sequence_number: row.hcs_sequence_number,
+    consensus_timestamp: row.consensus_timestamp,
+  };
+}

@@ -1,0 +1,120 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { wireMessage } from '../../src/protocol';
+import { faults, mirrorMessages, readWires, untilAnchored } from './helpers/anchoring';
+import { post, uniqueStream, wire11 } from './helpers/wires';
+
+/** A project stream and the topic its Wires travel on. */
+function projectStream() {
+  const streamId = uniqueStream('project');
+  return { streamId, topic: `project.${streamId.slice('project:'.length)}` };
+}
+
+function wireIdsOnTopic(messages: { message: string; chunk_info: { number: number } | null }[]) {
+  return messages
+    .filter((m) => (m.chunk_info?.number ?? 1) === 1)
+    .map((m) => {
+      try {
+        return (JSON.parse(atob(m.message)) as { wire_id: string }).wire_id;
+      } catch {
+        return 'chunk';
+      }
+    });
+}
+
+describe('anchoring under faults', { timeout: 40_000 }, () => {
+  it('chunks a Wire over 1024 bytes and the mirror reassembles it byte for byte', async () => {
+    const { streamId, topic } = projectStream();
+    const body = wire11(streamId, {
+      correlation_id: null,
+      payload: { concern: 'size', notes: 'lorem ipsum dolor sit amet '.repeat(110) },
+    });
+    expect((await post(streamId, body)).status).toBe(201);
+    const [wire] = await untilAnchored(streamId, [topic]);
+    expect(wire?.anchor.status).toBe('anchored');
+    const chunks = wire?.anchor.hcs_chunks ?? 0;
+    expect(chunks).toBe(4);
+    const messages = await mirrorMessages(wire?.anchor.hcs_topic_id ?? '');
+    expect(messages).toHaveLength(chunks);
+    expect(messages.map((m) => m.chunk_info?.number)).toEqual([1, 2, 3, 4]);
+    // The last chunk's sequence number and running hash stand for the message.
+    expect(wire?.anchor.hcs_sequence_number).toBe(4);
+    expect(messages[3]?.running_hash).toBe(wire?.anchor.running_hash);
+    const text = messages.map((m) => atob(m.message)).join('');
+    expect(text).toBe(wireMessage({ ...body, wire: '1.1', stream_seq: 1 }));
+  });
+
+  it('anchors every Wire accepted while the network was unavailable, each once', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+
+    await faults({ topicId, unavailable: true });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const body = wire11(streamId, { correlation_id: null });
+      ids.push(body.wire_id);
+      expect((await post(streamId, body)).status).toBe(201);
+    }
+    const stuck = await untilAnchored(streamId, [topic], 1500);
+    expect(stuck.filter((w) => w.anchor.status === 'pending')).toHaveLength(5);
+    expect(await mirrorMessages(topicId)).toHaveLength(1);
+
+    await faults({ topicId });
+    const wires = await untilAnchored(streamId, [topic]);
+    expect(wires.every((w) => w.anchor.status === 'anchored')).toBe(true);
+    const onTopic = wireIdsOnTopic(await mirrorMessages(topicId));
+    expect(onTopic).toHaveLength(6);
+    expect(new Set(onTopic).size).toBe(6);
+    expect(onTopic.slice(1)).toEqual(ids); // in the order they were accepted
+  });
+
+  it('puts a Wire on the topic exactly once when its submit response is lost', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+
+    await faults({ topicId, loseReceipts: 2 });
+    const body = wire11(streamId, { correlation_id: null });
+    expect((await post(streamId, body)).status).toBe(201);
+    const wires = await untilAnchored(streamId, [topic]);
+    expect(wires[1]?.anchor).toMatchObject({ status: 'anchored', hcs_sequence_number: 2 });
+    const onTopic = wireIdsOnTopic(await mirrorMessages(topicId));
+    expect(onTopic.filter((id) => id === body.wire_id)).toHaveLength(1);
+    expect(onTopic).toHaveLength(2);
+    await faults({ topicId });
+  });
+
+  it('rides out BUSY answers and consensus latency', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    await faults({ topicId, busy: 3, receiptDelayMs: 300 });
+    for (let i = 0; i < 3; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    }
+    const wires = await untilAnchored(streamId, [topic]);
+    expect(wires.map((w) => w.anchor.hcs_sequence_number)).toEqual([1, 2, 3, 4]);
+    await faults({ topicId });
+  });
+
+  it('holds a Wire in the stream outbox from the moment its append returns until the topic took it', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const stream = env.STREAMS.get(env.STREAMS.idFromName(streamId));
+    const queued = () =>
+      runInDurableObject(stream, (_o, state) =>
+        state.storage.sql
+          .exec<{ seq: number; topic: string }>('SELECT seq, topic FROM outbox')
+          .toArray(),
+      );
+    expect(await queued()).toEqual([{ seq: 1, topic }]);
+    await runDurableObjectAlarm(stream);
+    expect(await queued()).toEqual([]);
+    const status = await env.TOPICS.get(env.TOPICS.idFromName(topic)).status();
+    expect(status).toMatchObject({ name: topic, total: 1 });
+  });
+});
