@@ -1,0 +1,101 @@
+#!/usr/bin/env node
+// `npm run rebuild`: drops the D1 read models and replays every HCS topic from
+// the mirror node, by calling POST /v1/admin/rebuild on a running Wirestream
+// (npm start) and printing its progress as it streams in.
+//
+//   npm run rebuild                          every read model and wire_events
+//   npm run rebuild -- --stale               only models whose reducer_version changed
+//   npm run rebuild -- --models task_run_state,agent_runtime_state
+//   npm run rebuild -- --url https://wirestream.example.workers.dev
+//
+// The admin credential comes from WIRESTREAM_ADMIN_TOKEN, else from
+// ADMIN_TOKEN in .dev.vars (written by npm start).
+import { existsSync, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787' },
+    models: { type: 'string' },
+    stale: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(
+    readFileSync(new URL(import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1, 12)
+      .join('\n'),
+  );
+  process.exit(0);
+}
+
+function adminToken() {
+  if (process.env.WIRESTREAM_ADMIN_TOKEN) return process.env.WIRESTREAM_ADMIN_TOKEN;
+  if (existsSync('.dev.vars')) {
+    const match = /^\s*ADMIN_TOKEN\s*=\s*"?([^"\n]+)"?\s*$/m.exec(
+      readFileSync('.dev.vars', 'utf8'),
+    );
+    if (match) return match[1];
+  }
+  console.error('no admin token: set WIRESTREAM_ADMIN_TOKEN or run npm start once (.dev.vars)');
+  process.exit(2);
+}
+
+const body = values.stale
+  ? { models: 'stale' }
+  : values.models
+    ? { models: values.models.split(',').map((m) => m.trim()) }
+    : undefined;
+
+const res = await fetch(`${values.url.replace(/\/$/, '')}/v1/admin/rebuild`, {
+  method: 'POST',
+  headers: {
+    Authorization: `Bearer ${adminToken()}`,
+    ...(body ? { 'Content-Type': 'application/json' } : {}),
+  },
+  ...(body ? { body: JSON.stringify(body) } : {}),
+}).catch((error) => {
+  console.error(`cannot reach ${values.url}: ${error.message} (is npm start running?)`);
+  process.exit(1);
+});
+
+if (!res.ok) {
+  console.error(`rebuild refused: ${res.status} ${await res.text()}`);
+  process.exit(1);
+}
+
+function show(p) {
+  switch (p.phase) {
+    case 'start':
+      return `rebuilding ${p.models.join(', ')}${p.full ? ' and wire_events' : ''} from ${p.topics.length} topic(s): ${p.topics.join(', ') || '(none known)'}`;
+    case 'read':
+      return `  read ${p.topic}: ${p.messages} messages, ${p.wires} Wires${p.skipped ? `, ${p.skipped} not Wires` : ''}`;
+    case 'write':
+      return `  wrote ${p.streams}/${p.streams_total} streams (${p.wires} Wires)`;
+    case 'catch-up':
+      return `  caught up ${p.wires} Wire(s) not on HCS yet`;
+    case 'done':
+      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)`;
+    case 'error':
+      process.exitCode = 1;
+      return `rebuild failed: ${p.detail}`;
+    default:
+      return JSON.stringify(p);
+  }
+}
+
+const decoder = new TextDecoder();
+let buffer = '';
+for await (const chunk of res.body) {
+  buffer += decoder.decode(chunk, { stream: true });
+  let nl = buffer.indexOf('\n');
+  while (nl !== -1) {
+    const line = buffer.slice(0, nl).trim();
+    buffer = buffer.slice(nl + 1);
+    if (line) console.log(show(JSON.parse(line)));
+    nl = buffer.indexOf('\n');
+  }
+}
