@@ -48,7 +48,12 @@ export class Ledger {
     this.lastConsensusNs = 0n;
     /** @type {Map<string, number>} per topic: visibility is monotonic so readers see a prefix */
     this.lastVisibleAt = new Map();
-    if (file && existsSync(file)) this.#replay(readFileSync(file, 'utf8'));
+    if (file && existsSync(file)) {
+      const text = readFileSync(file, 'utf8');
+      this.#replay(text);
+      // End a torn last line so the next event starts a line of its own.
+      if (text !== '' && !text.endsWith('\n')) appendFileSync(file, '\n');
+    }
     if (!this.accounts.has(OPERATOR_ID)) this.#genesis();
   }
 
