@@ -1,0 +1,252 @@
+#!/usr/bin/env node
+// Measures the read models on this machine: append-to-visible-in-D1 lag
+// under load (open loop at --rate Wires/s, then closed loop with --clients)
+// and rebuild speed (Wires/s replayed from the stand-in mirror). Runs the real
+// Worker under `wrangler dev` on a free loopback port with the Hedera stand-in.
+//
+//   node tools/measure-projection.mjs [--wires 2000] [--rate 200] [--clients 16]
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startStandin } from './hedera-standin/index.mjs';
+
+const { values } = parseArgs({
+  options: {
+    wires: { type: 'string', default: '2000' },
+    rate: { type: 'string', default: '200' },
+    clients: { type: 'string', default: '16' },
+    agents: { type: 'string', default: '50' },
+  },
+});
+const WIRES = Number(values.wires);
+const RATE = Number(values.rate);
+const CLIENTS = Number(values.clients);
+const AGENTS = Number(values.agents);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const OFFLINE = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  CI: 'true',
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The Worker as one bundle in a temp dir: `wrangler dev` on the shared working
+ * tree restarts whenever anyone saves a file, which would cut requests.
+ */
+function snapshot(dir) {
+  const built = spawnSync(
+    process.execPath,
+    [wrangler, 'deploy', '--dry-run', '--outdir', path.join(dir, 'dist')],
+    { cwd: ROOT, env: OFFLINE, encoding: 'utf8' },
+  );
+  if (built.status !== 0) throw new Error(built.stderr);
+  cpSync(path.join(ROOT, 'migrations'), path.join(dir, 'migrations'), { recursive: true });
+  const toml = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^main = .*$/m, 'main = "dist/index.js"\nno_bundle = true')
+    .replace(/^\[(assets|build|alias|define)\][\s\S]*?(?=^\[)/gm, '');
+  writeFileSync(path.join(dir, 'wrangler.toml'), toml);
+}
+
+const wrangler = path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
+const work = mkdtempSync(path.join(tmpdir(), 'wirestream-measure-'));
+const persist = path.join(work, 'state');
+snapshot(work);
+const standin = await startStandin({ host: '127.0.0.1', port: 0 });
+const migrate = spawnSync(
+  process.execPath,
+  [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
+  { cwd: work, env: OFFLINE, encoding: 'utf8' },
+);
+if (migrate.status !== 0) throw new Error(migrate.stderr);
+const port = await freePort();
+const admin = `measure-admin-${Math.random().toString(36).slice(2)}`;
+const vars = {
+  ADMIN_TOKEN: admin,
+  TOKEN_SECRET: `measure-secret-${Math.random().toString(36).slice(2)}`,
+  HEDERA_LOCAL_URL: standin.url,
+  RATE_PER_SECOND: '0',
+};
+const dev = spawn(
+  process.execPath,
+  [
+    wrangler,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--persist-to',
+    persist,
+    '--show-interactive-dev-session=false',
+    '--inspector-port',
+    String(await freePort()),
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ],
+  {
+    cwd: work,
+    env: OFFLINE,
+    detached: true,
+    stdio: ['ignore', process.env.MEASURE_LOG ? 'inherit' : 'ignore', 'inherit'],
+  },
+);
+const base = `http://127.0.0.1:${port}`;
+const stop = async () => {
+  try {
+    process.kill(-dev.pid, 'SIGTERM');
+  } catch {}
+  await standin.close();
+  rmSync(work, { recursive: true, force: true });
+};
+process.on('SIGINT', () => stop().then(() => process.exit(130)));
+
+try {
+  for (let i = 0; ; i++) {
+    if (i > 300) throw new Error('wrangler dev did not start');
+    try {
+      if ((await fetch(`${base}/v1/schema/wire.json`)).ok) break;
+    } catch {}
+    await sleep(200);
+  }
+  // wrangler dev may reload once right after it first answers.
+  await sleep(3000);
+  const adminHeaders = { Authorization: `Bearer ${admin}` };
+  const tokens = [];
+  for (let i = 0; i < AGENTS; i++) {
+    const res = await fetch(`${base}/v1/tokens`, {
+      method: 'POST',
+      headers: { ...adminHeaders, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ sub: `agent:m${i}`, scopes: ['append', 'read'] }),
+    });
+    tokens.push((await res.json()).token);
+  }
+
+  let n = 0;
+  let retries = 0;
+  async function append() {
+    const i = n++ % AGENTS;
+    const kind = n % 4 === 0 ? 'agent.capacity.updated' : 'agent.heartbeat';
+    const body = {
+      wire: '1.1',
+      wire_id: `wire_m${n}_${Math.random().toString(36).slice(2, 8)}`,
+      stream_id: `agent:m${i}`,
+      type: kind,
+      sender: `agent:m${i}`,
+      ts: new Date().toISOString(),
+      payload: kind === 'agent.heartbeat' ? {} : { available_units: n % 5, max_units: 5 },
+    };
+    // A retry under the same wire_id is safe: the stream answers with the receipt.
+    for (let attempt = 1; ; attempt++) {
+      const res = await fetch(`${base}/v1/streams/agent:m${i}/wires`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${tokens[i]}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (res.status === 201 || res.status === 200)
+        return { id: body.wire_id, at: performance.now() };
+      if (res.status !== 503 || attempt === 5) throw new Error(`append ${res.status}: ${text}`);
+      retries++;
+    }
+  }
+
+  // Time from the 201 to the Wire being served by GET /v1/wires/{id} (D1).
+  async function lagOf(id, at) {
+    for (;;) {
+      const res = await fetch(`${base}/v1/wires/${id}`, { headers: adminHeaders });
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now() - at;
+      await sleep(20);
+    }
+  }
+
+  const pct = (xs, p) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+  };
+  const summary = (name, lags, appended, ms) =>
+    console.log(
+      `${name}: ${appended} Wires in ${(ms / 1000).toFixed(1)} s (${Math.round(appended / (ms / 1000))}/s); ` +
+        `${retries} retried after a 503; lag to D1 over ${lags.length} samples: p50 ${pct(lags, 50).toFixed(0)} ms, p90 ${pct(lags, 90).toFixed(0)} ms, p99 ${pct(lags, 99).toFixed(0)} ms, max ${Math.max(...lags).toFixed(0)} ms`,
+    );
+
+  // Open loop below saturation: one append every 1/RATE s, every 5th sampled.
+  {
+    const lags = [];
+    const started = performance.now();
+    const work = [];
+    for (let k = 0; k < WIRES; k++) {
+      const due = started + (k * 1000) / RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      work.push(
+        append().then(async ({ id, at }) => {
+          if (k % 5 === 0) lags.push(await lagOf(id, at));
+        }),
+      );
+    }
+    await Promise.all(work);
+    summary(`open loop at ${RATE}/s`, lags, WIRES, performance.now() - started);
+  }
+
+  // Closed loop: CLIENTS appending back to back (saturation).
+  {
+    const lags = [];
+    const started = performance.now();
+    let left = WIRES;
+    const pending = [];
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (left-- > 0) {
+          const { id, at } = await append();
+          if (left % 5 === 0) pending.push(lagOf(id, at).then((l) => lags.push(l)));
+        }
+      }),
+    );
+    const elapsed = performance.now() - started;
+    await Promise.all(pending);
+    summary(`closed loop, ${CLIENTS} clients`, lags, WIRES, elapsed);
+  }
+
+  // Wait until everything is anchored and projected, then rebuild twice.
+  const total = 2 * WIRES;
+  for (;;) {
+    const topics = (await (await fetch(`${base}/v1/topics`, { headers: adminHeaders })).json())
+      .topics;
+    const anchored = topics.reduce((s, t) => s + t.anchored, 0);
+    if (anchored >= total) break;
+    await sleep(500);
+  }
+  await sleep(1000);
+  for (const round of [1, 2]) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/v1/admin/rebuild`, { method: 'POST', headers: adminHeaders });
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const done = lines.at(-1);
+    const wall = (performance.now() - t0) / 1000;
+    console.log(
+      `rebuild ${round}: ${done.wires} Wires, ${done.streams} streams, ${done.topics} topic(s) in ${done.seconds.toFixed(2)} s = ${done.wires_per_second} Wires/s (client wall ${wall.toFixed(2)} s, ${lines.length} progress lines)`,
+    );
+  }
+} finally {
+  await stop();
+}
