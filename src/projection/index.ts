@@ -7,7 +7,6 @@ export { agentRuntimeState } from './agent-runtime-state';
 export { decodeMessage, mirrorSource, type RebuildSource } from './mirror-source';
 export { isModelName, MODEL_NAMES, REDUCERS } from './models';
 export { groupByStream, projectWires, updateAnchors } from './project-wires';
-export { ProjectionQueue } from './projection-queue';
 export { catchUp, type RebuildProgress, rebuild, staleModels } from './rebuild';
 export type { ModelName, Reducer } from './reducer';
 export { applyWire, foldStream } from './reducer';

@@ -45,6 +45,8 @@ describe('rebuild from the HCS mirror', () => {
       artifact_ref: 'r2://runs/1.sql',
       sha256: 'b'.repeat(64),
     });
+    // Over 1024 bytes: anchored as several HCS chunks, reassembled by the rebuild.
+    await lifecycle(task, agent, 'review.concern', token, { concern: 'x'.repeat(1900) });
     await lifecycle(task, agent, 'task.complete', token, { output_ref: 'git:1' });
     await send(`agent:${agent}`, 'agent.heartbeat', `agent:${agent}`, {});
     await untilQuiet();
@@ -60,6 +62,8 @@ describe('rebuild from the HCS mirror', () => {
     expect(await comparableDump()).toEqual(live);
     const agentRow = live.agent_runtime_state.find((a) => a.agent_id === agent);
     expect(agentRow).toMatchObject({ available_units: 4, reserved_units: 0 });
+    const taskRow = live.task_run_state.find((t) => t.task_id === task);
+    expect(taskRow).toMatchObject({ status: 'complete', concerns: 1, output_ref: 'git:1' });
   });
 
   it('rebuilds only the model whose reducer version changed', async () => {
