@@ -28,6 +28,9 @@ export class TopicObject extends DurableObject<Env> {
   readonly #log: TopicLog;
   readonly #projection: TopicProjection;
   #failures = 0;
+  #running: Promise<void> | null = null;
+  /** Work arrived while a pass was running: it reschedules itself at the end. */
+  #dirty = false;
   #lastError: string | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -41,12 +44,24 @@ export class TopicObject extends DurableObject<Env> {
   accept(name: string, wires: OutboxWire[]): number {
     if (this.#log.get('name') === null) this.#log.set('name', name);
     const added = this.#log.accept(wires, wireMessage, Date.now());
-    void wakeBy(this.ctx.storage, Date.now());
+    this.#wake();
     return added;
   }
 
+  /**
+   * Single flight: the runtime never overlaps alarms, but a direct call (a
+   * test, a future RPC) could, and two passes interleaving at their awaits
+   * would each pick transaction ids for the same Wire.
+   */
+  override alarm(): Promise<void> {
+    this.#running ??= this.#pass().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
   /** Each step is independent: D1 or a stream being down does not stop anchoring. */
-  override async alarm(): Promise<void> {
+  async #pass(): Promise<void> {
     let again = await this.#step('projecting', () => this.#project());
     try {
       again = (await this.#anchorOnce()) || again;
@@ -60,10 +75,18 @@ export class TopicObject extends DurableObject<Env> {
     }
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
     again = (await this.#step('projecting anchors', () => this.#project())) || again;
-    if (again) {
+    if (again || this.#dirty) {
+      this.#dirty = false;
       const delay = this.#failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
-      await wakeBy(this.ctx.storage, Date.now() + delay);
+      // Set, not "wake by": this handler is the only scheduler while it runs.
+      await this.ctx.storage.setAlarm(Date.now() + delay);
     }
+  }
+
+  /** Work to do: the running pass will see it, or an alarm is set now. */
+  #wake(): void {
+    if (this.#running) this.#dirty = true;
+    else void wakeBy(this.ctx.storage, Date.now());
   }
 
   async #step(what: string, run: () => Promise<boolean>): Promise<boolean> {
@@ -93,7 +116,7 @@ export class TopicObject extends DurableObject<Env> {
         this.#ingest(name, draft, expectedSeq, message, anchor),
     });
     // A Wire whose receipt was lost may just have been found on the mirror.
-    await wakeBy(this.ctx.storage, Date.now());
+    this.#wake();
     return result;
   }
 

@@ -1,0 +1,129 @@
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { hederaConfig } from '../../src/anchor/config';
+import { HcsAnchor } from '../../src/anchor/hcs-anchor';
+import { verifyTopic } from '../../src/anchor/verify-topic';
+import worker from '../../src/index';
+import { api, readWires, standinUrl, untilAnchored } from './helpers/anchoring';
+import { post, uniqueStream, wire11 } from './helpers/wires';
+
+interface Alert {
+  id: number;
+  kind: string;
+  hcs_topic_id: string;
+  sequence_number: number | null;
+  detail: string;
+}
+
+async function alertsFor(topicId: string): Promise<Alert[]> {
+  const res = await api('/v1/alerts?limit=1000');
+  return ((await res.json()) as { alerts: Alert[] }).alerts.filter(
+    (a) => a.hcs_topic_id === topicId,
+  );
+}
+
+/** The Cron Trigger, exactly as the runtime invokes it. */
+async function runCron() {
+  const ctx = createExecutionContext();
+  await worker.scheduled(createScheduledController(), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+/** A stream with `n` anchored Wires (one of them chunked); returns its HCS topic id. */
+async function anchoredTopic(n: number) {
+  const streamId = uniqueStream('project');
+  const topic = `project.${streamId.slice('project:'.length)}`;
+  for (let i = 0; i < n; i++) {
+    const payload =
+      i === 1 ? { concern: 'big', notes: 'chunk me '.repeat(300) } : { concern: `c${i}` };
+    expect((await post(streamId, wire11(streamId, { correlation_id: null, payload }))).status).toBe(
+      201,
+    );
+  }
+  const wires = await untilAnchored(streamId, [topic]);
+  expect(wires.every((w) => w.anchor.status === 'anchored')).toBe(true);
+  return { streamId, topic, topicId: wires[0]?.anchor.hcs_topic_id ?? '' };
+}
+
+const authedApi = (path: string) => api(path);
+
+describe('the HCS listener and verify', { timeout: 40_000 }, () => {
+  it('finds nothing wrong on a clean topic, and verify agrees byte for byte', async () => {
+    const { topic, topicId } = await anchoredTopic(3);
+    await runCron();
+    const status = await env.TOPICS.get(env.TOPICS.idFromName(topic)).status();
+    expect(status.listened_to_seq).toBe(5); // 1 + 3 chunks + 1
+    expect(await alertsFor(topicId)).toEqual([]);
+    const report = await verifyTopic(standinUrl(), topicId, authedApi);
+    expect(report).toMatchObject({ messages: 5, whole_messages: 3, claims_checked: 3, ok: true });
+    const row = await env.DB.prepare(
+      'SELECT hcs_topic_id, hcs_sequence_number FROM wire_events WHERE hcs_topic_id = ? ORDER BY hcs_sequence_number',
+    )
+      .bind(topicId)
+      .all<{ hcs_sequence_number: number }>();
+    expect(row.results.map((r) => r.hcs_sequence_number)).toEqual(
+      [1, 5, 6].slice(0, 0).concat([1, 4, 5]),
+    );
+  });
+
+  it('reports a tampered running hash in the mirror data, through the API and in verify', async () => {
+    const { topicId } = await anchoredTopic(3);
+    const tamper = await fetch(`${standinUrl()}/__standin/tamper`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ topicId, sequenceNumber: 2 }),
+    });
+    expect(tamper.status).toBe(200);
+    await runCron();
+    const alerts = await alertsFor(topicId);
+    expect(alerts.map((a) => [a.kind, a.sequence_number])).toEqual([['running-hash-mismatch', 2]]);
+    const report = await verifyTopic(standinUrl(), topicId, authedApi);
+    expect(report.ok).toBe(false);
+    expect(report.findings.map((f) => [f.kind, f.sequence_number])).toEqual([
+      ['running-hash-mismatch', 2],
+    ]);
+  });
+
+  it('ingests a Wire an agent put on the topic directly, and rejects one that breaks the rules', async () => {
+    const { topic, topicId } = await anchoredTopic(1);
+    const agent = new HcsAnchor(
+      hederaConfig({ HEDERA_NETWORK: 'local', HEDERA_LOCAL_URL: standinUrl() }),
+    );
+    const submit = async (text: string) => {
+      const message = new TextEncoder().encode(text);
+      await agent.submit({
+        topicId,
+        message,
+        transactionIds: await agent.transactionIds(message.length),
+      });
+    };
+    const streamId = uniqueStream('project');
+    const good = wire11(streamId, { correlation_id: null });
+    await submit(JSON.stringify(good));
+    await submit(JSON.stringify({ ...wire11('project:x'), type: 'task.claim', payload: {} }));
+    await submit('not json at all');
+    await runCron();
+
+    const [ingested] = await readWires(good.stream_id);
+    expect(ingested).toMatchObject({
+      wire_id: good.wire_id,
+      stream_seq: 1,
+      anchor: { status: 'anchored', hcs_topic_id: topicId, hcs_sequence_number: 2, topic },
+    });
+    const kinds = (await alertsFor(topicId)).map((a) => [a.kind, a.sequence_number]);
+    expect(kinds).toEqual([
+      ['hcs-first-ingested', 2],
+      ['hcs-first-rejected', 3],
+      ['hcs-first-rejected', 4],
+    ]);
+    const rejected = (await alertsFor(topicId)).find((a) => a.sequence_number === 3);
+    expect(rejected?.detail).toContain('payload.task_id');
+    const proof = await (await api(`/v1/wires/${good.wire_id}/proof`)).json();
+    expect(proof).toMatchObject({ origin: 'hcs-first', hcs_sequence_number: 2 });
+  });
+});
