@@ -36,6 +36,7 @@ export class Ledger {
   /** @param {string | undefined} file */
   constructor(file) {
     this.file = file;
+    this.dirReady = false;
     /** @type {Map<string, Account>} */
     this.accounts = new Map();
     /** @type {Map<string, Topic>} */
@@ -122,7 +123,8 @@ export class Ledger {
   #record(event) {
     this.#apply(event);
     if (this.file) {
-      mkdirSync(dirname(this.file), { recursive: true });
+      if (!this.dirReady) mkdirSync(dirname(this.file), { recursive: true });
+      this.dirReady = true;
       appendFileSync(this.file, `${JSON.stringify(event)}\n`);
     }
   }
