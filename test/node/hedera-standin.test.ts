@@ -8,8 +8,10 @@ import {
   Status,
   TopicMessageSubmitTransaction,
   TransactionId,
+  TransactionRecordQuery,
   WebClient,
 } from '../../node_modules/@hashgraph/sdk/lib/browser.js';
+import { entityNum, nextRunningHash, splitTimestamp } from '../../src/anchor/running-hash.js';
 import {
   createTopic,
   expectedRunningHash,
@@ -65,6 +67,23 @@ describe('hedera stand-in', () => {
     const h2 = expectedRunningHash(h1, m2);
     expect(m2.running_hash).toBe(h2.toString('base64'));
     expect(m2.consensus_timestamp).toBe(record.consensusTimestamp.toString());
+    // The Worker's own verifier (WebCrypto) agrees with the stand-in's hashes.
+    const { seconds, nanos } = splitTimestamp(m2.consensus_timestamp);
+    const workerHash = await nextRunningHash({
+      previous: h1,
+      payer: entityNum(m2.payer_account_id),
+      topic: entityNum(m2.topic_id),
+      consensusSeconds: seconds,
+      consensusNanos: nanos,
+      sequenceNumber: m2.sequence_number,
+      message: Buffer.from(m2.message, 'base64'),
+    });
+    expect(Buffer.from(workerHash)).toEqual(h2);
+    // A record costs a paid query; the cost query answers first.
+    const cost = await new TransactionRecordQuery()
+      .setTransactionId(response.transactionId)
+      .getCost(client);
+    expect(cost.toTinybars().toNumber()).toBeGreaterThanOrEqual(100_000); // the SDK adds a margin
     expect(m2.consensus_timestamp > m1.consensus_timestamp).toBe(true);
   });
 
