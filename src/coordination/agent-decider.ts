@@ -142,7 +142,20 @@ export const agentDecider: Decider<AgentState> = {
   }),
 
   decide(wire, state) {
-    if (!SYSTEM_TYPES.includes(wire.type)) return null;
+    if (!SYSTEM_TYPES.includes(wire.type)) {
+      // An agent speaks for itself: health and capacity on agent:<id> come from agent:<id>.
+      const own = wire.stream_id;
+      if (wire.type.startsWith('agent.') && wire.sender !== own && wire.sender !== 'system') {
+        return fail(
+          'forbidden',
+          `${wire.type} on ${own} must be sent by ${own}, not ${wire.sender}`,
+          {
+            extra: { sender: wire.sender },
+          },
+        );
+      }
+      return null;
+    }
     if (wire.sender !== 'system') {
       return fail('invalid-transition', `${wire.type} is written by the coordinator only`);
     }

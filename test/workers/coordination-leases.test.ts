@@ -6,6 +6,7 @@ import {
   coordination,
   lifecycle,
   offer,
+  send,
   setCapacity,
   taskStream,
   uid,
@@ -190,5 +191,40 @@ describe('leases', () => {
       available_units: 2,
       pending_reservations: 0,
     });
+  });
+});
+
+describe('agent health', () => {
+  it('marks an agent stale after AGENT_STALE_SECONDS of silence and fresh again on a heartbeat', async () => {
+    const agent = uid('h');
+    const stream = `agent:${agent}`;
+    expect((await send(stream, 'agent.started', stream, { role: 'developer' })).status).toBe(201);
+    expect(await coordination(stream)).toMatchObject({
+      status: 'running',
+      stale: false,
+      role: 'developer',
+    });
+    advance(121);
+    expect(await coordination(stream)).toMatchObject({ status: 'running', stale: true });
+    expect((await send(stream, 'agent.heartbeat', stream, {})).status).toBe(201);
+    expect(await coordination(stream)).toMatchObject({
+      stale: false,
+      last_heartbeat_at: new Date(now).toISOString(),
+    });
+    expect((await send(stream, 'agent.lease.accepted', stream, { task_id: 't1' })).status).toBe(
+      201,
+    );
+    expect(await coordination(stream)).toMatchObject({ active_leases: ['t1'] });
+    expect((await send(stream, 'agent.stopped', stream, { reason: 'deploy' })).status).toBe(201);
+    expect(await coordination(stream)).toMatchObject({ status: 'stopped' });
+  });
+
+  it('refuses health and capacity Wires about another agent', async () => {
+    const res = await send(`agent:${uid('victim')}`, 'agent.capacity.updated', 'agent:mallory', {
+      available_units: 0,
+      max_units: 0,
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.detail).toContain('must be sent by agent:');
   });
 });
