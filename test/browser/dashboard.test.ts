@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WirestreamClient } from '../../src/client';
+import WebSocket from 'ws';
+import { type WebSocketConstructor, WirestreamClient } from '../../src/client';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
 // Debian's chromium (installed by .ci/run), never a downloaded browser.
@@ -56,11 +57,11 @@ const problems: string[] = [];
 const project = `dash${Date.now().toString(36)}`;
 const stream = `project:${project}`;
 
-async function appendN(n: number, from = 0) {
+async function appendN(n: number, from = 0, to = stream) {
   for (let i = 0; i < n; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, n - i) }, (_, j) =>
-        writer.append(stream, {
+        writer.append(to, {
           type: 'review.concern',
           payload: { concern: `note ${from + i + j}` },
         }),
@@ -71,7 +72,6 @@ async function appendN(n: number, from = 0) {
 
 const shownSeqs = () =>
   page.$$eval('#wires tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-seq'))));
-const lastSeq = () => page.$eval('#stats', (el) => Number(el.getAttribute('data-last-seq')));
 const lastSeqIs = (n: number) =>
   `document.querySelector('#stats')?.getAttribute('data-last-seq') === '${n}'`;
 
@@ -146,21 +146,45 @@ describe('dashboard', () => {
     expect(stats).toEqual(['51', '0', '0']);
     await page.waitForTimeout(1500); // let anchors and the board settle for the picture
     await page.screenshot({ path: SCREENSHOT });
-    expect(problems).toEqual([]);
+    // While the server is down the browser logs each refused connection; those
+    // are the outage itself. Anything else (a script error) is a failure.
+    const network = /net::ERR_|WebSocket connection to .* failed/;
+    expect(problems.filter((p) => !network.test(p))).toEqual([]);
   }, 120_000);
 
   it('keeps up with thousands of Wires a second, drawing at most 500 rows', async () => {
-    const before = await lastSeq();
-    const total = 4000;
-    await appendN(total, before);
-    const target = before + total;
+    const total = 1500;
+    const target = total;
+    const loadProject = `${project}-load`;
+    const loadStream = `project:${loadProject}`;
+    await appendN(total, 0, loadStream);
     // A fresh page replays the backlog as fast as the server sends it; a
     // frame monitor installed before the page's own code measures how long
     // the main thread is ever blocked while it draws.
-    const fresh = await context.newPage();
+    // The same tab (a background tab gets no animation frames).
+    const fresh = page;
     await fresh.addInitScript(FRAME_MONITOR);
-    await fresh.goto(`${server.url}/?project=${project}#token=${token}`);
+    await fresh.goto(`${server.url}/?project=${loadProject}#token=${token}`);
     await fresh.waitForFunction(lastSeqIs(target), null, { timeout: 60_000, polling: 100 });
+    // The same replay into Node, for comparison: how fast the server sends.
+    const reader = new WirestreamClient({
+      baseUrl: server.url,
+      token,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+    });
+    const nodeStart = performance.now();
+    await new Promise<void>((resolve) => {
+      const sub = reader.subscribe(loadStream, {
+        onWires: () => {},
+        onCaughtUp: () => {
+          sub.close();
+          resolve();
+        },
+      });
+    });
+    console.log(
+      `Node replayed the same ${target} Wires in ${Math.round(performance.now() - nodeStart)} ms`,
+    );
     const m = (await fresh.evaluate('window.__frameMonitor.read()')) as FrameReport;
     const rows = await fresh.$$eval('#wires tbody tr', (r) => r.length);
     const seconds = (m.lastWireAt - m.firstWireAt) / 1000;
@@ -171,6 +195,5 @@ describe('dashboard', () => {
     expect(rows).toBe(500);
     expect(rate).toBeGreaterThan(1000);
     expect(m.worstGap).toBeLessThan(500);
-    await fresh.close();
   }, 180_000);
 });
