@@ -148,8 +148,11 @@ describe('validation of appended Wires', () => {
 
   it('accepts Level 1 task.claim with the task.claimed payload', async () => {
     const stream = `task:${uniqueStream('x').slice(2)}:attempt:1`;
-    const res = await post(stream, wire11(stream, { type: 'task.claim', payload: claim }));
-    expect(res.status).toBe(201);
+    const payload = { ...claim, task_id: stream.split(':')[1] };
+    const res = await post(stream, wire11(stream, { type: 'task.claim', payload }));
+    // Valid as a Wire, so it reaches the coordinator, which refuses it for a
+    // task never offered (coordination-claims.test.ts covers winning claims).
+    await expectRejected(stream, res, 409, '/problems/task-not-available', 'has not been offered');
   });
 
   it('rejects artifacts sent inline instead of by reference', async () => {
