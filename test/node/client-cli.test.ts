@@ -1,0 +1,175 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WirestreamClient } from '../../src/client';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'bin/wirestream.mjs');
+const SENDER = 'agent:cli-test';
+let server: DevServer;
+let token = '';
+
+beforeAll(async () => {
+  server = await startDevServer();
+  token = (await tokenFor(server, SENDER)) ?? '';
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function env(): NodeJS.ProcessEnv {
+  return { ...process.env, WIRESTREAM_URL: server.url, WIRESTREAM_TOKEN: token };
+}
+
+/** Runs the CLI to completion. */
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env() });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+function jsonLines(text: string): Record<string, unknown>[] {
+  return text
+    .split('\n')
+    .filter((l) => l.trim().startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+async function until(check: () => boolean, ms: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('npx wirestream', () => {
+  it('tail --follow prints Wires appended by another process, live and in order', async () => {
+    const stream = `project:cli-${Date.now().toString(36)}`;
+    const tail: ChildProcess = spawn(
+      process.execPath,
+      [BIN, 'tail', stream, '--follow', '--json'],
+      {
+        env: env(),
+      },
+    );
+    let out = '';
+    let err = '';
+    tail.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    tail.stderr?.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    await until(
+      () => err.includes('following live'),
+      20_000,
+      () => err,
+    );
+
+    const appended = await run([
+      'append',
+      stream,
+      '--type',
+      'review.concern',
+      '--payload',
+      '{"concern":"from another process"}',
+      '--count',
+      '15',
+      '--json',
+    ]);
+    expect(appended.code).toBe(0);
+    const receipts = jsonLines(appended.stdout);
+    expect(receipts.map((r) => r.stream_seq)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+
+    await until(
+      () => jsonLines(out).length >= 15,
+      10_000,
+      () => out,
+    );
+    tail.kill('SIGINT');
+    const code = await new Promise((r) => tail.on('exit', r));
+    const wires = jsonLines(out);
+    expect(code).toBe(0);
+    expect(wires.map((w) => w.stream_seq)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    expect(wires.map((w) => w.wire_id)).toEqual(receipts.map((r) => r.wire_id));
+    expect(wires.every((w) => w.sender === SENDER)).toBe(true);
+
+    const once = await run(['tail', stream, '--after', '10']);
+    expect(once.code).toBe(0);
+    expect(
+      once.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(['#11', '#12', '#13', '#14', '#15']);
+  }, 90_000);
+
+  it('token shows who the current token is, and mints one with the admin secret', async () => {
+    const who = await run(['token']);
+    expect(who.code).toBe(0);
+    expect(who.stdout).toMatch(/^agent:cli-test scopes=append,read,claim expires=/);
+
+    const minted = await new Promise<{ code: number; stdout: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'token', '--sub', 'human:ana', '--scopes', 'read', '--json'],
+        { env: { ...env(), WIRESTREAM_TOKEN: server.adminToken } },
+      );
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+      });
+      child.on('exit', (code) => resolve({ code: code ?? -1, stdout }));
+    });
+    expect(minted.code).toBe(0);
+    const body = JSON.parse(minted.stdout) as { token: string; sub: string; scopes: string[] };
+    expect(body).toMatchObject({ sub: 'human:ana', scopes: ['read'] });
+    const reader = new WirestreamClient({ baseUrl: server.url, token: body.token });
+    await expect(reader.read('project:anything')).resolves.toMatchObject({ wires: [] });
+  }, 60_000);
+
+  it('verify recomputes the running-hash chain from the mirror and catches a tampered message', async () => {
+    const stream = `project:verify-${Date.now().toString(36)}`;
+    const client = new WirestreamClient({ baseUrl: server.url, token, sender: SENDER });
+    for (let i = 0; i < 5; i++) {
+      await client.append(stream, { type: 'review.concern', payload: { concern: `v${i}` } });
+    }
+    let topic = '';
+    for (let i = 0; i < 300 && !topic; i++) {
+      const page = await client.read(stream);
+      const last = page.wires.at(-1)?.anchor;
+      if (last?.status === 'anchored' && last.hcs_topic_id) topic = last.hcs_topic_id;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(topic).toMatch(/^0\.0\.\d+$/);
+
+    const good = await run(['verify', topic, '--mirror', server.standin.url]);
+    expect(good.code).toBe(0);
+    expect(good.stdout).toMatch(new RegExp(`^ok: \\d+ messages of ${topic.replace(/\./g, '\\.')}`));
+
+    await fetch(`${server.standin.url}/__standin/tamper`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ topicId: topic, sequenceNumber: 2 }),
+    });
+    const bad = await run(['verify', topic, '--mirror', server.standin.url, '--json']);
+    expect(bad.code).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({
+      ok: false,
+      checked: 1,
+      problem: { sequence_number: 2 },
+    });
+  }, 90_000);
+});
