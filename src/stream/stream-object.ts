@@ -98,8 +98,10 @@ export class StreamObject extends DurableObject<Env> {
   /** One alarm for every scheduled job; each part says when it next needs to run. */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
-    await this.#anchoring.onAlarm();
+    // Leases first: the coordinator never throws here, so an anchoring failure
+    // (which makes the runtime retry the alarm) cannot hold back an expiry.
     await this.#coordinator.alarm(Date.now());
+    await this.#anchoring.onAlarm();
     this.#armAlarm();
   }
 
