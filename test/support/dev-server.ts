@@ -178,11 +178,15 @@ async function waitUntilClosed(port: number): Promise<void> {
 }
 
 /** A token for `sub` if the server has auth (POST /v1/tokens), else undefined. */
-export async function tokenFor(server: DevServer, sub: string): Promise<string | undefined> {
+export async function tokenFor(
+  server: DevServer,
+  sub: string,
+  roles: string[] = ['developer'],
+): Promise<string | undefined> {
   const res = await fetch(`${server.url}/v1/tokens`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ sub, scopes: ['append', 'read', 'claim'], roles: ['developer'] }),
+    body: JSON.stringify({ sub, scopes: ['append', 'read', 'claim'], roles }),
   });
   if (res.status === 404) return undefined;
   if (res.status !== 201) throw new Error(`POST /v1/tokens: ${res.status} ${await res.text()}`);
