@@ -169,6 +169,24 @@ describe('what a token allows', () => {
     expect(ok.status, await ok.clone().text()).toBe(201);
   });
 
+  it('refuses a claim from a token without the claim scope', async () => {
+    const taskId = uniqueStream('task').split(':')[1] ?? 't1';
+    const stream = `task:${taskId}:attempt:1`;
+    const claimWire = wire11(stream, {
+      type: 'task.claimed',
+      payload: {
+        task_id: taskId,
+        agent: 'quinn-07',
+        role: 'builder',
+        lease_expires_at: new Date(Date.now() + 600_000).toISOString(),
+      },
+    });
+    const appender = await authHeaders('agent:quinn-07', ['append', 'read']);
+    const problem = await expectProblem(await post(stream, claimWire, appender), 403, 'forbidden');
+    expect(problem.detail).toContain('needs the "claim" scope');
+    await expectNothingStored(stream);
+  });
+
   it.each([
     ['gate.passed', { gate_id: 'g1' }],
     ['project.created', { name: 'x' }],

@@ -1,5 +1,8 @@
 import { type Draft, type Failure, fail, findSecrets } from '../../protocol';
-import { isCoordinator, type Principal } from './claims';
+import { hasScope, isCoordinator, type Principal } from './claims';
+
+/** Claiming work takes the `claim` scope on top of `append`. */
+const CLAIM_TYPES = ['task.claim', 'task.claimed'];
 
 /** Wires that shape the plan; only coordinator and admin identities may post them. */
 export function isOrchestrationType(type: string): boolean {
@@ -31,6 +34,13 @@ export function appendRightsProblem(principal: Principal, draft: Draft): Failure
       'forbidden',
       `sender "${draft.sender}" does not match the token's subject "${principal.sub}"`,
       { extra: { sender: draft.sender, token_sub: principal.sub } },
+    );
+  }
+  if (CLAIM_TYPES.includes(draft.type) && !hasScope(principal, 'claim')) {
+    return fail(
+      'forbidden',
+      `"${draft.type}" needs the "claim" scope; the token's scopes are [${principal.scopes.join(', ')}]`,
+      { extra: { required_scope: 'claim' } },
     );
   }
   if (isOrchestrationType(draft.type) && !isCoordinator(principal)) {
