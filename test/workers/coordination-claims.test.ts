@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { claim, coordination, lifecycle, offer, taskStream, uid } from './helpers/coordination';
+import {
+  claim,
+  coordination,
+  lifecycle,
+  offer,
+  setCapacity,
+  taskStream,
+  uid,
+  wiresOf,
+} from './helpers/coordination';
 
 describe('claims', () => {
   it('gives the first claim a fenced lease and tells the next claimer who holds it', async () => {
@@ -143,5 +152,52 @@ describe('fencing', () => {
     const res = await lifecycle(task, 'early', 'task.started', undefined);
     expect(res.status).toBe(409);
     expect(res.body.detail).toContain('claim it first');
+  });
+});
+
+describe('capacity', () => {
+  it('refuses a claim the agent has no units for and leaves the task open for others', async () => {
+    const [small, big] = [uid('small'), uid('big')];
+    await setCapacity(small, 1, 1);
+    await setCapacity(big, 4, 4);
+    const task = uid('t');
+    await offer(task, 'developer');
+    const refused = await claim(task, small, { units: 2 });
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      type: '/problems/insufficient-capacity',
+      available_units: 1,
+      requested_units: 2,
+    });
+    expect(await coordination(taskStream(task))).toMatchObject({ status: 'available' });
+    expect((await claim(task, big, { units: 2 })).status).toBe(201);
+    expect(await coordination(`agent:${big}`)).toMatchObject({
+      available_units: 2,
+      held_reservations: 1,
+    });
+    expect(await coordination(`agent:${small}`)).toMatchObject({
+      available_units: 1,
+      pending_reservations: 0,
+    });
+  });
+
+  it('returns units and offers the next attempt when the holder releases the task', async () => {
+    const agent = uid('rel');
+    await setCapacity(agent, 3, 3);
+    const task = uid('t');
+    await offer(task, 'developer');
+    const won = await claim(task, agent, { units: 3 });
+    const released = await lifecycle(task, agent, 'task.released', String(won.body.fencing_token));
+    expect(released.status).toBe(201);
+    expect(await coordination(`agent:${agent}`)).toMatchObject({
+      available_units: 3,
+      held_reservations: 0,
+    });
+    const next = await wiresOf(taskStream(task, 2));
+    expect(next).toHaveLength(1);
+    expect(next[0]).toMatchObject({
+      causation_id: released.body.wire_id,
+      payload: { attempt: 2, reason: 'released' },
+    });
   });
 });
