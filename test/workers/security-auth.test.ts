@@ -203,6 +203,20 @@ describe('what a token allows', () => {
   });
 });
 
+describe('routes added by other features', () => {
+  it('keeps /v1/admin/* for admin tokens', async () => {
+    const agent = await authHeaders('agent:quinn-07', ['append', 'read', 'claim']);
+    const res = await SELF.fetch(`${base}/v1/admin/rebuild`, { method: 'POST', headers: agent });
+    await expectProblem(res, 403, 'forbidden');
+  });
+
+  it('applies stream prefixes to the coordination view', async () => {
+    const limited = await authHeaders('agent:quinn-07', ['read'], { streams: ['agent:'] });
+    const res = await SELF.fetch(`${base}/v1/coordination/project:x`, { headers: limited });
+    await expectProblem(res, 403, 'forbidden');
+  });
+});
+
 describe('POST /v1/tokens', () => {
   const issue = (headers: Record<string, string>, body: unknown) =>
     SELF.fetch(`${base}/v1/tokens`, {

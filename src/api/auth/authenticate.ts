@@ -59,15 +59,15 @@ async function principalOf(
 
 /** The scope a route needs unless it asks for a narrower one (requireScope). */
 function defaultScope(method: string, path: string): Scope | 'write' {
-  if (path === '/v1/tokens') return 'admin';
+  if (path === '/v1/tokens' || path.startsWith('/v1/admin/')) return 'admin';
   if (method === 'GET' || method === 'HEAD' || path === '/v1/tickets') return 'read';
   if (/^\/v1\/streams\/[^/]+\/wires$/.test(path)) return 'append';
   return 'write';
 }
 
-/** The stream a path names, if any: `/v1/streams/{stream_id}[/…]`. */
+/** The stream a path names, if any: `/v1/streams/{stream_id}[/…]`, `/v1/coordination/{stream_id}`. */
 function streamOfPath(path: string): string | null {
-  const match = /^\/v1\/streams\/([^/]+)/.exec(path);
+  const match = /^\/v1\/(?:streams|coordination)\/([^/]+)/.exec(path);
   if (!match?.[1]) return null;
   try {
     return decodeURIComponent(match[1]);
