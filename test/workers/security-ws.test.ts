@@ -98,6 +98,18 @@ describe('WebSocket upgrades', () => {
     res.webSocket?.close(1000, 'done');
   });
 
+  it('upgrades a browser request (Origin set) with the CORS and subprotocol headers intact', async () => {
+    const token = (await authHeaders('agent:quinn-07', ['read'])).Authorization?.slice(7);
+    const res = await upgrade(uniqueStream(), '', {
+      Origin: 'http://localhost:8787',
+      'Sec-WebSocket-Protocol': `wirestream, wirestream.bearer.${token}`,
+    });
+    expect(res.status).toBe(101);
+    expect(res.headers.get('sec-websocket-protocol')).toBe('wirestream');
+    res.webSocket?.accept();
+    res.webSocket?.close(1000, 'done');
+  });
+
   it('refuses a subscription outside the token prefixes with 403', async () => {
     const limited = await authHeaders('agent:quinn-07', ['read'], { streams: ['agent:'] });
     await expectProblem(await upgrade(uniqueStream('project'), '', limited), 403, 'forbidden');
