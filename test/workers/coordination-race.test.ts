@@ -114,7 +114,7 @@ describe('role pool race', () => {
       .map((r) => r.ms)
       .sort((a, b) => a - b);
     console.log(
-      `claim latency over ${all.length} racing claims: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; ` +
+      `claim latency inside vitest (harness queueing included; tools/claim-latency.mjs measures a fresh Miniflare) over ${all.length} racing claims: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms; ` +
         `winning claims (reserve + decide + confirm): p50 ${percentile(won, 50).toFixed(1)} ms, p99 ${percentile(won, 99).toFixed(1)} ms; ` +
         `refusals ${JSON.stringify(Object.fromEntries(codes))}`,
     );
