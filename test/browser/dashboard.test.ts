@@ -70,6 +70,68 @@ async function appendN(n: number, from = 0, to = stream) {
   }
 }
 
+/** A few tasks and agents for the board: offered, claimed, started, blocked. */
+async function populateBoard() {
+  const coordinatorToken = await tokenFor(server, 'coordinator:dash', ['coordinator']);
+  const coordinator = new WirestreamClient({
+    baseUrl: server.url,
+    sender: 'coordinator:dash',
+    token: coordinatorToken ?? '',
+  });
+  const agents = await Promise.all(
+    ['quinn-07', 'ana-02'].map(async (name) => {
+      const sender = `agent:${name}`;
+      return new WirestreamClient({
+        baseUrl: server.url,
+        sender,
+        token: (await tokenFor(server, sender)) ?? '',
+      });
+    }),
+  );
+  for (const [i, agent] of agents.entries()) {
+    const id = i === 0 ? 'quinn-07' : 'ana-02';
+    await agent.append(`agent:${id}`, { type: 'agent.started', payload: { role: 'developer' } });
+    await agent.append(`agent:${id}`, {
+      type: 'agent.capacity.updated',
+      payload: { available_units: 6 - 2 * i, max_units: 8, skills: ['typescript'] },
+    });
+    await agent.append(`agent:${id}`, { type: 'agent.heartbeat', payload: {} });
+  }
+  const tasks = ['schema', 'ingest', 'auth', 'docs', 'bench'];
+  for (const task of tasks) {
+    await coordinator.append(`task:${project}-${task}:attempt:1`, {
+      type: 'task.available',
+      correlation_id: stream,
+      payload: { task_id: `${project}-${task}`, role: 'developer', attempt: 1 },
+    });
+  }
+  const [quinn, ana] = agents as [WirestreamClient, WirestreamClient];
+  const a = await quinn.claim(`${project}-schema`, {
+    role: 'developer',
+    leaseMs: 600_000,
+    heartbeatMs: 0,
+  });
+  await a.append('task.started');
+  const b = await ana.claim(`${project}-ingest`, {
+    role: 'developer',
+    leaseMs: 300_000,
+    heartbeatMs: 0,
+  });
+  await b.append('task.blocked', { reason: 'waiting for the schema contract' });
+  const c = await quinn.claim(`${project}-auth`, {
+    role: 'developer',
+    leaseMs: 90_000,
+    heartbeatMs: 0,
+  });
+  void c;
+  const d = await ana.claim(`${project}-docs`, {
+    role: 'developer',
+    leaseMs: 60_000,
+    heartbeatMs: 0,
+  });
+  await d.complete({ output_ref: 'r2://docs/index.md' });
+}
+
 const shownSeqs = () =>
   page.$$eval('#wires tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-seq'))));
 const lastSeqIs = (n: number) =>
@@ -144,7 +206,13 @@ describe('dashboard', () => {
       ['count', 'gaps', 'dups'].map((k) => el.getAttribute(`data-${k}`)),
     );
     expect(stats).toEqual(['51', '0', '0']);
-    await page.waitForTimeout(1500); // let anchors and the board settle for the picture
+    await populateBoard();
+    await page.waitForFunction(
+      "document.querySelectorAll('#task-board .card').length >= 5 && document.querySelectorAll('#agent-list .agent').length >= 2",
+      null,
+      { timeout: 30_000 },
+    );
+    await page.waitForTimeout(1500); // let anchors settle for the picture
     await page.screenshot({ path: SCREENSHOT });
     // While the server is down the browser logs each refused connection; those
     // are the outage itself. Anything else (a script error) is a failure.
