@@ -337,9 +337,10 @@ export const taskDecider: Decider<TaskState> = {
   evolve(state, wire, cfg) {
     const { taskId, attempt } = where(wire.stream_id);
     const next: TaskState = { ...state, taskId, attempt };
-    if (wire.correlation_id?.startsWith('project:')) next.project = wire.correlation_id;
     if (wire.type === 'task.available') {
-      return { ...next, status: 'available', role: str(wire.payload, 'role') ?? null };
+      // The offer (a coordinator's Wire) names the task's project for good.
+      const project = wire.correlation_id?.startsWith('project:') ? wire.correlation_id : null;
+      return { ...next, status: 'available', role: str(wire.payload, 'role') ?? null, project };
     }
     if (isClaim(wire.type)) {
       const expiresAt = leaseEnd(wire, 0, cfg);
@@ -443,18 +444,22 @@ export const taskDecider: Decider<TaskState> = {
         },
       });
     }
-    if (SIGNALS.includes(wire.type) && after.project) {
+    // A signal goes to the project its Wire correlates with, else the task's.
+    const project = wire.correlation_id?.startsWith('project:')
+      ? wire.correlation_id
+      : after.project;
+    if (SIGNALS.includes(wire.type) && project && streamIdProblem(project) === null) {
       const p = wire.payload;
       const name =
         wire.type === 'contract.ready'
           ? str(p, 'contract')
           : (str(p, 'name') ?? str(p, 'artifact_id') ?? str(p, 'artifact_type'));
       effects.push({
-        target: after.project,
+        target: project,
         draft: {
           ...system(
             wire,
-            after.project,
+            project,
             'upstream.ready',
             derivedWireId('signal', wire.stream_id, wire.stream_seq),
             {
@@ -465,7 +470,7 @@ export const taskDecider: Decider<TaskState> = {
               source_wire_id: wire.wire_id,
             },
           ),
-          correlation_id: after.project,
+          correlation_id: project,
         },
       });
     }
