@@ -17,7 +17,7 @@ import {
 import { type CoordinationConfig, type Decider, type Effect, int, iso, str } from './types';
 
 /** Bump when an `evolve` changes meaning: stored states are then rebuilt from the log. */
-const REDUCER_VERSION = 1;
+const REDUCER_VERSION = 2;
 
 export function configOf(env: Env): CoordinationConfig {
   return {
