@@ -155,21 +155,30 @@ describe('npx wirestream', () => {
     }
     expect(topic).toMatch(/^0\.0\.\d+$/);
 
+    // One Wire's proof: its message and running hash check out against the mirror.
+    const first = (await client.read(stream)).wires[0];
+    const proof = await client.proof(first?.wire_id ?? '');
+    expect(proof).toMatchObject({ wire_id: first?.wire_id, hcs_topic_id: topic });
+    expect(await client.checkProof(proof)).toMatchObject({ ok: true });
+
     const good = await run(['verify', topic, '--mirror', server.standin.url]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(new RegExp(`^ok: \\d+ messages of ${topic.replace(/\./g, '\\.')}`));
 
+    // The mirror now serves a wrong running hash for that Wire's message.
+    const n = proof.hcs_sequence_number;
     await fetch(`${server.standin.url}/__standin/tamper`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ topicId: topic, sequenceNumber: 2 }),
+      body: JSON.stringify({ topicId: topic, sequenceNumber: n }),
     });
+    expect(await client.checkProof(proof)).toMatchObject({ ok: false });
     const bad = await run(['verify', topic, '--mirror', server.standin.url, '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({
       ok: false,
-      checked: 1,
-      problem: { sequence_number: 2 },
+      checked: n - 1,
+      problem: { sequence_number: n },
     });
   }, 90_000);
 });
