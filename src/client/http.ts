@@ -58,16 +58,12 @@ export class Http {
         const res = await this.#send(method, path, options);
         if (res.ok) {
           const text = await res.text();
-          return {
-            status: res.status,
-            headers: res.headers,
-            body: (text ? JSON.parse(text) : null) as T,
-          };
+          return { status: res.status, headers: res.headers, body: parseBody<T>(res, text) };
         }
         error = await errorFromResponse(res);
         retryAfter = parseRetryAfter(res.headers.get('Retry-After'));
       } catch (cause) {
-        if (options.signal?.aborted) throw cause;
+        if (options.signal?.aborted || cause instanceof WirestreamError) throw cause;
         error = new WirestreamError(0, 'network', (cause as Error).message ?? String(cause));
       }
       if (!error.retryable || attempt + 1 >= attempts) throw error;
@@ -88,6 +84,17 @@ export class Http {
       init.body = JSON.stringify(options.body);
     }
     return this.options.fetch(this.url(path), init);
+  }
+}
+
+/** A 2xx that is not JSON is a wrong URL (say, a static page), not a reason to retry. */
+function parseBody<T>(res: Response, text: string): T {
+  if (!text) return null as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    const type = res.headers.get('Content-Type') ?? 'no content type';
+    throw new WirestreamError(res.status, 'not-json', `expected JSON from ${res.url}, got ${type}`);
   }
 }
 

@@ -116,8 +116,16 @@ export class Subscription {
 
   /** Opens one socket and resolves when it closes. */
   async #connectOnce(): Promise<{ opened: boolean; code: number; reason: string }> {
-    const url = await this.#url();
-    const token = this.deps.wsAuth === 'protocol' ? await this.deps.http.token() : undefined;
+    let url: string;
+    let token: string | undefined;
+    try {
+      url = await this.#url();
+      token = this.deps.wsAuth === 'protocol' ? await this.deps.http.token() : undefined;
+    } catch (error) {
+      // No ticket or token yet (server away, auth refused): the probe decides.
+      return { opened: false, code: 0, reason: (error as Error).message };
+    }
+    if (this.#stopped) return { opened: false, code: 1000, reason: 'client closed' };
     this.#setState(this.#state === 'reconnecting' ? 'reconnecting' : 'connecting');
     return new Promise((resolve) => {
       let opened = false;

@@ -155,6 +155,49 @@ describe('Subscription against a server that drops connections', () => {
   }, 30_000);
 });
 
+describe('WebSocket authentication', () => {
+  it('opens the feed with a short-lived ticket instead of the token when asked to', async () => {
+    const streamId = `project:ticket-${Date.now().toString(36)}`;
+    await appendMany(streamId, 3);
+    const ticketed = new WirestreamClient({
+      baseUrl: server.url,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      wsAuth: 'ticket',
+      ...(token ? { token } : {}),
+    });
+    const seen: number[] = [];
+    let caughtUp = -1;
+    const sub = ticketed.subscribe(streamId, {
+      onWires: (wires) => {
+        seen.push(...wires.map((w) => w.stream_seq));
+      },
+      onCaughtUp: (last) => {
+        caughtUp = last;
+      },
+    });
+    await until(
+      () => caughtUp === 3,
+      10_000,
+      () => `caught up at ${caughtUp}`,
+    );
+    sub.close();
+    expect(seen).toEqual([1, 2, 3]);
+  }, 30_000);
+
+  it("stops with the server's 401 instead of reconnecting forever when the token is refused", async () => {
+    const refused = new WirestreamClient({
+      baseUrl: server.url,
+      token: 'not-a-token',
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      reconnect: { baseMs: 20, maxMs: 50 },
+    });
+    const sub = refused.subscribe('project:refused', { onWires: () => {} });
+    const error = await sub.closed.catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 401, code: 'unauthenticated' });
+    expect(sub.state).toBe('closed');
+  }, 30_000);
+});
+
 describe('append over a connection that loses the answer', () => {
   let lossy: Server;
   let lossyUrl = '';
