@@ -77,9 +77,12 @@ export async function measure(o) {
       appended = closed.sent.length;
     }
     if (o.rate) {
-      const cpu0 = rt.cpu();
+      const cpu0 = rt.cpuSplit();
       const open = await openLoop({ ...common, rate: o.rate, ms: o.openMs });
-      result.openCpuPerAppendUs = (rt.cpu() - cpu0) / Math.max(1, open.sent.length);
+      const cpu1 = rt.cpuSplit();
+      const n = Math.max(1, open.sent.length);
+      result.openCpuPerAppendUs = (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / n;
+      result.openSysPerAppendUs = (cpu1.system - cpu0.system) / n;
       result.openSamples = open.latencies;
       result.openLatency = summarize(open.latencies);
       result.openErrors = open.errors;

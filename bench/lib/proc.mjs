@@ -32,6 +32,16 @@ export function cpuMicros(pid) {
   return (ticks * 1e6) / TICKS_PER_SECOND;
 }
 
+/** `{user, system}` CPU of `pid` in microseconds. */
+export function cpuSplitMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    user: (Number(fields[11]) * 1e6) / TICKS_PER_SECOND,
+    system: (Number(fields[12]) * 1e6) / TICKS_PER_SECOND,
+  };
+}
+
 function statusKiB(pid, key) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const match = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status);

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from 'wrangler';
-import { cpuMicros, peakRssMiB, rssMiB, workerdChildren } from './proc.mjs';
+import { cpuMicros, cpuSplitMicros, peakRssMiB, rssMiB, workerdChildren } from './proc.mjs';
 import { ROOT } from './targets.mjs';
 
 /** Secret the bench signs its bearer tokens with (local only, never deployed). */
@@ -49,7 +49,7 @@ export async function start(bundle, options = {}) {
   return { ...rt, dispose: async () => {} };
 }
 
-async function startFresh(bundle, { bindings = {} } = {}) {
+async function startFresh(bundle, { bindings = {}, inspectorPort } = {}) {
   const before = new Set(workerdChildren());
   const started = performance.now();
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.config);
@@ -64,6 +64,7 @@ async function startFresh(bundle, { bindings = {} } = {}) {
     port: 0,
     cf: false,
     verbose: false,
+    ...(inspectorPort ? { inspectorPort } : {}),
   });
   const url = await mf.ready;
   const readyMs = performance.now() - started;
@@ -79,6 +80,7 @@ async function startFresh(bundle, { bindings = {} } = {}) {
     pid,
     readyMs,
     cpu: () => (pid ? cpuMicros(pid) : Number.NaN),
+    cpuSplit: () => (pid ? cpuSplitMicros(pid) : { user: Number.NaN, system: Number.NaN }),
     peakRss: () => (pid ? peakRssMiB(pid) : Number.NaN),
     rss: () => (pid ? rssMiB(pid) : Number.NaN),
     dispose: () => mf.dispose(),

@@ -1,3 +1,4 @@
+import { FrameCache } from './frame-cache';
 import type { StoredWire } from './wire-log';
 
 /**
@@ -73,12 +74,13 @@ export class Subscribers {
 
   #flush(): void {
     const head = this.source.lastSeq;
+    const frames = new FrameCache(this.source);
     for (const [ws, state] of this.#states) {
       if (head - state.acked > 2 * this.window) {
         this.#close(ws, SLOW_CONSUMER, `slow consumer: resume with after_seq=${state.cursor}`);
         continue;
       }
-      this.#pump(ws, state);
+      this.#pump(ws, state, frames);
     }
   }
 
@@ -101,16 +103,15 @@ export class Subscribers {
     this.#states.delete(ws);
   }
 
-  #pump(ws: WebSocket, state: SocketState): void {
+  #pump(ws: WebSocket, state: SocketState, frames = new FrameCache(this.source)): void {
     const head = this.source.lastSeq;
     while (state.cursor < head) {
       const room = this.window - (state.cursor - state.acked);
       if (room <= 0) break;
-      const wires = this.source.readAfter(state.cursor, Math.min(room, FRAME_WIRES));
-      const last = wires.at(-1);
-      if (!last) break;
-      if (!this.#send(ws, { kind: 'wires', wires })) return;
-      state.cursor = last.stream_seq;
+      const frame = frames.after(state.cursor, Math.min(room, FRAME_WIRES));
+      if (!frame) break;
+      if (!this.#send(ws, frame.text)) return;
+      state.cursor = frame.last;
     }
     if (!state.live && state.cursor === head) {
       state.live = true;
@@ -119,9 +120,9 @@ export class Subscribers {
     ws.serializeAttachment(state);
   }
 
-  #send(ws: WebSocket, frame: Frame): boolean {
+  #send(ws: WebSocket, frame: Frame | string): boolean {
     try {
-      ws.send(JSON.stringify(frame));
+      ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
       return true;
     } catch (error) {
       console.warn('websocket send failed; dropping subscriber', error);

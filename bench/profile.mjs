@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N] [--seconds S]`: a V8 CPU
+// profile of the Wirestream isolate (Worker and Durable Objects) under the
+// one-stream append load, through workerd's inspector. Prints where the
+// time goes by function and by source file — what to fix when a target is
+// missed. Writes bench/.out/<system>.cpuprofile (open it in DevTools).
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { benchHeaders } from './lib/auth.mjs';
+import { build, snapshotHead } from './lib/build.mjs';
+import { closedLoop, openLoop } from './lib/load.mjs';
+import { start } from './lib/runtime.mjs';
+import { startStandin } from './lib/standin.mjs';
+import { subscribe } from './lib/subscribers.mjs';
+import { consoleTable } from './lib/table.mjs';
+import { OUT, ROOT, SYSTEMS, wireBody } from './lib/targets.mjs';
+
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const seconds = opt('--seconds', 5);
+const fanout = opt('--fanout', 0);
+const srcDir = args.includes('--src')
+  ? path.resolve(args[args.indexOf('--src') + 1])
+  : args.includes('--worktree')
+    ? ROOT
+    : snapshotHead().dir;
+const systemName = args.includes('--system') ? args[args.indexOf('--system') + 1] : 'wirestream';
+const system = SYSTEMS[systemName];
+
+const standin = await startStandin(srcDir);
+const bundle = await build(system.project, { srcDir });
+const inspectorPort = 9300 + Math.floor(Math.random() * 500);
+const rt = await start(bundle, {
+  bindings: {
+    RATE_PER_SECOND: '1000000',
+    RATE_BURST: '1000000',
+    WS_MAX_SUBSCRIBERS: '2000',
+    ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}),
+  },
+  inspectorPort,
+});
+
+const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+const target = targets.find((t) => t.title?.includes(`bench-${system.project}`)) ?? targets[0];
+const ws = new WebSocket(target.webSocketDebuggerUrl);
+await new Promise((r) => ws.once('open', r));
+let id = 0;
+const pending = new Map();
+ws.on('message', (data) => {
+  const msg = JSON.parse(data.toString());
+  if (msg.id && pending.has(msg.id)) {
+    pending.get(msg.id)(msg.result);
+    pending.delete(msg.id);
+  }
+});
+const cdp = (method, params = {}) =>
+  new Promise((resolve) => {
+    id += 1;
+    pending.set(id, resolve);
+    ws.send(JSON.stringify({ id, method, params }));
+  });
+
+const headers = await benchHeaders();
+const common = {
+  origin: rt.origin,
+  headers,
+  seqOf: system.seqOf,
+  pathOf: () => system.appendPath('profile'),
+  bodyOf: () => wireBody('profile'),
+};
+const subs = fanout
+  ? await subscribe({
+      origin: rt.origin,
+      wsPath: system.wsPath('profile'),
+      count: fanout,
+      ack: true,
+      headers,
+    })
+  : null;
+await closedLoop({ ...common, clients: 4, ms: 1000 });
+await cdp('Profiler.enable');
+await cdp('Profiler.setSamplingInterval', { interval: 200 });
+await cdp('Profiler.start');
+const load = fanout
+  ? await openLoop({ ...common, rate: 20, ms: seconds * 1000 })
+  : await closedLoop({ ...common, clients: 16, ms: seconds * 1000 });
+const { profile } = await cdp('Profiler.stop');
+writeFileSync(path.join(OUT, `${systemName}.cpuprofile`), JSON.stringify(profile));
+console.log(`${load.sent.length} appends profiled`);
+
+// Self time per node → by function and by file.
+const deltas = new Map();
+profile.samples.forEach((node, i) => {
+  deltas.set(node, (deltas.get(node) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const byFn = new Map();
+const byFile = new Map();
+let total = 0;
+for (const node of profile.nodes) {
+  const us = deltas.get(node.id) ?? 0;
+  total += us;
+  const f = node.callFrame;
+  const file = (f.url || '(native)').split('/').pop();
+  const fn = `${f.functionName || '(anonymous)'} ${file}:${f.lineNumber + 1}`;
+  byFn.set(fn, (byFn.get(fn) ?? 0) + us);
+  byFile.set(file, (byFile.get(file) ?? 0) + us);
+}
+const top = (m, n) =>
+  [...m.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, us]) => [
+      k.slice(0, 90),
+      `${(us / 1000).toFixed(0)} ms`,
+      `${((us / total) * 100).toFixed(1)}%`,
+      `${(us / load.sent.length).toFixed(0)} µs/append`,
+    ]);
+console.log(consoleTable(['function (self time)', 'total', 'share', 'per append'], top(byFn, 30)));
+console.log(consoleTable(['file', 'total', 'share', 'per append'], top(byFile, 8)));
+
+ws.close();
+await subs?.stop();
+await rt.dispose();
+standin?.stop();
