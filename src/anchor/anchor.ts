@@ -6,7 +6,10 @@
 export interface Anchor {
   /** Payer account whose transactions this anchor signs. */
   operatorId(): Promise<string>;
-  createTopic(memo: string): Promise<string>;
+  /** Creates a topic under a transaction id the caller recorded first. */
+  createTopic(memo: string, transactionId: string): Promise<string>;
+  /** The topic an earlier `createTopic` made, or null if it never reached consensus. */
+  createdTopic(transactionId: string): Promise<string | null>;
   /**
    * Transaction ids for a message of `messageBytes`, one per chunk, chosen
    * before anything is sent so the caller can record them first.

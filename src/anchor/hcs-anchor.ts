@@ -39,18 +39,39 @@ export class HcsAnchor implements Anchor {
     return (await this.#connected()).operator.toString();
   }
 
-  async createTopic(memo: string): Promise<string> {
+  async createTopic(memo: string, transactionId: string): Promise<string> {
     const { client } = await this.#connected();
     try {
-      const operatorKey = client.operatorPublicKey;
-      const tx = new TopicCreateTransaction().setTopicMemo(memo.slice(0, 100));
-      // Only the coordinator may write: the submit key is the operator's key.
-      if (operatorKey) tx.setSubmitKey(operatorKey);
-      const response = await tx.execute(client);
-      const receipt = await response.getReceipt(client);
-      if (!receipt.topicId) throw new AnchorError('rejected', 'createTopic returned no topic id');
-      return receipt.topicId.toString();
+      // No submit key: agents on the HCS-first path write to the topic
+      // directly, and the listener validates every Wire it ingests.
+      await new TopicCreateTransaction()
+        .setTopicMemo(memo.slice(0, 100))
+        .setTransactionId(TransactionId.fromString(transactionId))
+        .setRegenerateTransactionId(false)
+        .execute(client);
     } catch (error) {
+      const duplicate =
+        error instanceof PrecheckStatusError && error.status === Status.DuplicateTransaction;
+      if (!duplicate) throw classify(error);
+    }
+    const topic = await this.createdTopic(transactionId);
+    if (topic === null)
+      throw new AnchorError('retry', 'topic creation has not reached consensus yet');
+    return topic;
+  }
+
+  async createdTopic(transactionId: string): Promise<string | null> {
+    const { client } = await this.#connected();
+    try {
+      // Waits through consensus (3-5 s on Hedera): ~20 s of bounded retries.
+      const receipt = await new TransactionReceiptQuery()
+        .setTransactionId(TransactionId.fromString(transactionId))
+        .setMaxAttempts(25)
+        .setMaxBackoff(1000)
+        .execute(client);
+      return receipt.topicId?.toString() ?? null;
+    } catch (error) {
+      if (error instanceof MaxAttemptsOrTimeoutError) return null;
       throw classify(error);
     }
   }
@@ -118,7 +139,8 @@ export class HcsAnchor implements Anchor {
       const record = await new TransactionRecordQuery()
         .setTransactionId(TransactionId.fromString(transactionId))
         .setValidateReceiptStatus(false)
-        .setMaxAttempts(12)
+        .setMaxAttempts(25)
+        .setMaxBackoff(1000)
         .execute(client);
       const ts = record.consensusTimestamp;
       const at = `${ts.seconds.toString()}.${ts.nanos.toString().padStart(9, '0')}`;

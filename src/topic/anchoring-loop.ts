@@ -3,21 +3,29 @@ import { toBase64 } from '../anchor/running-hash';
 import type { TopicLog, TopicRow } from './topic-log';
 
 /**
- * One pass of the TopicObject's anchoring: submit unanchored Wires to HCS in
- * arrival order and record where they landed. The rule that keeps every Wire
- * on HCS exactly once: transaction ids are stored *before* a submission, and
- * a Wire that already has ids is first looked up by receipt; only chunks with
- * no successful receipt are sent again, under the same ids, so the network's
- * duplicate check absorbs any resend of something it already accepted. New
- * ids are chosen only when the old ones expired without reaching consensus
- * (checked against the mirror node too, which outlives receipts).
+ * One pass of the TopicObject's anchoring, pipelined so consensus latency
+ * (3-5 s on Hedera) does not cap throughput:
+ *
+ *  1. Wires already sent are looked up by receipt (no waiting); the ones that
+ *     reached consensus are recorded with their sequence number, running hash
+ *     and consensus time (from the record).
+ *  2. Fresh Wires get transaction ids, stored *before* anything is sent, and
+ *     are submitted in arrival order. A Wire whose earlier submission left no
+ *     receipt is sent again under the same ids once it had time to reach
+ *     consensus, so the network's duplicate check absorbs a resend of
+ *     something it already accepted: no Wire lands twice, none is skipped.
+ *     New ids are chosen only when the old ones expired without reaching
+ *     consensus (checked against the mirror node too, which outlives receipts).
  */
-const BATCH = 50;
+const BATCH = 200;
+/** How long a sent Wire may take to reach consensus before it is resent (same ids). */
+const CONSENSUS_PATIENCE_MS = 15_000;
 
 export interface PassResult {
   anchored: TopicRow[];
-  /** Something is left to do: run again after `delayMs`. */
-  again: boolean;
+  /** Unanchored Wires remain: fresh ones (run again now) or in flight (poll soon). */
+  fresh: boolean;
+  inFlight: boolean;
   error: string | null;
 }
 
@@ -25,7 +33,9 @@ export interface LoopDeps {
   anchor: Anchor;
   log: TopicLog;
   topicId: string;
-  /** True when the mirror node shows a message whose initial transaction id is `txId`. */
+  /** When this isolate last sent each Wire (by pos); lost on restart, which only means an early resend. */
+  sentAt: Map<number, number>;
+  /** Where the mirror node shows a message whose initial transaction id is `txId`, if it does. */
   onMirror(
     txId: string,
   ): Promise<{ sequenceNumber: number; consensusTimestamp: string; runningHash: string } | null>;
@@ -33,46 +43,82 @@ export interface LoopDeps {
 }
 
 export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
-  const { anchor, log, topicId } = deps;
+  const { anchor, log, topicId, sentAt } = deps;
   const rows = log.unanchored(BATCH);
   const anchored: TopicRow[] = [];
-  const submitted: { row: TopicRow; ids: string[] }[] = [];
   let error: string | null = null;
 
+  // 1. Receipts of what was sent before. Consensus comes roughly in order: if
+  //    the oldest is not through yet, the rest are not either (one query).
+  let sent = rows.filter((r) => r.tx_ids !== null);
+  const oldest = sent[0];
+  const patient = (row: TopicRow) =>
+    deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
+  if (oldest && patient(oldest)) {
+    const first = await chunkStates(anchor, idsOf(oldest));
+    if (first.firstMissing !== null && first.failed === null) sent = [];
+  }
+  const states = await Promise.all(sent.map((r) => chunkStates(anchor, idsOf(r))));
+  const resend = new Map<number, number>();
+  const done: { row: TopicRow; ids: string[] }[] = [];
+  sent.forEach((row, i) => {
+    const state = states[i] ?? { firstMissing: 0, failed: null };
+    if (state.failed !== null) {
+      error = `wire ${row.wire_id}: transaction ${state.failed} failed; it gets new ids`;
+      log.recordTransactionIds(row.pos, null);
+    } else if (state.firstMissing === null) {
+      done.push({ row, ids: idsOf(row) });
+    } else if (!patient(row)) {
+      resend.set(row.pos, state.firstMissing);
+    }
+  });
+  const records = await Promise.all(done.map(({ ids }) => anchor.getRecord(ids.at(-1) ?? '')));
+  done.forEach(({ row, ids }, i) => {
+    const rec = records[i];
+    if (rec?.status === 'success') {
+      log.recordAnchor(row.pos, fieldsOf(rec, topicId, ids.length), deps.now());
+      sentAt.delete(row.pos);
+      anchored.push(row);
+    }
+  });
+
+  // 2. Send fresh Wires and due resends, in arrival order; stop at the first failure.
+  const finished = new Set(anchored.map((r) => r.pos));
   for (const row of rows) {
+    if (finished.has(row.pos)) continue;
+    const fresh = row.tx_ids === null;
+    if (!fresh && !resend.has(row.pos)) continue;
     const message = new TextEncoder().encode(row.message);
     let ids: string[];
-    let from = 0;
-    if (row.tx_ids !== null) {
-      ids = JSON.parse(row.tx_ids) as string[];
-      // An earlier attempt may have reached the network: ask before resending.
-      const state = await chunkStates(anchor, ids);
-      if (state.failed !== null) {
-        error = `transaction ${state.failed} failed; resubmitting with new ids`;
-        log.recordTransactionIds(row.pos, null);
-        break;
-      }
-      if (state.firstMissing === null) {
-        submitted.push({ row, ids });
-        continue;
-      }
-      from = state.firstMissing;
-    } else {
+    if (fresh) {
       ids = await anchor.transactionIds(message.length);
       log.recordTransactionIds(row.pos, ids); // durable before the submit leaves (output gate)
+    } else {
+      ids = idsOf(row);
     }
     try {
-      await anchor.submit({ topicId, message, transactionIds: ids, from });
-      submitted.push({ row, ids });
+      await anchor.submit({
+        topicId,
+        message,
+        transactionIds: ids,
+        from: resend.get(row.pos) ?? 0,
+      });
+      sentAt.set(row.pos, deps.now());
     } catch (e) {
-      if (e instanceof AnchorError && e.kind === 'expired' && from === 0) {
-        // Never reached consensus under these ids (no receipt, not on the
-        // mirror): safe to choose new ones.
+      if (e instanceof AnchorError && e.kind === 'expired' && (resend.get(row.pos) ?? 0) === 0) {
+        // Never reached consensus under these ids (no receipt): unless the
+        // mirror shows it after all, it is safe to choose new ones.
         const seen = await deps.onMirror(ids[0] ?? '');
         if (seen) {
           log.recordAnchor(
             row.pos,
-            { ...anchorFields(seen), hcs_topic_id: topicId, hcs_chunks: ids.length },
+            {
+              hcs_topic_id: topicId,
+              hcs_sequence_number: seen.sequenceNumber,
+              consensus_timestamp: seen.consensusTimestamp,
+              running_hash: seen.runningHash,
+              hcs_chunks: ids.length,
+            },
             deps.now(),
           );
           anchored.push(row);
@@ -81,45 +127,29 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
         log.recordTransactionIds(row.pos, null);
       }
       error = e instanceof Error ? e.message : String(e);
-      break; // keep HCS order: nothing after a Wire that did not go out
+      break;
     }
   }
-
-  const records = await Promise.all(
-    submitted.map(async ({ row, ids }) => ({ row, ids, rec: await consensusOf(anchor, ids) })),
-  );
-  for (const { row, ids, rec } of records) {
-    if (rec.status !== 'success') {
-      if (rec.status === 'failed') error = `wire ${row.wire_id}: ${rec.reason}`;
-      continue;
-    }
-    log.recordAnchor(
-      row.pos,
-      {
-        hcs_topic_id: topicId,
-        hcs_sequence_number: rec.sequenceNumber,
-        consensus_timestamp: rec.consensusTimestamp ?? '',
-        running_hash: toBase64(rec.runningHash),
-        hcs_chunks: ids.length,
-      },
-      deps.now(),
-    );
-    anchored.push(row);
-  }
-  const unfinished = anchored.length < rows.length;
-  const more = rows.length === BATCH;
-  return { anchored, again: unfinished || more, error };
+  const left = log.unanchored(1).length > 0;
+  const freshLeft = left && rows.length === BATCH;
+  return { anchored, fresh: freshLeft || error !== null, inFlight: left, error };
 }
 
-function anchorFields(seen: {
-  sequenceNumber: number;
-  consensusTimestamp: string;
-  runningHash: string;
-}) {
+function idsOf(row: TopicRow): string[] {
+  return JSON.parse(row.tx_ids ?? '[]') as string[];
+}
+
+function fieldsOf(
+  rec: Extract<ReceiptResult, { status: 'success' }>,
+  topicId: string,
+  chunks: number,
+) {
   return {
-    hcs_sequence_number: seen.sequenceNumber,
-    consensus_timestamp: seen.consensusTimestamp,
-    running_hash: seen.runningHash,
+    hcs_topic_id: topicId,
+    hcs_sequence_number: rec.sequenceNumber,
+    consensus_timestamp: rec.consensusTimestamp ?? '',
+    running_hash: toBase64(rec.runningHash),
+    hcs_chunks: chunks,
   };
 }
 
@@ -134,15 +164,4 @@ async function chunkStates(
     if (r.status === 'unknown') return { firstMissing: i, failed: null };
   }
   return { firstMissing: null, failed: null };
-}
-
-/** The record of the last chunk (its seq, time and running hash stand for the message). */
-async function consensusOf(anchor: Anchor, ids: string[]): Promise<ReceiptResult> {
-  const last = await anchor.getRecord(ids.at(-1) ?? '');
-  if (last.status !== 'success') return last;
-  for (const id of ids.slice(0, -1)) {
-    const r = await anchor.getReceipt(id);
-    if (r.status !== 'success') return r;
-  }
-  return last;
 }

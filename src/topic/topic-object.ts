@@ -15,6 +15,8 @@ import type { AnchorRecord, OutboxWire } from './types';
 import { wakeBy } from './wake-by';
 
 const MAX_BACKOFF_MS = 30_000;
+/** How often Wires waiting for consensus are looked up. */
+const POLL_MS = 200;
 
 /**
  * One HCS topic's writer (one instance per topic name: `roles.developer`,
@@ -29,6 +31,7 @@ export class TopicObject extends DurableObject<Env> {
   readonly #projection: TopicProjection;
   #failures = 0;
   #running: Promise<void> | null = null;
+  readonly #sentAt = new Map<number, number>();
   /** Work arrived while a pass was running: it reschedules itself at the end. */
   #dirty = false;
   #lastError: string | null = null;
@@ -63,24 +66,27 @@ export class TopicObject extends DurableObject<Env> {
   /** Each step is independent: D1 or a stream being down does not stop anchoring. */
   async #pass(): Promise<void> {
     let again = await this.#step('projecting', () => this.#project());
+    let inFlight = false;
     try {
-      again = (await this.#anchorOnce()) || again;
+      const pass = await this.#anchorOnce();
+      again = pass.fresh || again;
+      inFlight = pass.inFlight;
       this.#failures = 0;
       this.#lastError = null;
     } catch (error) {
       this.#failures++;
       this.#lastError = error instanceof Error ? error.message : String(error);
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
-      again = true;
     }
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
     again = (await this.#step('projecting anchors', () => this.#project())) || again;
-    if (again || this.#dirty) {
-      this.#dirty = false;
-      const delay = this.#failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
-      // Set, not "wake by": this handler is the only scheduler while it runs.
-      await this.ctx.storage.setAlarm(Date.now() + delay);
-    }
+    let delay: number | null = null;
+    if (this.#failures > 0) delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
+    else if (again || this.#dirty) delay = 0;
+    else if (inFlight) delay = POLL_MS;
+    this.#dirty = false;
+    // Set, not "wake by": this handler is the only scheduler while it runs.
+    if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }
 
   /** Work to do: the running pass will see it, or an alarm is set now. */
@@ -142,14 +148,15 @@ export class TopicObject extends DurableObject<Env> {
     };
   }
 
-  async #anchorOnce(): Promise<boolean> {
-    if (this.#log.unanchored(1).length === 0) return false;
+  async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean }> {
+    if (this.#log.unanchored(1).length === 0) return { fresh: false, inFlight: false };
     const { anchor, config } = anchorFor(this.env);
     const topicId = await this.#topicId();
     const pass = await anchorPass({
       anchor,
       log: this.#log,
       topicId,
+      sentAt: this.#sentAt,
       now: Date.now,
       onMirror: async (txId) => {
         // Receipts live ~3 minutes; the mirror keeps every message.
@@ -172,7 +179,7 @@ export class TopicObject extends DurableObject<Env> {
       },
     });
     if (pass.error !== null) throw new AnchorError('retry', pass.error);
-    return pass.again;
+    return pass;
   }
 
   /** The HCS topic id: configured, or created on first use (always on `local`). */
@@ -180,10 +187,9 @@ export class TopicObject extends DurableObject<Env> {
     const name = this.#log.get('name') ?? 'default';
     let id = this.#log.get('hcs_topic_id');
     if (id === null) {
-      const { anchor, config } = anchorFor(this.env);
+      const { config } = anchorFor(this.env);
       id = config.topics[name] ?? null;
-      if (id === null && config.autoCreateTopics)
-        id = await anchor.createTopic(`wirestream ${name}`);
+      if (id === null && config.autoCreateTopics) id = await this.#createTopic(name);
       id ??= config.topics.default ?? null;
       if (id === null) {
         throw new AnchorError('rejected', `no HCS topic for "${name}": add it to HEDERA_TOPICS`);
@@ -195,6 +201,19 @@ export class TopicObject extends DurableObject<Env> {
       this.#log.set('registered', 'true');
     }
     return id;
+  }
+
+  /** Same rule as for Wires: the transaction id is stored before the topic is asked for. */
+  async #createTopic(name: string): Promise<string> {
+    const { anchor } = anchorFor(this.env);
+    const earlier = this.#log.get('create_tx');
+    if (earlier !== null) {
+      const made = await anchor.createdTopic(earlier);
+      if (made !== null) return made;
+    }
+    const [txId = ''] = await anchor.transactionIds(0);
+    this.#log.set('create_tx', txId);
+    return anchor.createTopic(`wirestream ${name}`, txId);
   }
 
   /** Reports new anchors to their streams (and the directory); true if some are left. */

@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+// Measures HCS anchoring on this machine against the Hedera stand-in: lag from
+// an append's 201 to its `anchored` WebSocket frame (open loop below
+// saturation) and anchoring throughput (closed loop), with the stand-in's
+// consensus latency off and at a Hedera-like 3 s. Runs the real Worker under
+// `wrangler dev` from a bundled snapshot (a watching wrangler dev on the shared
+// tree restarts whenever anyone saves a file).
+//
+//   npm run measure:anchoring -- [--wires 600] [--rate 50] [--clients 16] [--topics 1]
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { startStandin } from './hedera-standin/index.mjs';
+
+const { values } = parseArgs({
+  options: {
+    wires: { type: 'string', default: '600' },
+    rate: { type: 'string', default: '50' },
+    clients: { type: 'string', default: '16' },
+    topics: { type: 'string', default: '1' },
+    streams: { type: 'string', default: '8' },
+  },
+});
+const WIRES = Number(values.wires);
+const RATE = Number(values.rate);
+const CLIENTS = Number(values.clients);
+const TOPICS = Number(values.topics);
+const STREAMS = Number(values.streams);
+const ROOT = path.resolve(import.meta.dirname, '..');
+const OFFLINE = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  CI: 'true',
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const wrangler = path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function snapshot(dir) {
+  const built = spawnSync(
+    process.execPath,
+    [wrangler, 'deploy', '--dry-run', '--outdir', path.join(dir, 'dist')],
+    {
+      cwd: ROOT,
+      env: OFFLINE,
+      encoding: 'utf8',
+    },
+  );
+  if (built.status !== 0) throw new Error(built.stderr);
+  cpSync(path.join(ROOT, 'migrations'), path.join(dir, 'migrations'), { recursive: true });
+  const toml = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
+    .replace(/^main = .*$/m, 'main = "dist/index.js"\nno_bundle = true')
+    .replace(/^\[(assets|build|alias|define)\][\s\S]*?(?=^\[)/gm, '');
+  writeFileSync(path.join(dir, 'wrangler.toml'), toml);
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'wirestream-anchoring-'));
+const persist = path.join(work, 'state');
+snapshot(work);
+const standin = await startStandin({ host: '127.0.0.1', port: 0 });
+const migrate = spawnSync(
+  process.execPath,
+  [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
+  {
+    cwd: work,
+    env: OFFLINE,
+    encoding: 'utf8',
+  },
+);
+if (migrate.status !== 0) throw new Error(migrate.stderr);
+const port = await freePort();
+const admin = `measure-admin-${Math.random().toString(36).slice(2)}`;
+const vars = {
+  ADMIN_TOKEN: admin,
+  TOKEN_SECRET: `measure-secret-${Math.random().toString(36).slice(2)}`,
+  HEDERA_LOCAL_URL: standin.url,
+  RATE_PER_SECOND: '0',
+};
+const dev = spawn(
+  process.execPath,
+  [
+    wrangler,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--persist-to',
+    persist,
+    '--show-interactive-dev-session=false',
+    '--inspector-port',
+    String(await freePort()),
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ],
+  {
+    cwd: work,
+    env: OFFLINE,
+    detached: true,
+    stdio: ['ignore', 'ignore', process.env.MEASURE_LOG ? 'inherit' : 'ignore'],
+  },
+);
+const base = `http://127.0.0.1:${port}`;
+const stop = async () => {
+  try {
+    process.kill(-dev.pid, 'SIGTERM');
+  } catch {}
+  await standin.close();
+  rmSync(work, { recursive: true, force: true });
+};
+process.on('SIGINT', () => stop().then(() => process.exit(130)));
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN;
+};
+
+try {
+  for (let i = 0; ; i++) {
+    if (i > 300) throw new Error('wrangler dev did not start');
+    try {
+      if ((await fetch(`${base}/v1/schema/wire.json`)).ok) break;
+    } catch {}
+    await sleep(200);
+  }
+  await sleep(3000); // wrangler dev may reload once right after it first answers
+  const res = await fetch(`${base}/v1/tokens`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ sub: 'agent:bench', scopes: ['append', 'read'] }),
+  });
+  const token = (await res.json()).token;
+  const auth = { Authorization: `Bearer ${token}` };
+
+  /** One scenario: streams spread over `TOPICS` topics, watched over WebSocket. */
+  async function scenario(name, { openLoop, receiptDelayMs }) {
+    const run = Math.random().toString(36).slice(2, 8);
+    await fetch(`${standin.url}/__standin/faults`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(receiptDelayMs ? { receiptDelayMs } : {}),
+    });
+    const sent = new Map();
+    const lags = [];
+    let lastAnchored = 0;
+    const sockets = [];
+    for (let s = 0; s < STREAMS; s++) {
+      const ws = new WebSocket(
+        `ws://127.0.0.1:${port}/v1/streams/project:b${run}s${s}/ws?after_seq=0`,
+        { headers: auth },
+      );
+      ws.on('message', (data) => {
+        const frame = JSON.parse(String(data));
+        if (frame.kind === 'wires')
+          ws.send(JSON.stringify({ kind: 'ack', seq: frame.wires.at(-1).stream_seq }));
+        if (frame.kind !== 'anchored') return;
+        const now = performance.now();
+        for (const w of frame.wires) {
+          const at = sent.get(w.wire_id);
+          if (at !== undefined) lags.push(now - at);
+          lastAnchored = now;
+        }
+      });
+      await new Promise((r, j) => ws.once('open', r).once('error', j));
+      sockets.push(ws);
+    }
+    let n = 0;
+    async function append() {
+      const k = n++;
+      const s = k % STREAMS;
+      const body = {
+        wire: '1.1',
+        wire_id: `wire_b${run}_${k}`,
+        stream_id: `project:b${run}s${s}`,
+        correlation_id: `project:b${run}t${s % TOPICS}`,
+        type: 'review.concern',
+        sender: 'agent:bench',
+        ts: new Date().toISOString(),
+        payload: { concern: `measurement ${k}` },
+      };
+      const started = performance.now();
+      const r = await fetch(`${base}/v1/streams/${body.stream_id}/wires`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await r.arrayBuffer();
+      if (r.status !== 201) throw new Error(`append ${r.status}`);
+      sent.set(body.wire_id, started);
+    }
+    const t0 = performance.now();
+    if (openLoop) {
+      const all = [];
+      for (let k = 0; k < WIRES; k++) {
+        const wait = t0 + (k * 1000) / RATE - performance.now();
+        if (wait > 0) await sleep(wait);
+        all.push(append());
+      }
+      await Promise.all(all);
+    } else {
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          while (n < WIRES) await append();
+        }),
+      );
+    }
+    const appended = performance.now();
+    for (let i = 0; lags.length < WIRES && i < 1200; i++) await sleep(100);
+    for (const ws of sockets) ws.close();
+    const secs = (lastAnchored - t0) / 1000;
+    console.log(
+      `${name}: ${WIRES} Wires on ${TOPICS} topic(s), appended in ${((appended - t0) / 1000).toFixed(1)} s, ` +
+        `${lags.length} anchored in ${secs.toFixed(1)} s (${Math.round(lags.length / secs)}/s); append→anchored ` +
+        `p50 ${pct(lags, 50).toFixed(0)} ms, p90 ${pct(lags, 90).toFixed(0)} ms, p99 ${pct(lags, 99).toFixed(0)} ms, max ${Math.max(...lags).toFixed(0)} ms`,
+    );
+  }
+
+  await scenario(`open loop ${RATE}/s, instant consensus`, { openLoop: true, receiptDelayMs: 0 });
+  await scenario(`closed loop ${CLIENTS} clients, instant consensus`, {
+    openLoop: false,
+    receiptDelayMs: 0,
+  });
+  await scenario(`open loop ${RATE}/s, 3 s consensus`, { openLoop: true, receiptDelayMs: 3000 });
+  await scenario(`closed loop ${CLIENTS} clients, 3 s consensus`, {
+    openLoop: false,
+    receiptDelayMs: 3000,
+  });
+} finally {
+  await stop();
+}
