@@ -17,6 +17,7 @@ import { anchoringScenario } from './scenarios/anchoring.mjs';
 import { appendScenario } from './scenarios/append.mjs';
 import { claimScenario, hcsFirstScenario } from './scenarios/claims.mjs';
 import { coldStartScenario } from './scenarios/cold-start.mjs';
+import { projectionScenario } from './scenarios/projection.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -134,6 +135,20 @@ try {
     log,
   );
   if (results.anchoring) results.anchoringLagP99 = results.anchoring.lag.p99;
+  log('scenario 6: projection and rebuild');
+  results.projection = await projectionScenario(
+    {
+      standin,
+      bindings: BINDINGS,
+      rate: 20,
+      pollMs: 50,
+      openMs: quick ? 1500 : 5000,
+      burstMs: quick ? 500 : 2000,
+    },
+    builds,
+    log,
+  );
+  if (results.projection) results.projectionLagP99 = results.projection.lag.p99;
   log('scenario 7: cold start and size');
   reuseInstances(false);
   results.cold = await coldStartScenario(

@@ -69,6 +69,27 @@ function run(args) {
   });
 }
 
+/** The biggest packages in the bundle (bytes in output, before gzip). */
+function largestParts(metafile) {
+  try {
+    const meta = JSON.parse(readFileSync(metafile, 'utf8'));
+    const output = Object.values(meta.outputs).find((o) => Object.keys(o.inputs).length > 0);
+    const sizes = new Map();
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ??
+        input.split('/').slice(0, 2).join('/');
+      sizes.set(pkg, (sizes.get(pkg) ?? 0) + bytesInOutput);
+    }
+    return [...sizes.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 6)
+      .map(([pkg, bytes]) => ({ pkg, kib: bytes / 1024 }));
+  } catch {
+    return [];
+  }
+}
+
 function kib(text, label) {
   const match = new RegExp(`${label}: ([\\d.]+) KiB`).exec(text);
   return match ? Number(match[1]) : Number.NaN;
@@ -87,6 +108,8 @@ export async function build(name, { minify = false, srcDir = ROOT } = {}) {
   const outdir = path.join(OUT, minify ? `${name}-min` : name);
   const args = ['deploy', '--dry-run', '--outdir', outdir, '--config', config];
   if (minify) args.push('--minify');
+  const metafile = path.join(OUT, `${name}${minify ? '-min' : ''}.meta.json`);
+  args.push('--metafile', metafile);
   const started = performance.now();
   const log = await run(args);
   const script = readdirSync(outdir).find((f) => f.endsWith('.js'));
@@ -103,5 +126,6 @@ export async function build(name, { minify = false, srcDir = ROOT } = {}) {
     gzipKiB: gzipSync(bytes).length / 1024,
     uploadKiB: kib(log, 'Total Upload'),
     uploadGzipKiB: kib(log, 'gzip'),
+    parts: largestParts(metafile),
   };
 }

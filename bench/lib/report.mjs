@@ -95,6 +95,22 @@ function claimRows(r) {
   return rows;
 }
 
+function projectionRows(p) {
+  if (!p) return null;
+  const rb = p.rebuild;
+  return [
+    {
+      system: 'Wirestream → D1',
+      throughput: rb ? rb.wiresPerSecond : Number.NaN,
+      cpu: Number.NaN,
+      p50: p.lag.p50,
+      p99: p.lag.p99,
+      peak: p.peakRssMiB,
+      note: `append→visible in GET /v1/wires at ${p.rate}/s (polled every ${p.pollMs} ms)${p.missing ? `; ${p.missing} never visible` : ''}; throughput = rebuild from the mirror, ${rb ? `${rb.wires} Wires in ${fmt(rb.seconds, 2)} s` : `failed: ${p.rebuildError ?? 'no result'}`}`,
+    },
+  ];
+}
+
 function anchoringRows(a) {
   if (!a) return null;
   return [
@@ -122,9 +138,7 @@ export function mainRows(r) {
       r.fanout,
     ),
     ...extraRows('5 anchoring', anchoringRows(r.anchoring)),
-    ...(r.projection
-      ? extraRows('6 projection', r.projection)
-      : [['6 projection', '—', NOT_BUILT, '', '', '', '', '']]),
+    ...extraRows('6 projection', projectionRows(r.projection)),
   ];
 }
 
@@ -268,11 +282,18 @@ export function ratioRows(r) {
   return rows;
 }
 
+function partsLine(r) {
+  const parts = r.sizes?.wirestream?.parts ?? [];
+  if (!parts.length) return '';
+  return `Largest parts of the Wirestream bundle (bytes in output before gzip): ${parts.map((p) => `${p.pkg} ${fmt(p.kib, 0)} KiB`).join(', ')}.`;
+}
+
 export function printAll(r) {
   return [
     consoleTable(HEAD, mainRows(r)),
     '',
     consoleTable(SIZE_HEAD, sizeRows(r)),
+    partsLine(r),
     '',
     consoleTable(['Ratio', 'Pair', 'Value', ''], ratioRows(r)),
     '',
@@ -295,6 +316,8 @@ ${markdownTable(HEAD, mainRows(r))}
 ## Size and cold start
 
 ${markdownTable(SIZE_HEAD, sizeRows(r))}
+
+${partsLine(r)}
 
 ## Ratios
 
