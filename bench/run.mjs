@@ -109,6 +109,7 @@ try {
       clients: 16,
       subscribers: 100,
       ...loops,
+      reps: 2,
     });
   }
   log(`scenario 4b: fan-out, ${P.fanSubs} subscribers`);
