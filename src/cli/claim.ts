@@ -33,13 +33,14 @@ export async function claim(
     `claimed ${lease.streamId} with fencing token ${lease.fencingToken}, lease until ${lease.expiresAt} (Ctrl-C releases)`,
   );
   await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    const done = () => {
+      clearInterval(check);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
     const check = setInterval(() => {
-      if (lease.lost) {
-        clearInterval(check);
-        resolve();
-      }
+      if (lease.lost) done();
     }, 250);
   });
   if (lease.lost) return 1;

@@ -116,6 +116,39 @@ describe('npx wirestream', () => {
     ).toEqual(['#11', '#12', '#13', '#14', '#15']);
   }, 90_000);
 
+  it('claim holds a task lease until Ctrl-C, which releases it', async () => {
+    const coordinatorToken = await tokenFor(server, 'coordinator:cli', ['coordinator']);
+    const coordinator = new WirestreamClient({
+      baseUrl: server.url,
+      sender: 'coordinator:cli',
+      token: coordinatorToken ?? '',
+    });
+    const taskId = `cli${Date.now().toString(36)}`;
+    await coordinator.append(`task:${taskId}:attempt:1`, {
+      type: 'task.available',
+      payload: { task_id: taskId, role: 'developer', attempt: 1 },
+    });
+    const child = spawn(process.execPath, [BIN, 'claim', taskId, '--role', 'developer', '--json'], {
+      env: env(),
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    await until(
+      () => out.includes('"claimed"'),
+      20_000,
+      () => out,
+    );
+    expect(jsonLines(out)[0]).toMatchObject({ kind: 'claimed', fencing_token: '1.2' });
+    child.kill('SIGINT');
+    const code = await new Promise((r) => child.on('exit', r));
+    expect(code).toBe(0);
+    expect(jsonLines(out).at(-1)).toEqual({ kind: 'released' });
+    const types = (await coordinator.read(`task:${taskId}:attempt:1`)).wires.map((w) => w.type);
+    expect(types.slice(0, 3)).toEqual(['task.available', 'task.claim', 'task.released']);
+  }, 60_000);
+
   it('token shows who the current token is, and mints one with the admin secret', async () => {
     const who = await run(['token']);
     expect(who.code).toBe(0);
