@@ -212,13 +212,18 @@ describe('dashboard', () => {
       null,
       { timeout: 30_000 },
     );
-    await page.waitForTimeout(1500); // let anchors settle for the picture
+    // Wires appended after the reconnect turn from pending to anchored too.
+    await page.waitForFunction(
+      'document.querySelectorAll(\'#wires td.anchor[data-status="pending"]\').length === 0',
+      null,
+      { timeout: 90_000, polling: 250 },
+    );
     await page.screenshot({ path: SCREENSHOT });
     // While the server is down the browser logs each refused connection; those
     // are the outage itself. Anything else (a script error) is a failure.
     const network = /net::ERR_|WebSocket connection to .* failed/;
     expect(problems.filter((p) => !network.test(p))).toEqual([]);
-  }, 120_000);
+  }, 180_000);
 
   it('keeps up with thousands of Wires a second, drawing at most 500 rows', async () => {
     const total = 1500;
