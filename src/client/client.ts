@@ -140,6 +140,62 @@ export class WirestreamClient {
     return this.#subscribe(`${streamPath(streamId)}/ws`, options);
   }
 
+  /**
+   * The live feed as an async iterator, with backpressure: the next batch is
+   * acknowledged only once the loop has taken every Wire of this one.
+   *   for await (const wire of client.follow('project:kv')) { … }
+   */
+  async *follow(
+    streamId: string,
+    options: { afterSeq?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<ServedWire> {
+    const at: { batch: { wires: ServedWire[]; done: () => void } | null; wake: () => void } = {
+      batch: null,
+      wake: () => {},
+    };
+    let ended = false;
+    let failure: unknown = null;
+    const sub = this.subscribe(streamId, {
+      ...options,
+      onWires: (wires) =>
+        new Promise<void>((done) => {
+          at.batch = { wires, done };
+          at.wake();
+        }),
+    });
+    sub.closed.then(
+      () => {
+        ended = true;
+        at.wake();
+      },
+      (error: unknown) => {
+        failure = error;
+        ended = true;
+        at.wake();
+      },
+    );
+    let current: { wires: ServedWire[]; done: () => void } | null = null;
+    try {
+      while (!ended || at.batch) {
+        current = at.batch;
+        if (!current) {
+          await new Promise<void>((resolve) => {
+            at.wake = resolve;
+          });
+          continue;
+        }
+        at.batch = null;
+        yield* current.wires;
+        current.done();
+        current = null;
+      }
+      if (failure !== null) throw failure;
+    } finally {
+      current?.done();
+      sub.close();
+    }
+  }
+
   /** Follows a role pool's feed (`/v1/roles/{role}/ws`), e.g. `task.available` for developers. */
   subscribeRole(role: string, options: SubscribeOptions): Subscription {
     return this.#subscribe(`/v1/roles/${encodeURIComponent(role)}/ws`, options);

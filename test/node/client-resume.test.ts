@@ -155,6 +155,23 @@ describe('Subscription against a server that drops connections', () => {
   }, 30_000);
 });
 
+describe('follow (async iterator)', () => {
+  it('yields Wires in order across a dropped connection and stops cleanly on break', async () => {
+    const streamId = `project:follow-${Date.now().toString(36)}`;
+    await appendMany(streamId, 20);
+    const seen: number[] = [];
+    const reader = client(proxy.url);
+    const more = appendMany(streamId, 20);
+    for await (const wire of reader.follow(streamId)) {
+      seen.push(wire.stream_seq);
+      if (wire.stream_seq === 10) proxy.dropAll();
+      if (wire.stream_seq === 40) break;
+    }
+    await more;
+    expect(seen).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+  }, 30_000);
+});
+
 describe('WebSocket authentication', () => {
   it('opens the feed with a short-lived ticket instead of the token when asked to', async () => {
     const streamId = `project:ticket-${Date.now().toString(36)}`;
