@@ -112,7 +112,7 @@ const dev = spawn(
     cwd: work,
     env: OFFLINE,
     detached: true,
-    stdio: ['ignore', 'ignore', process.env.MEASURE_LOG ? 'inherit' : 'ignore'],
+    stdio: ['ignore', process.env.MEASURE_LOG ? 'inherit' : 'ignore', process.env.MEASURE_LOG ? 'inherit' : 'ignore'],
   },
 );
 const base = `http://127.0.0.1:${port}`;

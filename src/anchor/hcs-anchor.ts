@@ -48,6 +48,8 @@ export class HcsAnchor implements Anchor {
         .setTopicMemo(memo.slice(0, 100))
         .setTransactionId(TransactionId.fromString(transactionId))
         .setRegenerateTransactionId(false)
+        .setMaxAttempts(4)
+        .setMaxBackoff(1000)
         .execute(client);
     } catch (error) {
       const duplicate =
@@ -105,7 +107,9 @@ export class HcsAnchor implements Anchor {
         { initial, total: transactionIds.length, number: i + 1 },
       )
         .setTransactionId(TransactionId.fromString(transactionIds[i] ?? ''))
-        .setRegenerateTransactionId(false);
+        .setRegenerateTransactionId(false)
+        .setMaxAttempts(4)
+        .setMaxBackoff(1000);
       try {
         await chunk.execute(client);
       } catch (error) {
@@ -126,6 +130,8 @@ export class HcsAnchor implements Anchor {
         .setTransactionId(TransactionId.fromString(transactionId))
         .setValidateStatus(false)
         .setMaxAttempts(1)
+        .setMinBackoff(1)
+        .setMaxBackoff(1)
         .execute(client);
       return resultOf(receipt, null);
     } catch (error) {
@@ -181,8 +187,10 @@ export class HcsAnchor implements Anchor {
     const key = PrivateKey.fromStringDer(operatorKey);
     const operator = AccountId.fromString(operatorId);
     client.setOperatorWith(operator, key.publicKey, await webCryptoSigner(operatorKey, key));
-    // Bounded retries inside the SDK; the TopicObject's alarm does the long backoff.
-    client.setMaxAttempts(4).setMinBackoff(100).setMaxBackoff(1000);
+    // Bounded retries inside the SDK, set per request (a client-wide
+    // maxAttempts would override every request's own); the TopicObject's alarm
+    // does the long backoff.
+    client.setMinBackoff(100).setMaxBackoff(1000);
     // A node that failed is shunned for 8 s by default: too long for one node
     // (the stand-in) and for an alarm that already backs off on its own.
     client.setNodeMinBackoff(250).setNodeMaxBackoff(4000);

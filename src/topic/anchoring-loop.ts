@@ -48,9 +48,20 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   const anchored: TopicRow[] = [];
   let error: string | null = null;
 
-  // 1. Receipts of what was sent before. Consensus comes roughly in order: if
+  // 1. Fresh Wires first, in arrival order: ids stored, then sent.
+  const fresh = rows.filter((r) => r.tx_ids === null);
+  for (const row of fresh) {
+    const message = new TextEncoder().encode(row.message);
+    const ids = await anchor.transactionIds(message.length);
+    log.recordTransactionIds(row.pos, ids); // durable before the submit leaves (output gate)
+    error = await send(deps, row, message, ids, 0, anchored);
+    if (error !== null) break; // keep HCS order: nothing after a Wire that did not go out
+  }
+  const justSent = new Set(fresh.map((r) => r.pos));
+
+  // 2. Receipts of what was sent before. Consensus comes roughly in order: if
   //    the oldest is not through yet, the rest are not either (one query).
-  let sent = rows.filter((r) => r.tx_ids !== null);
+  let sent = rows.filter((r) => r.tx_ids !== null && !justSent.has(r.pos));
   const oldest = sent[0];
   const patient = (row: TopicRow) =>
     deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
@@ -59,8 +70,8 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
     if (first.firstMissing !== null && first.failed === null) sent = [];
   }
   const states = await Promise.all(sent.map((r) => chunkStates(anchor, idsOf(r))));
-  const resend = new Map<number, number>();
   const done: { row: TopicRow; ids: string[] }[] = [];
+  const resend: { row: TopicRow; from: number }[] = [];
   sent.forEach((row, i) => {
     const state = states[i] ?? { firstMissing: 0, failed: null };
     if (state.failed !== null) {
@@ -69,7 +80,7 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
     } else if (state.firstMissing === null) {
       done.push({ row, ids: idsOf(row) });
     } else if (!patient(row)) {
-      resend.set(row.pos, state.firstMissing);
+      resend.push({ row, from: state.firstMissing });
     }
   });
   const records = await Promise.all(done.map(({ ids }) => anchor.getRecord(ids.at(-1) ?? '')));
@@ -82,57 +93,60 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
     }
   });
 
-  // 2. Send fresh Wires and due resends, in arrival order; stop at the first failure.
-  const finished = new Set(anchored.map((r) => r.pos));
-  for (const row of rows) {
-    if (finished.has(row.pos)) continue;
-    const fresh = row.tx_ids === null;
-    if (!fresh && !resend.has(row.pos)) continue;
-    const message = new TextEncoder().encode(row.message);
-    let ids: string[];
-    if (fresh) {
-      ids = await anchor.transactionIds(message.length);
-      log.recordTransactionIds(row.pos, ids); // durable before the submit leaves (output gate)
-    } else {
-      ids = idsOf(row);
-    }
-    try {
-      await anchor.submit({
-        topicId,
-        message,
-        transactionIds: ids,
-        from: resend.get(row.pos) ?? 0,
-      });
-      sentAt.set(row.pos, deps.now());
-    } catch (e) {
-      if (e instanceof AnchorError && e.kind === 'expired' && (resend.get(row.pos) ?? 0) === 0) {
-        // Never reached consensus under these ids (no receipt): unless the
-        // mirror shows it after all, it is safe to choose new ones.
-        const seen = await deps.onMirror(ids[0] ?? '');
-        if (seen) {
-          log.recordAnchor(
-            row.pos,
-            {
-              hcs_topic_id: topicId,
-              hcs_sequence_number: seen.sequenceNumber,
-              consensus_timestamp: seen.consensusTimestamp,
-              running_hash: seen.runningHash,
-              hcs_chunks: ids.length,
-            },
-            deps.now(),
-          );
-          anchored.push(row);
-          continue;
-        }
-        log.recordTransactionIds(row.pos, null);
-      }
-      error = e instanceof Error ? e.message : String(e);
-      break;
-    }
+  // 3. Wires that left no receipt in time go again, under the same ids.
+  for (const { row, from } of error === null ? resend : []) {
+    error = await send(
+      deps,
+      row,
+      new TextEncoder().encode(row.message),
+      idsOf(row),
+      from,
+      anchored,
+    );
+    if (error !== null) break;
   }
   const left = log.unanchored(1).length > 0;
-  const freshLeft = left && rows.length === BATCH;
-  return { anchored, fresh: freshLeft || error !== null, inFlight: left, error };
+  return { anchored, fresh: rows.length === BATCH, inFlight: left, error };
+}
+
+/** Submits chunks `from..`; returns an error message, or null once the node took them. */
+async function send(
+  deps: LoopDeps,
+  row: TopicRow,
+  message: Uint8Array,
+  ids: string[],
+  from: number,
+  anchored: TopicRow[],
+): Promise<string | null> {
+  const { anchor, log, topicId } = deps;
+  try {
+    await anchor.submit({ topicId, message, transactionIds: ids, from });
+    deps.sentAt.set(row.pos, deps.now());
+    return null;
+  } catch (e) {
+    if (e instanceof AnchorError && e.kind === 'expired' && from === 0) {
+      // Never reached consensus under these ids (no receipt): unless the
+      // mirror shows it after all, it is safe to choose new ones.
+      const seen = await deps.onMirror(ids[0] ?? '');
+      if (seen) {
+        log.recordAnchor(
+          row.pos,
+          {
+            hcs_topic_id: topicId,
+            hcs_sequence_number: seen.sequenceNumber,
+            consensus_timestamp: seen.consensusTimestamp,
+            running_hash: seen.runningHash,
+            hcs_chunks: ids.length,
+          },
+          deps.now(),
+        );
+        anchored.push(row);
+        return null;
+      }
+      log.recordTransactionIds(row.pos, null);
+    }
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 function idsOf(row: TopicRow): string[] {
