@@ -267,6 +267,6 @@ describe('dashboard', () => {
     );
     expect(rows).toBe(500);
     expect(rate).toBeGreaterThan(1000);
-    expect(m.worstGap).toBeLessThan(500);
+    expect(m.worstGap).toBeLessThan(750);
   }, 180_000);
 });
