@@ -23,7 +23,7 @@ export interface Anchor {
   submit(request: SubmitRequest): Promise<{ transactionId: string }>;
   /** The receipt now, without waiting for consensus. */
   getReceipt(transactionId: string): Promise<ReceiptResult>;
-  /** Waits (bounded) for consensus and returns the record of the transaction. */
+  /** The record now (a paid query on public networks: ask once the receipt is in). */
   getRecord(transactionId: string): Promise<ReceiptResult>;
 }
 

@@ -145,8 +145,9 @@ export class HcsAnchor implements Anchor {
       const record = await new TransactionRecordQuery()
         .setTransactionId(TransactionId.fromString(transactionId))
         .setValidateReceiptStatus(false)
-        .setMaxAttempts(25)
-        .setMaxBackoff(1000)
+        .setMaxAttempts(1)
+        .setMinBackoff(1)
+        .setMaxBackoff(1)
         .execute(client);
       const ts = record.consensusTimestamp;
       const at = `${ts.seconds.toString()}.${ts.nanos.toString().padStart(9, '0')}`;

@@ -43,55 +43,24 @@ export interface LoopDeps {
 }
 
 export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
-  const { anchor, log, topicId, sentAt } = deps;
+  const { log, topicId, sentAt } = deps;
   const rows = log.unanchored(BATCH);
   const anchored: TopicRow[] = [];
   let error: string | null = null;
 
-  // 1. Fresh Wires first, in arrival order: ids stored, then sent.
-  const fresh = rows.filter((r) => r.tx_ids === null);
-  for (const row of fresh) {
-    const message = new TextEncoder().encode(row.message);
-    const ids = await anchor.transactionIds(message.length);
-    log.recordTransactionIds(row.pos, ids); // durable before the submit leaves (output gate)
-    error = await send(deps, row, message, ids, 0, anchored);
-    if (error !== null) break; // keep HCS order: nothing after a Wire that did not go out
+  // Fresh Wires go out while earlier ones are looked up: a pass costs the
+  // longer of the two, not their sum.
+  const [sendError, lookup] = await Promise.all([
+    sendFresh(deps, rows, anchored),
+    lookUp(deps, rows),
+  ]);
+  error = sendError ?? lookup.error;
+  for (const { row, rec, chunks } of lookup.done) {
+    log.recordAnchor(row.pos, fieldsOf(rec, topicId, chunks), deps.now());
+    sentAt.delete(row.pos);
+    anchored.push(row);
   }
-  const justSent = new Set(fresh.map((r) => r.pos));
-
-  // 2. Receipts of what was sent before. Consensus comes roughly in order: if
-  //    the oldest is not through yet, the rest are not either (one query).
-  let sent = rows.filter((r) => r.tx_ids !== null && !justSent.has(r.pos));
-  const oldest = sent[0];
-  const patient = (row: TopicRow) =>
-    deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
-  if (oldest && patient(oldest)) {
-    const first = await chunkStates(anchor, idsOf(oldest));
-    if (first.firstMissing !== null && first.failed === null) sent = [];
-  }
-  const states = await Promise.all(sent.map((r) => chunkStates(anchor, idsOf(r))));
-  const done: { row: TopicRow; ids: string[] }[] = [];
-  const resend: { row: TopicRow; from: number }[] = [];
-  sent.forEach((row, i) => {
-    const state = states[i] ?? { firstMissing: 0, failed: null };
-    if (state.failed !== null) {
-      error = `wire ${row.wire_id}: transaction ${state.failed} failed; it gets new ids`;
-      log.recordTransactionIds(row.pos, null);
-    } else if (state.firstMissing === null) {
-      done.push({ row, ids: idsOf(row) });
-    } else if (!patient(row)) {
-      resend.push({ row, from: state.firstMissing });
-    }
-  });
-  const records = await Promise.all(done.map(({ ids }) => anchor.getRecord(ids.at(-1) ?? '')));
-  done.forEach(({ row, ids }, i) => {
-    const rec = records[i];
-    if (rec?.status === 'success') {
-      log.recordAnchor(row.pos, fieldsOf(rec, topicId, ids.length), deps.now());
-      sentAt.delete(row.pos);
-      anchored.push(row);
-    }
-  });
+  const resend = lookup.resend;
 
   // 3. Wires that left no receipt in time go again, under the same ids.
   for (const { row, from } of error === null ? resend : []) {
@@ -107,6 +76,70 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   }
   const left = log.unanchored(1).length > 0;
   return { anchored, fresh: rows.length === BATCH, inFlight: left, error };
+}
+
+/** 1. Fresh Wires in arrival order: ids stored first, then sent; stops at a failure. */
+async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[]) {
+  for (const row of rows.filter((r) => r.tx_ids === null)) {
+    const message = new TextEncoder().encode(row.message);
+    const ids = await deps.anchor.transactionIds(message.length);
+    deps.log.recordTransactionIds(row.pos, ids); // durable before the submit leaves (output gate)
+    const error = await send(deps, row, message, ids, 0, anchored);
+    if (error !== null) return error; // keep HCS order: nothing after a Wire that did not go out
+  }
+  return null;
+}
+
+type Done = { row: TopicRow; rec: Extract<ReceiptResult, { status: 'success' }>; chunks: number };
+
+/**
+ * 2. Wires sent before this pass. Consensus comes roughly in order: while the
+ * oldest has no receipt (a free query) the rest are not looked up; then each
+ * gets its record (receipt data plus consensus time). Wires with no receipt
+ * after `CONSENSUS_PATIENCE_MS` are due to be sent again.
+ */
+async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
+  const { anchor, sentAt } = deps;
+  const result = {
+    done: [] as Done[],
+    resend: [] as { row: TopicRow; from: number }[],
+    error: null as string | null,
+  };
+  const sent = rows.filter((r) => r.tx_ids !== null);
+  const patient = (row: TopicRow) =>
+    deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
+  const oldest = sent[0];
+  if (!oldest) return result;
+  if (patient(oldest)) {
+    const first = await anchor.getReceipt(idsOf(oldest)[0] ?? '');
+    if (first.status === 'unknown') return result;
+  }
+  const states = await Promise.all(sent.map((r) => stateOf(anchor, idsOf(r))));
+  sent.forEach((row, i) => {
+    const state = states[i];
+    if (!state) return;
+    if (state.kind === 'failed') {
+      result.error = `wire ${row.wire_id}: transaction ${state.id} failed; it gets new ids`;
+      deps.log.recordTransactionIds(row.pos, null);
+    } else if (state.kind === 'done') {
+      result.done.push({ row, rec: state.rec, chunks: idsOf(row).length });
+    } else if (!patient(row)) {
+      result.resend.push({ row, from: state.from });
+    }
+  });
+  return result;
+}
+
+/** Receipts of all chunks but the last, then the last one's record. */
+async function stateOf(anchor: Anchor, ids: string[]) {
+  for (let i = 0; i < ids.length; i++) {
+    const last = i === ids.length - 1;
+    const r = last ? await anchor.getRecord(ids[i] ?? '') : await anchor.getReceipt(ids[i] ?? '');
+    if (r.status === 'failed') return { kind: 'failed' as const, id: ids[i] ?? '' };
+    if (r.status === 'unknown') return { kind: 'missing' as const, from: i };
+    if (last) return { kind: 'done' as const, rec: r };
+  }
+  return { kind: 'missing' as const, from: 0 };
 }
 
 /** Submits chunks `from..`; returns an error message, or null once the node took them. */
@@ -165,17 +198,4 @@ function fieldsOf(
     running_hash: toBase64(rec.runningHash),
     hcs_chunks: chunks,
   };
-}
-
-/** Receipts of every chunk: the first one not (yet) successful, or a failure. */
-async function chunkStates(
-  anchor: Anchor,
-  ids: string[],
-): Promise<{ firstMissing: number | null; failed: string | null }> {
-  for (let i = 0; i < ids.length; i++) {
-    const r = await anchor.getReceipt(ids[i] ?? '');
-    if (r.status === 'failed') return { firstMissing: i, failed: ids[i] ?? '' };
-    if (r.status === 'unknown') return { firstMissing: i, failed: null };
-  }
-  return { firstMissing: null, failed: null };
 }
