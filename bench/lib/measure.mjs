@@ -55,7 +55,7 @@ export async function measure(o) {
         wsPath: system.wsPath(streamOf(0)),
         count: o.subscribers,
         ack: Boolean(system.ack),
-        ackPolicy: o.ackPolicy,
+        ackPolicy: system.ackPolicy ?? o.ackPolicy,
         headers,
       });
       result.subscribers = subs.connected;

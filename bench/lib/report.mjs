@@ -43,7 +43,8 @@ function deliveryRows(title, scenario) {
       title,
       s.label,
       fmt(s.throughput, 0),
-      fmt(s.cpuPerAppendUs, 0),
+      // Fan-out has no closed loop: its CPU is per append in the open loop.
+      fmt(Number.isFinite(s.cpuPerAppendUs) ? s.cpuPerAppendUs : s.openCpuPerAppendUs, 0),
       fmt(d.p50),
       fmt(d.p99),
       fmt(s.peakRssMiB, 0),
@@ -271,7 +272,7 @@ export function ratioRows(r) {
         'fan-out, 1,000 subs',
         `Wirestream / ${other.label}`,
         `${fmt(ratio(p99(f.wirestream.deliverySamples), p99(other.deliverySamples)), 2)}× p99 delivery`,
-        '',
+        `${fmt(ratio(f.wirestream.openCpuPerAppendUs, other.openCpuPerAppendUs), 2)}× CPU per append`,
       ]);
     }
   }

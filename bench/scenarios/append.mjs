@@ -73,6 +73,7 @@ export async function appendScenario(o, builds, log) {
       throughput: o.clients ? median(list.map((r) => r.throughput)) : Number.NaN,
       throughputs: list.map((r) => r.throughput),
       cpuPerAppendUs: o.clients ? median(list.map((r) => r.cpuPerAppendUs)) : Number.NaN,
+      openCpuPerAppendUs: median(list.map((r) => r.open.openCpuPerAppendUs)),
       closedSamples: list.flatMap((r) => r.closedSamples ?? []),
       openSamples: list.flatMap((r) => r.open.openSamples),
       deliverySamples: list.flatMap((r) => r.open.deliverySamples ?? []),
