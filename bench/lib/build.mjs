@@ -1,7 +1,15 @@
 // Bundles every project with `wrangler deploy --dry-run --outdir` (the same
 // esbuild pass as a real deploy) and records the upload size wrangler reports.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { OUT, PROJECTS, ROOT } from './targets.mjs';
@@ -17,6 +25,12 @@ export function snapshotHead() {
     encoding: 'utf8',
   }).stdout.trim();
   const dir = path.join(OUT, `src-${sha}`);
+  // Keep only the current snapshot.
+  for (const old of readdirSync(OUT, { withFileTypes: true })) {
+    if (old.isDirectory() && old.name.startsWith('src-') && old.name !== `src-${sha}`) {
+      rmSync(path.join(OUT, old.name), { recursive: true, force: true });
+    }
+  }
   if (!existsSync(path.join(dir, 'wrangler.toml'))) {
     mkdirSync(dir, { recursive: true });
     const tar = spawnSync('sh', ['-c', `git archive --format=tar HEAD | tar -x -C '${dir}'`], {
