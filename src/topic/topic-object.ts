@@ -48,6 +48,7 @@ export class TopicObject extends DurableObject<Env> {
     if (this.#log.get('name') === null) this.#log.set('name', name);
     const added = this.#log.accept(wires, wireMessage, Date.now());
     this.#wake();
+    void this.#projection.soon(this.env.DB, () => this.#log.get('hcs_topic_id'));
     return added;
   }
 

@@ -20,6 +20,35 @@ export class TopicProjection {
     sql`CREATE INDEX IF NOT EXISTS wires_unprojected ON wires (pos) WHERE projected < 2`;
   }
 
+  #running: Promise<void> | null = null;
+  #again = false;
+
+  /**
+   * Projects right away, beside the anchoring pass: consensus takes seconds
+   * on a real network and the read models need not wait for it (lag target
+   * ≤ 1 s). One run at a time; a call during a run asks for one more. A
+   * failure is left to the alarm's own projection step.
+   */
+  soon(db: D1Database, hcsTopicId: () => string | null): Promise<void> {
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.run(db, hcsTopicId());
+        } while (this.#again);
+      } catch (error) {
+        console.warn('projection failed; the next alarm retries it', error);
+      } finally {
+        this.#running = null;
+      }
+    })();
+    return this.#running;
+  }
+
   /** Projects what D1 does not have yet; true if more is left. */
   async run(db: D1Database, hcsTopicId: string | null): Promise<boolean> {
     const fresh = this
