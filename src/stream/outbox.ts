@@ -23,6 +23,8 @@ export class Outbox {
   /** Rows are queued; deliver at `#retryAt` (after a failure) or at once. */
   #pending: boolean;
   #retryAt: number | null = null;
+  #flushing: Promise<void> | null = null;
+  #again = false;
 
   constructor(
     private readonly sql: Sql,
@@ -71,8 +73,35 @@ export class Outbox {
     return topic;
   }
 
+  /**
+   * Delivers right away instead of waiting for the alarm to fire (which stays
+   * set as the durable fallback). Single flight: appends arriving meanwhile
+   * ride along with the next round.
+   */
+  kick(): void {
+    if (this.#flushing) {
+      this.#again = true;
+      return;
+    }
+    this.#flushing = (async () => {
+      do {
+        this.#again = false;
+        await this.#deliver();
+      } while (this.#again && this.#retryAt === null);
+    })()
+      .catch((error: unknown) => console.warn('outbox: delivery failed', error))
+      .finally(() => {
+        this.#flushing = null;
+      });
+  }
+
   /** Delivers what is queued; `wakeAt` then says when to try again, if needed. */
   async onAlarm(): Promise<void> {
+    if (this.#flushing) await this.#flushing;
+    await this.#deliver();
+  }
+
+  async #deliver(): Promise<void> {
     if (this.#retryAt !== null && this.#retryAt > Date.now()) return;
     this.#retryAt = null;
     const rows = this.sql<Row>`SELECT seq, topic, body, received_at FROM outbox

@@ -4,22 +4,25 @@ import type { TopicLog, TopicRow } from './topic-log';
 
 /**
  * One pass of the TopicObject's anchoring, pipelined so consensus latency
- * (3-5 s on Hedera) does not cap throughput:
+ * (3-5 s on Hedera) does not cap throughput. Two halves run side by side:
  *
- *  1. Wires already sent are looked up by receipt (no waiting); the ones that
- *     reached consensus are recorded with their sequence number, running hash
- *     and consensus time (from the record).
- *  2. Fresh Wires get transaction ids, stored *before* anything is sent, and
- *     are submitted in arrival order. A Wire whose earlier submission left no
- *     receipt is sent again under the same ids once it had time to reach
- *     consensus, so the network's duplicate check absorbs a resend of
- *     something it already accepted: no Wire lands twice, none is skipped.
- *     New ids are chosen only when the old ones expired without reaching
- *     consensus (checked against the mirror node too, which outlives receipts).
+ *  - fresh Wires get transaction ids, stored *before* anything is sent, and
+ *    are submitted in arrival order;
+ *  - Wires sent earlier are looked up by receipt (no waiting); those through
+ *    consensus are recorded with sequence number, running hash and consensus
+ *    time (from the record).
+ *
+ * A Wire whose submission left no receipt is sent again under the same ids
+ * once it had time to reach consensus, so the network's duplicate check
+ * absorbs a resend of something it already accepted: no Wire lands twice,
+ * none is skipped. New ids are chosen only when the old ones expired without
+ * reaching consensus (checked against the mirror node, which outlives receipts).
  */
 const BATCH = 200;
 /** How long a sent Wire may take to reach consensus before it is resent (same ids). */
 const CONSENSUS_PATIENCE_MS = 15_000;
+/** Wires looked up at once (workerd runs six outgoing connections at a time). */
+const WINDOW = 6;
 
 export interface PassResult {
   anchored: TopicRow[];
@@ -108,14 +111,19 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
   const sent = rows.filter((r) => r.tx_ids !== null);
   const patient = (row: TopicRow) =>
     deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
-  const oldest = sent[0];
-  if (!oldest) return result;
-  if (patient(oldest)) {
-    const first = await anchor.getReceipt(idsOf(oldest)[0] ?? '');
-    if (first.status === 'unknown') return result;
+  // In windows, in order: stop after a window with a Wire still waiting for
+  // consensus (the later ones are almost surely waiting too). Receipts are
+  // free; only Wires through consensus get a (paid) record query.
+  const looked: TopicRow[] = [];
+  const states: Awaited<ReturnType<typeof stateOf>>[] = [];
+  for (let i = 0; i < sent.length; i += WINDOW) {
+    const window = sent.slice(i, i + WINDOW);
+    const got = await Promise.all(window.map((r) => stateOf(anchor, idsOf(r))));
+    looked.push(...window);
+    states.push(...got);
+    if (got.some((g, j) => g.kind === 'missing' && patient(window[j] as TopicRow))) break;
   }
-  const states = await Promise.all(sent.map((r) => stateOf(anchor, idsOf(r))));
-  sent.forEach((row, i) => {
+  looked.forEach((row, i) => {
     const state = states[i];
     if (!state) return;
     if (state.kind === 'failed') {
@@ -130,16 +138,17 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
   return result;
 }
 
-/** Receipts of all chunks but the last, then the last one's record. */
+/** Receipts of every chunk (free), then the record of the last one (receipt data + consensus time). */
 async function stateOf(anchor: Anchor, ids: string[]) {
   for (let i = 0; i < ids.length; i++) {
-    const last = i === ids.length - 1;
-    const r = last ? await anchor.getRecord(ids[i] ?? '') : await anchor.getReceipt(ids[i] ?? '');
+    const r = await anchor.getReceipt(ids[i] ?? '');
     if (r.status === 'failed') return { kind: 'failed' as const, id: ids[i] ?? '' };
     if (r.status === 'unknown') return { kind: 'missing' as const, from: i };
-    if (last) return { kind: 'done' as const, rec: r };
   }
-  return { kind: 'missing' as const, from: 0 };
+  const rec = await anchor.getRecord(ids.at(-1) ?? '');
+  if (rec.status === 'success') return { kind: 'done' as const, rec };
+  if (rec.status === 'failed') return { kind: 'failed' as const, id: ids.at(-1) ?? '' };
+  return { kind: 'missing' as const, from: ids.length - 1 };
 }
 
 /** Submits chunks `from..`; returns an error message, or null once the node took them. */

@@ -58,7 +58,12 @@ export class TopicObject extends DurableObject<Env> {
    * would each pick transaction ids for the same Wire.
    */
   override alarm(): Promise<void> {
-    this.#running ??= this.#pass().finally(() => {
+    this.#running ??= (async () => {
+      do {
+        this.#dirty = false;
+        await this.#pass();
+      } while (this.#dirty);
+    })().finally(() => {
       this.#running = null;
     });
     return this.#running;
@@ -83,17 +88,24 @@ export class TopicObject extends DurableObject<Env> {
     again = (await this.#step('projecting anchors', () => this.#project())) || again;
     let delay: number | null = null;
     if (this.#failures > 0) delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
-    else if (again || this.#dirty) delay = 0;
+    else if (again) delay = 0;
     else if (inFlight) delay = POLL_MS;
-    this.#dirty = false;
     // Set, not "wake by": this handler is the only scheduler while it runs.
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }
 
   /** Work to do: the running pass will see it, or an alarm is set now. */
   #wake(): void {
-    if (this.#running) this.#dirty = true;
-    else void wakeBy(this.ctx.storage, Date.now());
+    if (this.#running) {
+      this.#dirty = true;
+      return;
+    }
+    // Start now rather than when the alarm fires; the alarm stays set as the
+    // durable fallback should this object be evicted mid-pass.
+    void wakeBy(this.ctx.storage, Date.now());
+    queueMicrotask(() => {
+      this.alarm().catch((error: unknown) => console.warn('topic: pass failed', error));
+    });
   }
 
   async #step(what: string, run: () => Promise<boolean>): Promise<boolean> {
