@@ -86,8 +86,16 @@ describe('rebuild from the HCS mirror', () => {
     ]);
     expect(statuses[0]?.results.map((r) => r.status)).not.toContain('scribbled');
     expect(statuses[1]?.results.map((r) => r.status)).toEqual(['scribbled']);
-    const meta = await get('/tasks');
-    expect(meta.res.status).toBe(200);
+    const status = await SELF.fetch('https://ws.test/v1/admin/projection', {
+      headers: await authHeaders('human:ops', ['admin']),
+    });
+    const models = ((await status.json()) as { models: Record<string, unknown>[] }).models;
+    expect(models.find((m) => m.model === 'task_run_state')).toMatchObject({
+      reducer_version: 1,
+      code_version: 1,
+      status: 'ready',
+      stale: false,
+    });
   });
 
   it('refuses a rebuild without the admin scope and an unknown model', async () => {
