@@ -1,0 +1,59 @@
+// `npm run verify` against the stand-in: the chain recomputed from mirror
+// data alone, exit 0 when intact and 1 once a running hash is tampered with.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Creates a topic and submits three messages (one chunked) with the SDK's gRPC-web build. */
+async function topicWithMessages(url: string): Promise<string> {
+  (globalThis as { window?: unknown }).window ??= globalThis;
+  const sdk = await import(
+    pathToFileURL(path.join(ROOT, 'node_modules/@hashgraph/sdk/lib/browser.js')).href
+  );
+  const info = (await (await fetch(`${url}/__standin/info`)).json()) as Record<string, string>;
+  const host = url.replace(/^http:\/\//, '');
+  const client = new sdk.Client({ network: { [host]: '0.0.3' }, scheduleNetworkUpdate: false });
+  client.setOperator(info.operatorId, sdk.PrivateKey.fromStringDer(info.operatorKey));
+  const created = await (await new sdk.TopicCreateTransaction().execute(client)).getReceipt(client);
+  const topicId = created.topicId.toString();
+  for (const message of ['first', 'chunked '.repeat(300), 'last']) {
+    const tx = new sdk.TopicMessageSubmitTransaction({ topicId, message });
+    await (await tx.execute(client)).getReceipt(client);
+  }
+  client.close();
+  return topicId;
+}
+
+async function verify(...args: string[]) {
+  try {
+    const { stdout } = await run('node', ['tools/verify.mjs', ...args], { cwd: ROOT });
+    return { code: 0, stdout };
+  } catch (error) {
+    const e = error as { code: number; stdout: string };
+    return { code: e.code, stdout: e.stdout };
+  }
+}
+
+describe('npm run verify', { timeout: 60_000 }, () => {
+  it('passes an intact topic and fails once the mirror serves a tampered running hash', async () => {
+    const url = inject('standinUrl');
+    const topicId = await topicWithMessages(url);
+    const clean = await verify(topicId, '--mirror', url, '--json');
+    expect(clean.code).toBe(0);
+    expect(JSON.parse(clean.stdout)).toMatchObject({ messages: 5, whole_messages: 3, ok: true });
+
+    await fetch(`${url}/__standin/tamper`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ topicId, sequenceNumber: 3 }),
+    });
+    const tampered = await verify(topicId, '--mirror', url);
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toContain('running-hash-mismatch at 3');
+  });
+});
