@@ -40,9 +40,15 @@ const dev = spawn(
     '8787',
     '--var',
     `HEDERA_LOCAL_URL:${hedera.url}`,
+    // Exposes /__scheduled: wrangler dev does not fire Cron Triggers itself.
+    '--test-scheduled',
   ],
   { env: offline, stdio: 'inherit' },
 );
+// The HCS listener's Cron Trigger (wrangler.toml), once a minute as deployed.
+setInterval(() => {
+  fetch('http://127.0.0.1:8787/__scheduled?cron=*+*+*+*+*').catch(() => {});
+}, 60_000).unref();
 printTokensWhenReady('http://127.0.0.1:8787', secrets);
 const stop = () => dev.kill('SIGINT');
 process.on('SIGINT', stop);
