@@ -11,6 +11,8 @@ export interface TaskRunRow {
   status: string;
   claimed_by: string | null;
   lease_expires_at: string | null;
+  /** The claim's lease length: a heartbeat without a time extends by this much. */
+  lease_ms: number | null;
   capacity_units_reserved: number | null;
   last_heartbeat_at: string | null;
   plan_ref: string | null;
@@ -88,7 +90,7 @@ function withName(json: string, name: string): string {
 
 export const taskRunState: Reducer<TaskRunRow> = {
   model: 'task_run_state',
-  version: 1,
+  version: 2,
   key: 'stream_id',
   columns: [
     'stream_id',
@@ -98,6 +100,7 @@ export const taskRunState: Reducer<TaskRunRow> = {
     'status',
     'claimed_by',
     'lease_expires_at',
+    'lease_ms',
     'capacity_units_reserved',
     'last_heartbeat_at',
     'plan_ref',
@@ -126,6 +129,7 @@ export const taskRunState: Reducer<TaskRunRow> = {
       status: 'pending',
       claimed_by: null,
       lease_expires_at: null,
+      lease_ms: null,
       capacity_units_reserved: null,
       last_heartbeat_at: null,
       plan_ref: null,
@@ -157,12 +161,14 @@ export const taskRunState: Reducer<TaskRunRow> = {
       case 'task.claim':
       case 'task.claimed': {
         const expires = text(p, 'lease_expires_at');
+        const length = expires === null ? Number.NaN : Date.parse(expires) - Date.parse(wire.ts);
         return {
           ...row,
           status: 'claimed',
           role: text(p, 'role') ?? row.role,
           claimed_by: text(p, 'agent'),
           lease_expires_at: expires === null ? null : isoOf(expires),
+          lease_ms: Number.isFinite(length) ? length : null,
           capacity_units_reserved: int(p, 'capacity_units_reserved'),
         };
       }
@@ -172,12 +178,17 @@ export const taskRunState: Reducer<TaskRunRow> = {
         return { ...row, plan_ref: text(p, 'plan_ref') ?? row.plan_ref };
       case 'task.heartbeat': {
         // The holder extends its lease: to the time it names, else by the
-        // claim's duration (the coordinator may cap either: LEASE_MAX_SECONDS).
+        // claim's length, as the coordinator does (which also caps both at
+        // LEASE_MAX_SECONDS, a deployment setting this reducer does not see).
         const asked = text(p, 'lease_expires_at');
+        const extended =
+          row.lease_ms !== null && row.lease_expires_at !== null
+            ? new Date(Date.parse(wire.ts) + row.lease_ms).toISOString()
+            : row.lease_expires_at;
         return {
           ...row,
           last_heartbeat_at: isoOf(wire.ts),
-          lease_expires_at: asked !== null ? isoOf(asked) : row.lease_expires_at,
+          lease_expires_at: asked !== null ? isoOf(asked) : extended,
         };
       }
       case 'task.released':

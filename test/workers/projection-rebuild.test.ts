@@ -1,7 +1,15 @@
-import { env, SELF } from 'cloudflare:test';
+import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { authHeaders } from './helpers/auth';
-import { claim, lifecycle, offer, send, setCapacity, uid } from './helpers/coordination';
+import {
+  claim,
+  lifecycle,
+  offer,
+  send,
+  setCapacity,
+  taskStream,
+  uid,
+} from './helpers/coordination';
 import { comparableDump, runRebuild, untilQuiet } from './helpers/projection-live';
 
 async function get(path: string) {
@@ -49,6 +57,13 @@ describe('rebuild from the HCS mirror', () => {
     await lifecycle(task, agent, 'review.concern', token, { concern: 'x'.repeat(1900) });
     await lifecycle(task, agent, 'task.complete', token, { output_ref: 'git:1' });
     await send(`agent:${agent}`, 'agent.heartbeat', `agent:${agent}`, {});
+    // A lease that lapses: the coordinator's alarm records the expiry and
+    // re-offers the task as attempt 2 (system Wires, anchored like the rest).
+    const lapsed = uid('T');
+    await offer(lapsed, 'developer', 1, 'project:rebuild');
+    expect((await claim(lapsed, agent, { leaseSeconds: 1 })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1200));
+    await runDurableObjectAlarm(env.STREAMS.get(env.STREAMS.idFromName(taskStream(lapsed))));
     await untilQuiet();
     const live = await comparableDump();
 
@@ -64,6 +79,11 @@ describe('rebuild from the HCS mirror', () => {
     expect(agentRow).toMatchObject({ available_units: 4, reserved_units: 0 });
     const taskRow = live.task_run_state.find((t) => t.task_id === task);
     expect(taskRow).toMatchObject({ status: 'complete', concerns: 1, output_ref: 'git:1' });
+    const attempts = live.task_run_state.filter((t) => t.task_id === lapsed);
+    expect(attempts.map((t) => [t.attempt, t.status])).toEqual([
+      [1, 'expired'],
+      [2, 'available'],
+    ]);
   });
 
   it('rebuilds only the model whose reducer version changed', async () => {
@@ -91,8 +111,8 @@ describe('rebuild from the HCS mirror', () => {
     });
     const models = ((await status.json()) as { models: Record<string, unknown>[] }).models;
     expect(models.find((m) => m.model === 'task_run_state')).toMatchObject({
-      reducer_version: 1,
-      code_version: 1,
+      reducer_version: 2,
+      code_version: 2,
       status: 'ready',
       stale: false,
     });

@@ -94,6 +94,20 @@ describe('task_run_state reducer', () => {
     expect(JSON.parse(String(row?.contracts))).toEqual(['auth_expert_id_mapping']);
   });
 
+  it('extends the lease by the claim length on a heartbeat that names no time', () => {
+    const row = given((f) => {
+      const offered = f.wire(T, 'task.available', { task_id: '0.0.9001', role: 'developer' });
+      const claimed = f.wire(T, 'task.claimed', {
+        ...claim('quinn-07'),
+        lease_expires_at: '2026-05-01T16:10:02Z',
+      });
+      const beat = f.wire(T, 'task.heartbeat', { task_id: '0.0.9001' });
+      return [offered, claimed, beat];
+    }).task();
+    // Claimed at 16:00:02 for 10 minutes; the heartbeat at 16:00:03 moves it on.
+    expect(row).toMatchObject({ lease_ms: 600_000, lease_expires_at: '2026-05-01T16:10:03.000Z' });
+  });
+
   it('marks a lapsed lease as expired and keeps who held it', () => {
     const row = given((f) => [
       f.wire(T, 'task.available', { task_id: '0.0.9001', role: 'developer' }),
