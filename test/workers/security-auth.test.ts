@@ -39,6 +39,20 @@ describe('who may call /v1 at all', () => {
     await expectNothingStored(s);
   });
 
+  it('refuses a token once it expires, even one that was accepted (and so verified) before', async () => {
+    const s = uniqueStream();
+    const token = await tokenFor({ sub: 'agent:quinn-07', expiresIn: 2 });
+    expect((await post(s, wire11(s), bearer(token))).status).toBe(201);
+    // JWT exp has one-second resolution: wait past it, then the same token must fail.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const problem = await expectProblem(
+      await post(s, wire11(s), bearer(token)),
+      401,
+      'unauthenticated',
+    );
+    expect(problem.detail).toContain('expired');
+  });
+
   it('refuses a token whose signature was tampered with', async () => {
     const s = uniqueStream();
     const token = await tokenFor({ sub: 'agent:quinn-07' });

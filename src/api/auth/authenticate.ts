@@ -6,6 +6,7 @@ import { isAdminSecret } from './admin-secret';
 import { hasScope, mayTouchStream, type Principal, type Scope } from './claims';
 import { type Credential, credentialOf, isWebSocketPath, WS_SUBPROTOCOL } from './credentials';
 import { verifyToken } from './tokens';
+import { cachedPrincipal, rememberPrincipal } from './verified-cache';
 
 const PUBLIC = new Set(['GET /v1/schema/wire.json', 'HEAD /v1/schema/wire.json']);
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="wirestream"' };
@@ -31,11 +32,15 @@ async function principalOf(
       );
     case 'malformed':
       return fail('unauthenticated', credential.detail);
-    case 'bearer':
+    case 'bearer': {
+      const cached = cachedPrincipal(credential.token, env, Date.now());
+      if (cached) return { ok: true, principal: cached };
       if (await isAdminSecret(credential.token, env.ADMIN_TOKEN)) {
+        rememberPrincipal(credential.token, env, ADMIN);
         return { ok: true, principal: ADMIN };
       }
       break;
+    }
     case 'ticket':
     case 'subprotocol':
       break;
@@ -47,6 +52,7 @@ async function principalOf(
   }
   const verified = await verifyToken(env.TOKEN_SECRET, credential.token);
   if (!verified.ok) return verified;
+  if (credential.kind === 'bearer') rememberPrincipal(credential.token, env, verified.principal);
   const purpose = verified.principal.purpose;
   if (credential.kind === 'ticket' && purpose !== 'ws') {
     return fail(
