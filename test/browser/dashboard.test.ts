@@ -18,7 +18,14 @@ const FLAGS = [
   '--no-first-run',
 ];
 const SENDER = 'agent:dash-test';
-const SCREENSHOT = path.resolve(import.meta.dirname, '../../docs/dashboard.png');
+// Every run saves a screenshot under test-results/ (ignored); UPDATE_SCREENSHOT=1
+// refreshes the one the README shows.
+const SCREENSHOT = path.resolve(
+  import.meta.dirname,
+  process.env.UPDATE_SCREENSHOT === '1'
+    ? '../../docs/dashboard.png'
+    : '../../test-results/dashboard.png',
+);
 
 interface FrameReport {
   frames: number;
