@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TOOL = path.join(ROOT, 'tools/rebuild.mjs');
+let server: DevServer;
+
+beforeAll(async () => {
+  server = await startDevServer();
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+function rebuild(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [TOOL, '--url', server.url, ...args], {
+      env: { ...process.env, WIRESTREAM_ADMIN_TOKEN: server.adminToken },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+async function anchoredCount(): Promise<number> {
+  const res = await fetch(`${server.url}/v1/topics`, {
+    headers: { Authorization: `Bearer ${server.adminToken}` },
+  });
+  const body = (await res.json()) as { topics: { anchored: number }[] };
+  return body.topics.reduce((sum, t) => sum + t.anchored, 0);
+}
+
+describe('npm run rebuild', () => {
+  it('replays the topics from the mirror, printing progress, and the read models answer as before', async () => {
+    const sender = 'agent:rebuild-cli';
+    const token = (await tokenFor(server, sender)) ?? '';
+    const auth = { Authorization: `Bearer ${token}` };
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${server.url}/v1/streams/${sender}/wires`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          wire: '1.1',
+          wire_id: `wire_rebuild_cli_${Date.now().toString(36)}_${i}`,
+          stream_id: sender,
+          type: 'agent.capacity.updated',
+          sender,
+          ts: new Date().toISOString(),
+          payload: { available_units: i + 1, max_units: 5 },
+        }),
+      });
+      expect(res.status).toBe(201);
+    }
+    const deadline = Date.now() + 30_000;
+    while ((await anchoredCount()) < 3 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const before = await (
+      await fetch(`${server.url}/v1/agents/rebuild-cli`, { headers: auth })
+    ).json();
+
+    const { code, stdout, stderr } = await rebuild([]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(
+      /^rebuilding stream_state, task_run_state, agent_runtime_state and wire_events/,
+    );
+    expect(stdout).toMatch(/wrote 1\/1 streams \(3 Wires\)/);
+    expect(stdout).toMatch(/done: 3 Wires in 1 streams from 1 topic\(s\)/);
+
+    const after = await (
+      await fetch(`${server.url}/v1/agents/rebuild-cli`, { headers: auth })
+    ).json();
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ available_units: 3, max_units: 5 });
+
+    const stale = await rebuild(['--stale']);
+    expect(stale.stdout).toMatch(/done: 0 Wires/);
+  }, 90_000);
+});
