@@ -42,6 +42,10 @@ export default defineConfig(async () => {
           test: {
             name: 'workers',
             include: ['test/workers/**/*.test.ts'],
+            // One file at a time: files that race 100 agents or cut connections
+            // starve their neighbours on a 2-core machine and time them out.
+            fileParallelism: false,
+            testTimeout: 30_000,
             globalSetup: ['test/global-setup-standin.ts'],
             setupFiles: ['test/workers/setup.ts'],
           },
