@@ -15,13 +15,26 @@ export function corsOrigins(value: string | undefined): string[] {
  * CORS limited to configured origins (preflights are answered before auth, so
  * a browser can learn it must send a token). https://hono.dev/docs/middleware/builtin/cors
  */
-export const corsForApi: MiddlewareHandler<AppEnv> = cors({
+const corsMiddleware: MiddlewareHandler<AppEnv> = cors({
   origin: (origin, c) => (corsOrigins(c.env.CORS_ORIGINS).includes(origin) ? origin : null),
   allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
   allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
   exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replay'],
   maxAge: 600,
 });
+
+/**
+ * Browsers send `Origin` on every CORS request; without one (agents, servers)
+ * CORS headers mean nothing, and hono's cors would build a placeholder
+ * Response per request to hold them. Such requests get `Vary: Origin` only.
+ */
+export const corsForApi: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.header('Origin') !== undefined) return corsMiddleware(c, next);
+  await next();
+  // Straight onto the response, as the security headers are: c.header() after
+  // the handler copies the whole Response. A WebSocket 101 is never cached.
+  if (c.res.status !== 101) c.res.headers.append('Vary', 'Origin');
+};
 
 const headers = secureHeaders();
 
