@@ -137,3 +137,23 @@ export class ChunkAssembler {
     return key;
   }
 }
+
+/** Where the message whose initial transaction id is `txId` sits on the topic, if it does. */
+export async function findOnMirror(mirrorUrl: string, topicId: string, txId: string) {
+  let after = 0;
+  for (;;) {
+    const { messages, hasMore } = await readTopicMessages(mirrorUrl, topicId, after);
+    for (const m of messages) {
+      const id = m.chunk_info ? transactionIdOf(m.chunk_info.initial_transaction_id) : null;
+      if (id === txId) {
+        return {
+          sequenceNumber: m.sequence_number,
+          consensusTimestamp: m.consensus_timestamp,
+          runningHash: m.running_hash,
+        };
+      }
+      after = m.sequence_number;
+    }
+    if (!hasMore || messages.length === 0) return null;
+  }
+}

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
-import { readTopicMessages, transactionIdOf } from '../anchor/mirror';
+import { findOnMirror } from '../anchor/mirror';
 import type { Env } from '../env';
 import { type Draft, wireMessage } from '../protocol';
 import { sqlOf } from '../stream/sql';
@@ -102,7 +102,9 @@ export class TopicObject extends DurableObject<Env> {
     }
     // Start now rather than when the alarm fires; the alarm stays set as the
     // durable fallback should this object be evicted mid-pass.
-    void wakeBy(this.ctx.storage, Date.now());
+    wakeBy(this.ctx.storage, Date.now()).catch((e: unknown) =>
+      console.warn('topic: alarm not set', e),
+    );
     queueMicrotask(() => {
       this.alarm().catch((error: unknown) => console.warn('topic: pass failed', error));
     });
@@ -171,25 +173,8 @@ export class TopicObject extends DurableObject<Env> {
       topicId,
       sentAt: this.#sentAt,
       now: Date.now,
-      onMirror: async (txId) => {
-        // Receipts live ~3 minutes; the mirror keeps every message.
-        let after = 0;
-        for (;;) {
-          const { messages, hasMore } = await readTopicMessages(config.mirrorUrl, topicId, after);
-          for (const m of messages) {
-            const id = m.chunk_info ? transactionIdOf(m.chunk_info.initial_transaction_id) : null;
-            if (id === txId) {
-              return {
-                sequenceNumber: m.sequence_number,
-                consensusTimestamp: m.consensus_timestamp,
-                runningHash: m.running_hash,
-              };
-            }
-            after = m.sequence_number;
-          }
-          if (!hasMore || messages.length === 0) return null;
-        }
-      },
+      // Receipts live ~3 minutes; the mirror keeps every message.
+      onMirror: (txId) => findOnMirror(config.mirrorUrl, topicId, txId),
     });
     if (pass.error !== null) throw new AnchorError('retry', pass.error);
     return pass;

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { wireMessage } from '../../src/protocol';
-import { faults, mirrorMessages, readWires, untilAnchored } from './helpers/anchoring';
+import { faults, mirrorMessages, untilAnchored } from './helpers/anchoring';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
 /** A project stream and the topic its Wires travel on. */
