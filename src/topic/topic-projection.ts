@@ -17,6 +17,9 @@ export class TopicProjection {
     if (!columns.includes('projected')) {
       sql`ALTER TABLE wires ADD COLUMN projected INTEGER NOT NULL DEFAULT 0`;
     }
+    // SQLite uses a partial index only when the query repeats its WHERE term
+    // verbatim (`projected = 0` alone does not count), so the queries below
+    // say `projected < 2` too: otherwise each run scans every Wire ever seen.
     sql`CREATE INDEX IF NOT EXISTS wires_unprojected ON wires (pos) WHERE projected < 2`;
   }
 
@@ -51,8 +54,8 @@ export class TopicProjection {
 
   /** Projects what D1 does not have yet; true if more is left. */
   async run(db: D1Database, hcsTopicId: string | null): Promise<boolean> {
-    const fresh = this
-      .sql<TopicRow>`SELECT * FROM wires WHERE projected = 0 ORDER BY pos LIMIT ${BATCH}`;
+    const fresh = this.sql<TopicRow>`SELECT * FROM wires WHERE projected < 2 AND projected = 0
+      ORDER BY pos LIMIT ${BATCH}`;
     if (fresh.length > 0) {
       await projectWires(
         db,
@@ -63,7 +66,7 @@ export class TopicProjection {
           .sql`UPDATE wires SET projected = ${r.hcs_sequence_number === null ? 1 : 2} WHERE pos = ${r.pos}`;
       }
     }
-    const anchored = this.sql<TopicRow>`SELECT * FROM wires WHERE projected = 1
+    const anchored = this.sql<TopicRow>`SELECT * FROM wires WHERE projected < 2 AND projected = 1
       AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ${BATCH}`;
     if (anchored.length > 0 && hcsTopicId !== null) {
       await updateAnchors(
