@@ -206,13 +206,17 @@ try {
         payload: { concern: `measurement ${k}` },
       };
       const started = performance.now();
-      const r = await fetch(`${base}/v1/streams/${body.stream_id}/wires`, {
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      await r.arrayBuffer();
-      if (r.status !== 201) throw new Error(`append ${r.status}`);
+      // A retry under the same wire_id is safe: the stream answers with the receipt.
+      for (let attempt = 1; ; attempt++) {
+        const r = await fetch(`${base}/v1/streams/${body.stream_id}/wires`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        await r.arrayBuffer();
+        if (r.status === 201 || r.status === 200) break;
+        if (r.status < 500 || attempt === 5) throw new Error(`append ${r.status}`);
+      }
       sent.set(body.wire_id, started);
     }
     // Warm-up, not timed: one Wire per topic creates the topics.
