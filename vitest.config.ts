@@ -54,6 +54,9 @@ export default defineConfig(async () => {
           test: {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
+            // Several files start their own wrangler dev: one at a time on 2 cores.
+            fileParallelism: false,
+            testTimeout: 60_000,
             globalSetup: ['test/global-setup-standin.ts'],
             environment: 'node',
           },
