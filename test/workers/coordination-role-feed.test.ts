@@ -22,6 +22,8 @@ async function watch(role: string, after: number) {
   ws.addEventListener('message', (event) => {
     const frame = JSON.parse(String(event.data)) as { kind: string; wires?: FeedWire[] };
     if (frame.kind === 'caught-up') caughtUp = true;
+    // `anchored` frames also carry a `wires` list (anchor updates): not new Wires.
+    if (frame.kind !== 'wires') return;
     for (const w of frame.wires ?? []) seen.push(w);
     const last = frame.wires?.at(-1);
     if (last) ws.send(JSON.stringify({ kind: 'ack', seq: last.stream_seq }));
