@@ -5,13 +5,8 @@
 // Worker under `wrangler dev` on a free loopback port with the Hedera stand-in.
 //
 //   node tools/measure-projection.mjs [--wires 2000] [--rate 200] [--clients 16]
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startStandin } from './hedera-standin/index.mjs';
+import { sleep, startLocalStack } from './lib/local-stack.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -25,114 +20,9 @@ const WIRES = Number(values.wires);
 const RATE = Number(values.rate);
 const CLIENTS = Number(values.clients);
 const AGENTS = Number(values.agents);
-const ROOT = path.resolve(import.meta.dirname, '..');
-const OFFLINE = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: 'false',
-  WRANGLER_HIDE_BANNER: 'true',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-  CI: 'true',
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * The Worker as one bundle in a temp dir: `wrangler dev` on the shared working
- * tree restarts whenever anyone saves a file, which would cut requests.
- */
-function snapshot(dir) {
-  const built = spawnSync(
-    process.execPath,
-    [wrangler, 'deploy', '--dry-run', '--outdir', path.join(dir, 'dist')],
-    { cwd: ROOT, env: OFFLINE, encoding: 'utf8' },
-  );
-  if (built.status !== 0) throw new Error(built.stderr);
-  cpSync(path.join(ROOT, 'migrations'), path.join(dir, 'migrations'), { recursive: true });
-  const toml = readFileSync(path.join(ROOT, 'wrangler.toml'), 'utf8')
-    .replace(/^main = .*$/m, 'main = "dist/index.js"\nno_bundle = true')
-    .replace(/^\[(assets|build|alias|define)\][\s\S]*?(?=^\[)/gm, '');
-  writeFileSync(path.join(dir, 'wrangler.toml'), toml);
-}
-
-const wrangler = path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
-const work = mkdtempSync(path.join(tmpdir(), 'wirestream-measure-'));
-const persist = path.join(work, 'state');
-snapshot(work);
-const standin = await startStandin({ host: '127.0.0.1', port: 0 });
-const migrate = spawnSync(
-  process.execPath,
-  [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
-  { cwd: work, env: OFFLINE, encoding: 'utf8' },
-);
-if (migrate.status !== 0) throw new Error(migrate.stderr);
-const port = await freePort();
-const admin = `measure-admin-${Math.random().toString(36).slice(2)}`;
-const vars = {
-  ADMIN_TOKEN: admin,
-  TOKEN_SECRET: `measure-secret-${Math.random().toString(36).slice(2)}`,
-  HEDERA_LOCAL_URL: standin.url,
-  RATE_PER_SECOND: '0',
-};
-const dev = spawn(
-  process.execPath,
-  [
-    wrangler,
-    'dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--persist-to',
-    persist,
-    '--show-interactive-dev-session=false',
-    '--inspector-port',
-    String(await freePort()),
-    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
-  ],
-  {
-    cwd: work,
-    env: OFFLINE,
-    detached: true,
-    stdio: ['ignore', process.env.MEASURE_LOG ? 'inherit' : 'ignore', 'inherit'],
-  },
-);
-const base = `http://127.0.0.1:${port}`;
-const stop = async () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM');
-  } catch {}
-  await standin.close();
-  rmSync(work, { recursive: true, force: true });
-};
-process.on('SIGINT', () => stop().then(() => process.exit(130)));
-process.on('SIGTERM', () => stop().then(() => process.exit(143)));
-// Never leave a wrangler dev behind, whatever ends this process.
-process.on('exit', () => {
-  try {
-    process.kill(-dev.pid, 'SIGTERM');
-  } catch {}
-});
+const { base, admin, stop } = await startLocalStack('wirestream-measure-');
 
 try {
-  for (let i = 0; ; i++) {
-    if (i > 300) throw new Error('wrangler dev did not start');
-    try {
-      if ((await fetch(`${base}/v1/schema/wire.json`)).ok) break;
-    } catch {}
-    await sleep(200);
-  }
-  // wrangler dev may reload once right after it first answers.
-  await sleep(3000);
   const adminHeaders = { Authorization: `Bearer ${admin}` };
   const tokens = [];
   for (let i = 0; i < AGENTS; i++) {
