@@ -32,7 +32,7 @@ const systemName = args.includes('--system') ? args[args.indexOf('--system') + 1
 const system = SYSTEMS[systemName];
 
 const standin = await startStandin(srcDir);
-const bundle = await build(system.project, { srcDir });
+const bundle = await build(system.project, { srcDir, names: true });
 const inspectorPort = 9300 + Math.floor(Math.random() * 500);
 const rt = await start(bundle, {
   bindings: {

@@ -113,15 +113,17 @@ function kib(text, label) {
  * Builds `name` into bench/.out/<name>[-min]. Returns the bundle's path and
  * sizes: wrangler's own "Total Upload" figures plus our gzip of the file.
  */
-export async function build(name, { minify = false, srcDir = ROOT } = {}) {
+export async function build(name, { minify = false, srcDir = ROOT, names = false } = {}) {
   const project = PROJECTS[name];
   const config =
     project.peer || name === 'ceiling'
       ? path.join(ROOT, project.config)
       : path.join(srcDir, project.config);
-  const outdir = path.join(OUT, minify ? `${name}-min` : name);
+  const outdir = path.join(OUT, minify ? `${name}-min` : names ? `${name}-names` : name);
   const args = ['deploy', '--dry-run', '--outdir', outdir, '--config', config];
   if (minify) args.push('--minify');
+  // Profiles need readable function names: override wrangler.toml's `minify`.
+  if (names) args.push('--minify=false');
   const metafile = path.join(OUT, `${name}${minify ? '-min' : ''}.meta.json`);
   args.push('--metafile', metafile);
   const started = performance.now();
