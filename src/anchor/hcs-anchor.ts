@@ -1,4 +1,12 @@
 import {
+  type Anchor,
+  AnchorError,
+  CHUNK_BYTES,
+  type ReceiptResult,
+  type SubmitRequest,
+} from './anchor';
+import type { HederaConfig } from './config';
+import {
   AccountId,
   Client,
   MaxAttemptsOrTimeoutError,
@@ -12,15 +20,7 @@ import {
   TransactionId,
   TransactionReceiptQuery,
   TransactionRecordQuery,
-} from '@hashgraph/sdk';
-import {
-  type Anchor,
-  AnchorError,
-  CHUNK_BYTES,
-  type ReceiptResult,
-  type SubmitRequest,
-} from './anchor';
-import type { HederaConfig } from './config';
+} from './hedera-sdk';
 import { localOperator } from './local-standin';
 import { webCryptoSigner } from './webcrypto-signer';
 

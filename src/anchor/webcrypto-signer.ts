@@ -1,4 +1,4 @@
-import type { PrivateKey } from '@hashgraph/sdk';
+import type { PrivateKey } from './hedera-sdk';
 
 /**
  * A transaction signer for `client.setOperatorWith`. Ed25519 through WebCrypto
