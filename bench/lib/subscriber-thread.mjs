@@ -1,11 +1,13 @@
 // Runs in a worker thread so that 1,000 WebSocket clients do not share the
 // event loop of the load generator. Records, per stream_seq, how many
-// subscribers got it and when the last one did; acknowledges like a
-// well-behaved Wirestream client (batched, within the flow-control window).
+// subscribers got it and when the last one did; acknowledges like the client
+// SDK (src/client/acker.ts): as the server's `hello` frame asks (every
+// `ack_every` Wires or within `ack_ms`), one ack per frame if it sends none.
+// `ackEvery`/`ackDelayMs` in workerData override the server's ask.
 import { parentPort, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 
-const { origin, paths, ack, headers, anchors, ackEvery = 256, ackDelayMs = 50 } = workerData;
+const { origin, paths, ack, headers, anchors, ackEvery, ackDelayMs } = workerData;
 const clock = () => performance.timeOrigin + performance.now();
 
 let capacity = 1 << 16;
@@ -40,7 +42,14 @@ function record(seq, at) {
 function open(path) {
   return new Promise((resolve) => {
     const ws = new WebSocket(`ws://${origin}${path}`, { headers, perMessageDeflate: false });
-    const state = { acked: 0, latest: 0, timer: null, live: !ack };
+    const state = {
+      acked: 0,
+      latest: 0,
+      timer: null,
+      live: !ack,
+      every: ackEvery ?? 1,
+      delayMs: ackDelayMs ?? 0,
+    };
     sockets.push(ws);
     const sendAck = () => {
       state.timer = null;
@@ -55,6 +64,12 @@ function open(path) {
     ws.on('message', (data) => {
       const at = clock();
       const text = data.toString();
+      if (text.startsWith('{"kind":"hello"')) {
+        const hello = JSON.parse(text);
+        if (ackEvery === undefined) state.every = hello.ack_every;
+        if (ackDelayMs === undefined) state.delayMs = hello.ack_ms;
+        return;
+      }
       if (text.startsWith('{"kind":"caught-up"')) {
         if (!state.live) {
           state.live = true;
@@ -84,8 +99,8 @@ function open(path) {
       }
       if (!ack || last === 0) return;
       state.latest = last;
-      if (state.latest - state.acked >= ackEvery) sendAck();
-      else state.timer ??= setTimeout(sendAck, ackDelayMs);
+      if (state.latest - state.acked >= state.every) sendAck();
+      else state.timer ??= setTimeout(sendAck, state.delayMs);
     });
     ws.on('close', (code) => {
       closes.set(code, (closes.get(code) ?? 0) + 1);

@@ -1,3 +1,4 @@
+import { Acker, type AckHello } from './acker';
 import { backoffDelay, type RetryPolicy, sleep } from './backoff';
 import { WirestreamError } from './errors';
 import type { Http } from './http';
@@ -15,7 +16,7 @@ export type SubscriptionState = 'connecting' | 'catching-up' | 'live' | 'reconne
 export interface SubscribeOptions {
   /** Deliver Wires after this sequence number (default 0: from the start). */
   afterSeq?: number;
-  /** Called with each batch in order; the batch is acknowledged when it resolves. */
+  /** Called with each batch in order; acknowledged (lazily, as the server asks) once it resolves. */
   onWires: (wires: ServedWire[]) => void | Promise<void>;
   onState?: (state: SubscriptionState, detail?: { reason?: string; delayMs?: number }) => void;
   onCaughtUp?: (lastSeq: number) => void;
@@ -44,8 +45,9 @@ const OPEN = 1;
 const CLOSE_GAP = 4000;
 
 /**
- * A live feed that survives disconnects: it acknowledges each batch once the
- * handler is done, reconnects with backoff, resumes from the last sequence
+ * A live feed that survives disconnects: it acknowledges what the handler is
+ * done with (as often as the server's `hello` asks, see ./acker.ts), reconnects
+ * with backoff, resumes from the last sequence
  * number it received (drops repeats, re-reads on a gap), and follows the
  * server's 4008 "slow consumer" hint by draining and resuming. No Wire is
  * delivered twice and none is skipped.
@@ -140,6 +142,9 @@ export class Subscription {
         return;
       }
       this.#socket = socket;
+      const acker = new Acker((seq) => {
+        if (socket.readyState === OPEN) socket.send(JSON.stringify({ kind: 'ack', seq }));
+      }, this.#cursor.last);
       const pinger = setInterval(() => {
         if (Date.now() - lastMessage > this.deps.pingMs * 2.5)
           socket.close(4001, 'no answer to ping');
@@ -150,6 +155,7 @@ export class Subscription {
         if (finished) return;
         finished = true;
         clearInterval(pinger);
+        acker.stop();
         if (this.#socket === socket) this.#socket = null;
         this.#wake = null;
         resolve({ opened, code, reason });
@@ -161,7 +167,7 @@ export class Subscription {
       });
       socket.addEventListener('message', (event) => {
         lastMessage = Date.now();
-        this.#onMessage(socket, event.data);
+        this.#onMessage(socket, event.data, acker);
       });
       socket.addEventListener('close', (event) => finish(event.code, event.reason));
       socket.addEventListener('error', () => {
@@ -170,7 +176,7 @@ export class Subscription {
     });
   }
 
-  #onMessage(socket: SocketLike, data: unknown): void {
+  #onMessage(socket: SocketLike, data: unknown, acker: Acker): void {
     if (socket !== this.#socket || typeof data !== 'string') return;
     let frame: ServerFrame;
     try {
@@ -181,13 +187,17 @@ export class Subscription {
     if (frame.kind === 'wires' && Array.isArray(frame.wires)) {
       const seqOf = this.options.seqOf ?? ((w: ServedWire) => w.stream_seq);
       const { fresh, gap } = this.#cursor.accept(frame.wires as ServedWire[], seqOf);
-      if (fresh.length > 0) this.#deliver(socket, fresh, seqOf);
+      // A Wire sent again (the server re-sends its unacknowledged tail after
+      // hibernation, a replay may overlap) is dropped here as a repeat.
+      if (fresh.length > 0) this.#deliver(fresh, seqOf, acker);
       if (gap) {
         // Something between the cursor and this frame never arrived: re-read it.
         this.options.onGap?.(gap);
         this.#socket = null;
         socket.close(CLOSE_GAP, `gap: expected ${gap.expected}, got ${gap.got}`);
       }
+    } else if (frame.kind === 'hello') {
+      acker.configure(frame as AckHello);
     } else if (frame.kind === 'caught-up') {
       const last = Number(frame.last_seq);
       this.#chain = this.#chain.then(() => {
@@ -203,7 +213,7 @@ export class Subscription {
     }
   }
 
-  #deliver(socket: SocketLike, wires: ServedWire[], seqOf: (w: ServedWire) => number): void {
+  #deliver(wires: ServedWire[], seqOf: (w: ServedWire) => number, acker: Acker): void {
     const last = seqOf(wires[wires.length - 1] as ServedWire);
     this.#chain = this.#chain.then(async () => {
       if (this.#failure !== null) return;
@@ -215,7 +225,7 @@ export class Subscription {
         return;
       }
       this.#delivered = last;
-      if (socket.readyState === OPEN) socket.send(JSON.stringify({ kind: 'ack', seq: last }));
+      acker.delivered(last);
     });
   }
 

@@ -1,6 +1,6 @@
 import type { Env } from '../env';
 import type { AnchorRecord } from '../topic/types';
-import { type AnchoredWire, Anchors, announceAnchored } from './anchors';
+import { type AnchoredWire, Anchors } from './anchors';
 import { Outbox } from './outbox';
 import { sqlOf } from './sql';
 import type { WireSource } from './subscribers';
@@ -21,10 +21,7 @@ export class StreamAnchoring {
     { topic: string; anchor: Omit<AnchorRecord, 'stream_seq'> }
   >();
 
-  constructor(
-    private readonly ctx: DurableObjectState,
-    env: Pick<Env, 'TOPICS'>,
-  ) {
+  constructor(ctx: DurableObjectState, env: Pick<Env, 'TOPICS'>) {
     const sql = sqlOf(ctx.storage.sql);
     this.#outbox = new Outbox(sql, env);
     this.#anchors = new Anchors(sql);
@@ -69,10 +66,9 @@ export class StreamAnchoring {
     return this.#anchors.source(log);
   }
 
-  markAnchored(topic: string, anchors: AnchorRecord[]): number {
-    const fresh = this.#anchors.record(topic, anchors);
-    announceAnchored(this.ctx, topic, fresh);
-    return fresh.length;
+  /** Records anchors; returns the new ones, for the shell to announce to subscribers. */
+  markAnchored(topic: string, anchors: AnchorRecord[]): AnchorRecord[] {
+    return this.#anchors.record(topic, anchors);
   }
 
   setDedicated(dedicated: boolean): { dedicated: boolean; role: string | null } {

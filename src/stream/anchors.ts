@@ -6,7 +6,8 @@ import type { StoredWire } from './wire-log';
 /**
  * Where the stream's Wires landed on HCS, as reported back by their
  * TopicObject (`markAnchored`). Served as the `anchor` field of every Wire
- * and pushed to WebSocket subscribers as `{"kind":"anchored"}` frames.
+ * and pushed to WebSocket subscribers as `{"kind":"anchored"}` frames
+ * (`Subscribers.announceAnchored`).
  */
 type Row = {
   seq: number;
@@ -86,29 +87,5 @@ export class Anchors {
       },
       readAfter: (afterSeq, limit) => this.decorate(log.readAfter(afterSeq, limit)),
     };
-  }
-}
-
-/**
- * Tells live subscribers which of the Wires they already hold are now on HCS.
- * A subscriber that has not been sent a Wire yet will get it with its anchor.
- */
-export function announceAnchored(ctx: DurableObjectState, topic: string, fresh: AnchorRecord[]) {
-  if (fresh.length === 0) return;
-  for (const ws of ctx.getWebSockets()) {
-    const cursor = (ws.deserializeAttachment() as { cursor?: number } | null)?.cursor ?? 0;
-    const wires = fresh
-      .filter((a) => a.stream_seq <= cursor)
-      .map(({ wire_id, stream_seq, stream_id: _s, ...at }) => ({
-        wire_id,
-        stream_seq,
-        anchor: { status: 'anchored', topic, ...at },
-      }));
-    if (wires.length === 0) continue;
-    try {
-      ws.send(JSON.stringify({ kind: 'anchored', wires }));
-    } catch (error) {
-      console.warn('anchored frame not sent', error);
-    }
   }
 }

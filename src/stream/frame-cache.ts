@@ -17,10 +17,16 @@ export interface CachedFrame {
  */
 export class FrameCache {
   readonly #frames = new Map<string, CachedFrame | null>();
+  // The last lookup: consecutive sockets almost always ask for the same frame,
+  // so most lookups skip building the key and the Map.
+  #cursor = -1;
+  #limit = -1;
+  #frame: CachedFrame | null = null;
 
   constructor(private readonly source: WireSource) {}
 
   after(cursor: number, limit: number): CachedFrame | null {
+    if (cursor === this.#cursor && limit === this.#limit) return this.#frame;
     const key = `${cursor}:${limit}`;
     let frame = this.#frames.get(key);
     if (frame === undefined) {
@@ -31,6 +37,9 @@ export class FrameCache {
         : null;
       this.#frames.set(key, frame);
     }
+    this.#cursor = cursor;
+    this.#limit = limit;
+    this.#frame = frame;
     return frame;
   }
 }

@@ -128,7 +128,9 @@ export class StreamObject extends DurableObject<Env> {
 
   /** The stream's TopicObject reports where its Wires landed on HCS. */
   markAnchored(topic: string, anchors: AnchorRecord[]): number {
-    return this.#anchoring.markAnchored(topic, anchors);
+    const fresh = this.#anchoring.markAnchored(topic, anchors);
+    this.#subscribers.announceAnchored(topic, fresh);
+    return fresh.length;
   }
 
   /** Later Wires go to the stream's own HCS topic (or back to the shared one). */

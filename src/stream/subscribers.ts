@@ -1,22 +1,34 @@
+import type { AnchorRecord } from '../topic/types';
+import { AnchoredNews, delayMs } from './anchored-news';
 import { FrameCache } from './frame-cache';
 import type { StoredWire } from './wire-log';
 
 /**
  * Live subscribers of one stream over hibernating WebSockets.
  *
- * Each socket carries `{cursor, acked}` in its attachment so the state
- * survives hibernation: `cursor` is the last stream_seq sent, `acked` the last
- * the client acknowledged with `{"kind":"ack","seq":N}`. At most `window`
- * Wires are in flight per socket; a socket that falls `2 × window` behind the
- * head while new Wires arrive is closed with 4008 and told where to resume —
- * it never silently misses a Wire.
+ * Per socket, `cursor` is the last stream_seq sent and `acked` the last the
+ * client acknowledged with `{"kind":"ack","seq":N}`. At most `window` Wires
+ * are in flight per socket; a socket that falls `2 × window` behind the head
+ * while new Wires arrive is closed with 4008 and told where to resume — it
+ * never silently misses a Wire.
+ *
+ * The socket's attachment (what survives hibernation) holds `{acked, live}`
+ * and is written only when they change, not on every send: writing it per
+ * send was a structured clone per subscriber per frame. After hibernation each
+ * socket resumes from `acked` and the unacknowledged tail is sent again; the
+ * client SDK (src/client/resume-cursor.ts) drops a Wire whose seq it already
+ * delivered, so a re-sent Wire is never delivered twice.
  */
 export interface SocketState {
   cursor: number;
   acked: number;
   /** Set once the replay reached the head and `caught-up` was sent. */
   live: boolean;
+  /** Rebuilt after hibernation: what was sent before is unknown (≥ acked). */
+  resumed?: boolean;
 }
+
+type Attachment = Pick<SocketState, 'acked' | 'live'>;
 
 export interface WireSource {
   readonly lastSeq: number;
@@ -25,14 +37,19 @@ export interface WireSource {
 
 export const SLOW_CONSUMER = 4008;
 const FRAME_WIRES = 100;
+/** Clients ack within this long even when fewer than `ack_every` Wires are unacknowledged. */
+export const ACK_WITHIN_MS = 1000;
 
 export type Frame =
+  | { kind: 'hello'; window: number; ack_every: number; ack_ms: number }
   | { kind: 'wires'; wires: StoredWire[] }
   | { kind: 'caught-up'; last_seq: number };
 
 export class Subscribers {
   readonly #states = new Map<WebSocket, SocketState>();
+  readonly #news = new AnchoredNews();
   #flushScheduled = false;
+  #newsScheduled = false;
 
   constructor(
     private readonly ctx: DurableObjectState,
@@ -41,21 +58,39 @@ export class Subscribers {
   ) {
     // Rebuild the in-memory view after hibernation from the attachments.
     for (const ws of ctx.getWebSockets()) {
-      const state = ws.deserializeAttachment() as SocketState | null;
-      if (state) this.#states.set(ws, state);
+      const saved = ws.deserializeAttachment() as Attachment | null;
+      if (saved)
+        this.#states.set(ws, {
+          cursor: saved.acked,
+          acked: saved.acked,
+          live: saved.live,
+          resumed: true,
+        });
     }
+    // Re-send each socket's unacknowledged tail (and whatever is new).
+    if (this.#states.size > 0) this.publish();
   }
 
   get count(): number {
     return this.#states.size;
   }
 
-  /** Accepts a socket and sends everything after `afterSeq` it has room for. */
+  /** Accepts a socket, announces the ack policy and sends everything after `afterSeq` it has room for. */
   accept(ws: WebSocket, afterSeq: number): void {
     this.ctx.acceptWebSocket(ws);
-    const state = { cursor: afterSeq, acked: afterSeq, live: false };
+    const state: SocketState = { cursor: afterSeq, acked: afterSeq, live: false };
     this.#states.set(ws, state);
-    this.#pump(ws, state);
+    this.#save(ws, state);
+    // Acks are what fan-out pays most for per socket (one incoming event
+    // each), so the server asks for one per half window or per second, not
+    // one per frame; a client may ack more often.
+    const hello: Frame = {
+      kind: 'hello',
+      window: this.window,
+      ack_every: Math.max(1, Math.floor(this.window / 2)),
+      ack_ms: ACK_WITHIN_MS,
+    };
+    if (this.#send(ws, JSON.stringify(hello))) this.#pump(ws, state);
   }
 
   /**
@@ -72,6 +107,22 @@ export class Subscribers {
     }, 0);
   }
 
+  /** Tells live subscribers which Wires they hold are now on HCS, a few at a time. */
+  announceAnchored(topic: string, fresh: AnchorRecord[]): void {
+    if (fresh.length === 0 || this.#states.size === 0) return;
+    this.#news.add(topic, fresh);
+    if (this.#newsScheduled) return;
+    this.#newsScheduled = true;
+    setTimeout(() => {
+      this.#newsScheduled = false;
+      const frames = this.#news.take();
+      for (const [ws, state] of this.#states) {
+        const text = frames.for(state.cursor);
+        if (text !== null) this.#send(ws, text);
+      }
+    }, delayMs(this.#states.size));
+  }
+
   #flush(): void {
     const head = this.source.lastSeq;
     const frames = new FrameCache(this.source);
@@ -80,7 +131,7 @@ export class Subscribers {
         this.#close(ws, SLOW_CONSUMER, `slow consumer: resume with after_seq=${state.cursor}`);
         continue;
       }
-      this.#pump(ws, state, frames);
+      if (state.cursor < head || !state.live) this.#pump(ws, state, frames);
     }
   }
 
@@ -93,10 +144,16 @@ export class Subscribers {
     } catch {
       return;
     }
-    if (isAck(parsed) && parsed.seq > state.acked && parsed.seq <= state.cursor) {
-      state.acked = parsed.seq;
-      this.#pump(ws, state);
+    if (!isAck(parsed) || parsed.seq <= state.acked) return;
+    if (parsed.seq > state.cursor) {
+      // Only a socket rebuilt after hibernation may ack past its cursor: it
+      // was sent up to there before, so it need not be sent those again.
+      if (!state.resumed || parsed.seq > this.source.lastSeq) return;
+      state.cursor = parsed.seq;
     }
+    state.acked = parsed.seq;
+    this.#save(ws, state);
+    this.#pump(ws, state);
   }
 
   forget(ws: WebSocket): void {
@@ -115,14 +172,20 @@ export class Subscribers {
     }
     if (!state.live && state.cursor === head) {
       state.live = true;
-      this.#send(ws, { kind: 'caught-up', last_seq: head });
+      const caughtUp: Frame = { kind: 'caught-up', last_seq: head };
+      if (this.#send(ws, JSON.stringify(caughtUp))) this.#save(ws, state);
     }
-    ws.serializeAttachment(state);
   }
 
-  #send(ws: WebSocket, frame: Frame | string): boolean {
+  /** Persists what a socket needs after hibernation; the cursor is not (see above). */
+  #save(ws: WebSocket, state: SocketState): void {
+    const attachment: Attachment = { acked: state.acked, live: state.live };
+    ws.serializeAttachment(attachment);
+  }
+
+  #send(ws: WebSocket, text: string): boolean {
     try {
-      ws.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
+      ws.send(text);
       return true;
     } catch (error) {
       console.warn('websocket send failed; dropping subscriber', error);
