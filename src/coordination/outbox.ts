@@ -28,6 +28,9 @@ type Row = {
 export const FIRST_RETRY_MS = 10_000;
 
 export class Outbox {
+  /** `MIN(due_at)`, remembered: every append asks it (to arm the alarm), few change it. */
+  #nextDue: number | null | undefined;
+
   constructor(private readonly sql: Sql) {
     sql`CREATE TABLE IF NOT EXISTS coord_outbox (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -45,6 +48,7 @@ export class Outbox {
     }>`INSERT INTO coord_outbox (target, draft, on_refused, due_at)
       VALUES (${effect.target}, ${JSON.stringify(effect.draft)}, ${effect.onRefused ?? null}, ${now + FIRST_RETRY_MS})
       RETURNING id`[0];
+    this.#nextDue = undefined;
     return {
       id: row?.id ?? 0,
       target: effect.target,
@@ -67,16 +71,22 @@ export class Outbox {
 
   done(id: number): void {
     this.sql`DELETE FROM coord_outbox WHERE id = ${id}`;
+    this.#nextDue = undefined;
   }
 
   retryLater(row: OutboxRow, now: number): void {
     const delay = Math.min(60_000, 1000 * 2 ** row.attempts);
     this
       .sql`UPDATE coord_outbox SET attempts = attempts + 1, due_at = ${now + delay} WHERE id = ${row.id}`;
+    this.#nextDue = undefined;
   }
 
   nextDueAt(): number | null {
-    return this.sql<{ t: number | null }>`SELECT MIN(due_at) AS t FROM coord_outbox`[0]?.t ?? null;
+    if (this.#nextDue === undefined) {
+      this.#nextDue =
+        this.sql<{ t: number | null }>`SELECT MIN(due_at) AS t FROM coord_outbox`[0]?.t ?? null;
+    }
+    return this.#nextDue;
   }
 
   get size(): number {

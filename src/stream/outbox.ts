@@ -14,6 +14,7 @@ import type { StoredWire } from './wire-log';
  */
 const BATCH = 200;
 const MAX_BACKOFF_MS = 30_000;
+const FALLBACK_MS = 1_000;
 
 type Row = { seq: number; topic: string; body: string; received_at: string };
 
@@ -23,6 +24,12 @@ export class Outbox {
   /** Rows are queued; deliver at `#retryAt` (after a failure) or at once. */
   #pending: boolean;
   #retryAt: number | null = null;
+  /**
+   * When the alarm delivers if `kick` did not (the object was evicted mid-way):
+   * not at once, or under load the alarm would run beside every kick and
+   * deliver the same rows twice over.
+   */
+  #fallbackAt: number | null = null;
   #flushing: Promise<void> | null = null;
   #again = false;
 
@@ -45,7 +52,8 @@ export class Outbox {
 
   wakeAt(): number | null {
     if (!this.#pending) return null;
-    return this.#retryAt ?? Date.now();
+    this.#fallbackAt ??= Date.now() + FALLBACK_MS;
+    return this.#retryAt ?? this.#fallbackAt;
   }
 
   #count(): number {
@@ -66,9 +74,11 @@ export class Outbox {
   enqueue(wire: StoredWire): string {
     const { topic, memory } = routeTopic(wire, this.#memory);
     if (memory !== this.#memory) this.#remember(memory);
-    const { received_at, ...envelope } = wire;
+    // The Wire itself is already in the log (same table space, same stretch):
+    // the row only names it and its topic; delivery joins the log. Rows from
+    // before this change carry their own copy, which the join ignores.
     this.sql`INSERT INTO outbox (seq, topic, body, received_at)
-      VALUES (${wire.stream_seq}, ${topic}, ${JSON.stringify(envelope)}, ${received_at})`;
+      VALUES (${wire.stream_seq}, ${topic}, '', '')`;
     this.#pending = true;
     return topic;
   }
@@ -104,8 +114,9 @@ export class Outbox {
   async #deliver(): Promise<void> {
     if (this.#retryAt !== null && this.#retryAt > Date.now()) return;
     this.#retryAt = null;
-    const rows = this.sql<Row>`SELECT seq, topic, body, received_at FROM outbox
-      ORDER BY seq LIMIT ${BATCH}`;
+    const rows = this.sql<Row>`SELECT o.seq AS seq, o.topic AS topic, w.body AS body,
+      w.received_at AS received_at FROM outbox o JOIN wires w ON w.seq = o.seq
+      ORDER BY o.seq LIMIT ${BATCH}`;
     if (rows.length === 0) return;
     const byTopic = new Map<string, Row[]>();
     for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
@@ -127,6 +138,7 @@ export class Outbox {
     }
     this.#failures = failed ? this.#failures + 1 : 0;
     this.#pending = this.#count() > 0;
+    if (!this.#pending) this.#fallbackAt = null;
     if (failed) this.#retryAt = Date.now() + Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
   }
 

@@ -111,7 +111,10 @@ export class StreamObject extends DurableObject<Env> {
       (a, t) => (t === null || (a !== null && a <= t) ? a : t),
       null,
     );
-    if (at === null || at === this.#alarmAt) return;
+    // An alarm already due no later than `at` will run every job that is due
+    // and arm the next one: setting it again on every append costs a storage
+    // write and gains nothing.
+    if (at === null || (this.#alarmAt !== null && this.#alarmAt <= at)) return;
     this.#alarmAt = at;
     void this.ctx.storage.setAlarm(at);
   }

@@ -61,10 +61,12 @@ export class TopicProjection {
         db,
         fresh.map((r) => projectedWire(r, hcsTopicId)),
       );
-      for (const r of fresh) {
-        this
-          .sql`UPDATE wires SET projected = ${r.hcs_sequence_number === null ? 1 : 2} WHERE pos = ${r.pos}`;
-      }
+      // As selected: a Wire anchored during the D1 write was projected without
+      // its anchor, so it stays at 1 and the anchor step below picks it up.
+      const withAnchor = fresh.filter((r) => r.hcs_sequence_number !== null).map((r) => r.pos);
+      const without = fresh.filter((r) => r.hcs_sequence_number === null).map((r) => r.pos);
+      this.#mark(withAnchor, 2);
+      this.#mark(without, 1);
     }
     const anchored = this.sql<TopicRow>`SELECT * FROM wires WHERE projected < 2 AND projected = 1
       AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ${BATCH}`;
@@ -78,9 +80,19 @@ export class TopicProjection {
           consensus_timestamp: r.consensus_timestamp ?? '',
         })),
       );
-      for (const r of anchored) this.sql`UPDATE wires SET projected = 2 WHERE pos = ${r.pos}`;
+      this.#mark(
+        anchored.map((r) => r.pos),
+        2,
+      );
     }
     return fresh.length === BATCH || anchored.length === BATCH;
+  }
+
+  /** One statement per batch, not per row. */
+  #mark(positions: number[], projected: 1 | 2): void {
+    if (positions.length === 0) return;
+    this.sql`UPDATE wires SET projected = ${projected}
+      WHERE pos IN (SELECT value FROM json_each(${JSON.stringify(positions)}))`;
   }
 }
 

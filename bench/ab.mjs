@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// `node bench/ab.mjs [--reps N] [--seconds S] [--bind K=V …] A B …` — before/after
+// for one change: each argument is a source tree (a directory, or a git
+// revision that is snapshotted with `git archive`), built like the bench builds
+// Wirestream and measured on the one-stream closed loop (16 clients), the
+// trees interleaved within each repetition so the machine's drift hits all
+// alike. Prints the median throughput and workerd CPU µs per append, and the
+// bare-DO ceiling measured in the same run for the ratio.
+import { execSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { build } from './lib/build.mjs';
+import { measure } from './lib/measure.mjs';
+import { startStandin } from './lib/standin.mjs';
+import { median } from './lib/stats.mjs';
+import { consoleTable } from './lib/table.mjs';
+import { OUT, ROOT } from './lib/targets.mjs';
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? Number(args.splice(i, 2)[1]) : fallback;
+};
+const reps = flag('--reps', 3);
+const seconds = flag('--seconds', 4);
+const bindings = { RATE_PER_SECOND: '1000000', RATE_BURST: '1000000', WS_MAX_SUBSCRIBERS: '2000' };
+for (let i = args.indexOf('--bind'); i >= 0; i = args.indexOf('--bind')) {
+  const [k, v] = args.splice(i, 2)[1].split('=');
+  bindings[k] = v;
+}
+
+function sourceOf(ref) {
+  if (existsSync(ref)) return path.resolve(ref);
+  const dir = path.join(OUT, 'ab', ref.replace(/[^\w.-]/g, '_'));
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  execSync(`git archive ${ref} | tar -x -C ${dir}`, { cwd: ROOT });
+  execSync(`ln -s ${path.join(ROOT, 'node_modules')} ${path.join(dir, 'node_modules')}`);
+  return dir;
+}
+
+const trees = args.length ? args : [ROOT];
+const builds = [];
+for (const ref of trees) {
+  const b = await build('wirestream', { srcDir: sourceOf(ref) });
+  const copy = path.join(OUT, 'ab', `bundle-${builds.length}`);
+  rmSync(copy, { recursive: true, force: true });
+  cpSync(b.outdir, copy, { recursive: true });
+  builds.push({
+    ref,
+    build: { ...b, outdir: copy, scriptPath: path.join(copy, path.basename(b.scriptPath)) },
+  });
+}
+const ceiling = await build('ceiling');
+const standin = await startStandin(ROOT);
+if (standin) bindings.HEDERA_LOCAL_URL = standin.url;
+
+const rows = new Map([...builds.map((b) => [b.ref, []]), ['ceiling', []]]);
+for (let rep = 0; rep < reps; rep++) {
+  const runs = [
+    ...builds.map((b) => [b.ref, 'wirestream', b.build]),
+    ['ceiling', 'ceiling-rpc', ceiling],
+  ];
+  for (const [ref, system, bundle] of runs) {
+    const r = await measure({
+      id: `ab${rep}`,
+      system,
+      builds: { [bundle.name]: bundle },
+      streams: 1,
+      clients: 16,
+      closedMs: seconds * 1000,
+      warmMs: 1000,
+      bindings,
+    });
+    rows.get(ref).push(r);
+    console.log(
+      `rep ${rep + 1} ${ref}: ${Math.round(r.throughput)}/s, ${Math.round(r.cpuPerAppendUs)} µs/append, errors ${r.errors}`,
+    );
+  }
+}
+standin?.stop();
+const ceil = median(rows.get('ceiling').map((r) => r.throughput));
+console.log(
+  consoleTable(
+    ['tree', 'appends/s', 'CPU µs/append', 'vs ceiling'],
+    [...rows].map(([ref, list]) => {
+      const t = median(list.map((r) => r.throughput));
+      return [
+        ref,
+        Math.round(t),
+        Math.round(median(list.map((r) => r.cpuPerAppendUs))),
+        `${Math.round((t / ceil) * 100)}%`,
+      ];
+    }),
+  ),
+);
