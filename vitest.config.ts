@@ -42,6 +42,7 @@ export default defineConfig(async () => {
                 import.meta.dirname,
                 'src/protocol/zod-locales-stub.ts',
               ),
+              long: path.join(import.meta.dirname, 'node_modules/long/umd/index.js'),
             },
           },
           test: {
