@@ -155,6 +155,68 @@ describe('Subscription against a server that drops connections', () => {
   }, 30_000);
 });
 
+/** A `ws` WebSocket that also records what the client sends (the server is real). */
+function recording(sent: string[]): WebSocketConstructor {
+  return class extends WebSocket {
+    constructor(...args: ConstructorParameters<typeof WebSocket>) {
+      super(...args);
+      const send = this.send.bind(this);
+      this.send = ((data: string) => {
+        sent.push(data);
+        send(data);
+      }) as typeof this.send;
+    }
+  } as unknown as WebSocketConstructor;
+}
+
+describe('acknowledgements', () => {
+  it("acks as the server's hello asks (half the window, or within ack_ms), not once per batch", async () => {
+    const streamId = `project:acks-${Date.now().toString(36)}`;
+    // 40 Wires against a window of 16: the replay only gets through on acks.
+    await appendMany(streamId, 40);
+    const sent: string[] = [];
+    const seen: number[] = [];
+    let caughtUp = -1;
+    const sub = new WirestreamClient({
+      baseUrl: server.url,
+      sender: SENDER,
+      WebSocket: recording(sent),
+      ...(token ? { token } : {}),
+    }).subscribe(streamId, {
+      onWires: (wires) => {
+        seen.push(...wires.map((w) => w.stream_seq));
+      },
+      onCaughtUp: (last) => {
+        caughtUp = last;
+      },
+    });
+    const acks = () =>
+      sent
+        .map((m) => JSON.parse(m) as { kind: string; seq?: number })
+        .filter((m) => m.kind === 'ack')
+        .map((m) => m.seq);
+    await until(
+      () => caughtUp === 40,
+      10_000,
+      () => `caught up at ${caughtUp}, acks ${acks().join(',')}`,
+    );
+    // The server asks for an ack every 8 Wires (half of 16): one per 8 or more.
+    const replayAcks = acks();
+    expect(replayAcks.at(-1)).toBe(40);
+    expect(replayAcks.length).toBeLessThanOrEqual(5);
+    // Three live Wires, each its own frame: acked together within ack_ms (1 s).
+    await appendMany(streamId, 3);
+    await until(
+      () => acks().at(-1) === 43,
+      5_000,
+      () => `acks ${acks().join(',')}`,
+    );
+    expect(acks().length - replayAcks.length).toBeLessThanOrEqual(2);
+    sub.close();
+    expect(seen).toEqual(Array.from({ length: 43 }, (_, i) => i + 1));
+  }, 30_000);
+});
+
 describe('follow (async iterator)', () => {
   it('yields Wires in order across a dropped connection and stops cleanly on break', async () => {
     const streamId = `project:follow-${Date.now().toString(36)}`;
