@@ -37,11 +37,6 @@ export default defineConfig(async () => {
                 import.meta.dirname,
                 'node_modules/@hashgraph/sdk/lib/browser.js',
               ),
-              // Same alias as wrangler.toml: zod's unused translations (see the stub).
-              '../locales/index.js': path.join(
-                import.meta.dirname,
-                'src/protocol/zod-locales-stub.ts',
-              ),
               long: path.join(import.meta.dirname, 'node_modules/long/umd/index.js'),
             },
           },

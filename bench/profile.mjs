@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--lazy-ack]] [--seconds S]`: a V8 CPU
+// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--lazy-ack]] [--rate R] [--seconds S]`: a V8 CPU
 // profile of the Wirestream isolate (Worker and Durable Objects) under the
 // one-stream append load, through workerd's inspector. Prints where the
 // time goes by function and by source file — what to fix when a target is
@@ -86,9 +86,15 @@ await closedLoop({ ...common, clients: 4, ms: 1000 });
 await cdp('Profiler.enable');
 await cdp('Profiler.setSamplingInterval', { interval: 200 });
 await cdp('Profiler.start');
-const load = fanout
-  ? await openLoop({ ...common, rate: 20, ms: seconds * 1000 })
+const rate = opt('--rate', fanout ? 20 : 0);
+const load = rate
+  ? await openLoop({ ...common, rate, ms: seconds * 1000 })
   : await closedLoop({ ...common, clients: 16, ms: seconds * 1000 });
+if (rate) {
+  const l = [...load.latencies].sort((a, b) => a - b);
+  const q = (p) => (l[Math.min(l.length - 1, Math.floor(p * l.length))] ?? 0).toFixed(1);
+  console.log(`open loop ${rate}/s: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`);
+}
 const { profile } = await cdp('Profiler.stop');
 writeFileSync(path.join(OUT, `${systemName}.cpuprofile`), JSON.stringify(profile));
 console.log(`${load.sent.length} appends profiled`);

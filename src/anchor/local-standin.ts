@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What the local stand-in network tells a client about itself. */
 export const StandinInfo = z.object({

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Failure, fail, type Wire } from '../protocol';
 import { derivedWireId } from './derived-id';
 import { type Decider, int, iso, str } from './types';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ChunkAssembler, readTopicMessages } from '../anchor/mirror';
 import { AnyPayload, StreamId, WireId, WireType } from '../protocol';
 import type { ProjectedWire } from './types';

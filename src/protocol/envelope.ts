@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { canonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail, type Result } from './failure';
 import { newWireId } from './ids';

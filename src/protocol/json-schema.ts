@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Wire, WireInput } from './envelope';
 import { KNOWN_TYPES, PAYLOADS } from './payloads';
 

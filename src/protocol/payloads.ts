@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Payload schemas for the event catalogue of seed 000. Payloads are open

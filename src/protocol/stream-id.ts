@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Stream ids (seed 000, "Project Coordination With Streams"):

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What a token may allow. `admin` implies every other scope. */
 export const SCOPES = ['append', 'read', 'claim', 'admin'] as const;

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { intVar } from '../../env';
 import { fail } from '../../protocol';
 import type { AppEnv } from '../app-env';

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { z } from 'zod';
+import * as z from 'zod';
 import { selectWatermark, waitForWire, watermarkOf } from '../../projection';
 import { type Failure, type FieldIssue, fail, type Result, WireId } from '../../protocol';
 import type { AppEnv } from '../app-env';
