@@ -31,9 +31,7 @@ export class StreamAnchoring {
     const pre = this.#preAnchored.get(wire.wire_id);
     if (pre === undefined) {
       this.#outbox.enqueue(wire);
-      // After this synchronous stretch; the output gate holds the delivery
-      // until the append is durable.
-      queueMicrotask(() => this.#outbox.kick());
+      this.#outbox.soon();
       return;
     }
     this.#anchors.record(pre.topic, [{ ...pre.anchor, stream_seq: wire.stream_seq }]);
