@@ -4,12 +4,25 @@
  */
 export type SqlValue = string | number | null | ArrayBuffer;
 
+/**
+ * The query text of each call site, built once. workerd keeps prepared
+ * statements in a cache keyed by query text; handing it the same string
+ * object every time makes that lookup an identity compare instead of
+ * hashing and comparing a fresh string per statement.
+ */
+const texts = new WeakMap<TemplateStringsArray, string>();
+
 export function sqlOf(storage: SqlStorage) {
   return function sql<T extends Record<string, SqlStorageValue>>(
     strings: TemplateStringsArray,
     ...values: SqlValue[]
   ): T[] {
-    return storage.exec<T>(strings.join('?'), ...values).toArray();
+    let text = texts.get(strings);
+    if (text === undefined) {
+      text = strings.join('?');
+      texts.set(strings, text);
+    }
+    return storage.exec<T>(text, ...values).toArray();
   };
 }
 
