@@ -160,11 +160,13 @@ export class Subscribers {
     this.#states.delete(ws);
   }
 
-  #pump(ws: WebSocket, state: SocketState, frames = new FrameCache(this.source)): void {
+  /** Sends what the window has room for; `frames` is shared by a flush, made here only if needed (an ack). */
+  #pump(ws: WebSocket, state: SocketState, frames?: FrameCache): void {
     const head = this.source.lastSeq;
     while (state.cursor < head) {
       const room = this.window - (state.cursor - state.acked);
       if (room <= 0) break;
+      frames ??= new FrameCache(this.source);
       const frame = frames.after(state.cursor, Math.min(room, FRAME_WIRES));
       if (!frame) break;
       if (!this.#send(ws, frame.text)) return;
