@@ -1,15 +1,23 @@
 #!/usr/bin/env node
-// `node bench/fanout.mjs [--worktree | --src DIR] [--subs 1000] [--seconds 4] [--system S]
-//   [--ack-every N --ack-delay MS]`: scenario 4b alone (one stream, N subscribers,
-// open loop of 20 appends/s) in a fresh instance, with the Hedera stand-in —
-// for comparing fan-out before/after a change without the whole `npm run bench`.
-// Prints delivery p50/p99 (append's intended send time → last subscriber) and
-// workerd CPU per append.
+// `node bench/fanout.mjs [--worktree | --src DIR] [--subs 1000] [--seconds 4]
+//   [--system S] [--ack-every N --ack-delay MS]`: scenario 4b alone (one stream,
+// N subscribers, open loop of 20 appends/s) in a fresh instance, with the
+// Hedera stand-in — for comparing fan-out before/after a change without the
+// whole `npm run bench`. S is a key of SYSTEMS in bench/lib/targets.mjs
+// (default wirestream; e.g. ceiling-broadcast). Prints delivery p50/p99
+// (append's intended send time → last subscriber) and workerd CPU per append.
+// CPU is counted from the start of the open loop until every subscriber has
+// the last Wire: near saturation, work still queued when the loop ends would
+// otherwise go uncounted and a slower system would look cheaper.
 import path from 'node:path';
+import { benchHeaders } from './lib/auth.mjs';
 import { build, snapshotHead } from './lib/build.mjs';
-import { measure } from './lib/measure.mjs';
+import { closedLoop, openLoop } from './lib/load.mjs';
+import { start } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
-import { ROOT } from './lib/targets.mjs';
+import { summarize } from './lib/stats.mjs';
+import { subscribe } from './lib/subscribers.mjs';
+import { ROOT, SYSTEMS, wireBody } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -21,49 +29,72 @@ const srcDir = args.includes('--src')
   : args.includes('--worktree')
     ? ROOT
     : snapshotHead().dir;
-const system = opt('--system', 'wirestream');
+const systemName = opt('--system', 'wirestream');
+const system = SYSTEMS[systemName];
+const count = Number(opt('--subs', 1000));
 const ackPolicy = args.includes('--ack-every')
   ? { ackEvery: Number(opt('--ack-every')), ackDelayMs: Number(opt('--ack-delay', 1000)) }
-  : undefined;
+  : (system.ackPolicy ?? {});
 
 const standin = await startStandin(srcDir);
-const bindings = {
-  RATE_PER_SECOND: '1000000',
-  RATE_BURST: '1000000',
-  WS_MAX_SUBSCRIBERS: '2000',
-  ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}),
+const bundle = await build(system.project, { srcDir });
+const rt = await start(bundle, {
+  bindings: {
+    RATE_PER_SECOND: '1000000',
+    RATE_BURST: '1000000',
+    WS_MAX_SUBSCRIBERS: '2000',
+    ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}),
+  },
+});
+const headers = await benchHeaders();
+const stream = 'fanout-s0';
+const common = {
+  origin: rt.origin,
+  headers,
+  seqOf: system.seqOf,
+  pathOf: () => system.appendPath(stream),
+  bodyOf: () => wireBody(stream),
 };
-const bundle = await build('wirestream', { srcDir });
+const subs = await subscribe({
+  origin: rt.origin,
+  wsPath: system.wsPath(stream),
+  count,
+  ack: Boolean(system.ack),
+  ackPolicy,
+  headers,
+});
 try {
-  const r = await measure({
-    id: 'fanout',
-    system,
-    builds: { wirestream: bundle },
-    bindings,
-    streams: 1,
-    clients: 0,
-    subscribers: Number(opt('--subs', 1000)),
-    rate: 20,
-    openMs: Number(opt('--seconds', 4)) * 1000,
-    warmMs: 500,
-    ackPolicy,
-  });
-  const f = (v) => (Number.isFinite(v) ? v.toFixed(0) : String(v));
+  await closedLoop({ ...common, clients: 4, ms: 500 });
+  const cpu0 = rt.cpuSplit();
+  const open = await openLoop({ ...common, rate: 20, ms: Number(opt('--seconds', 4)) * 1000 });
+  const upTo = Math.max(0, ...open.sent.map((s) => s.seq));
+  const record = await subs.wait(upTo, 15_000);
+  const cpu1 = rt.cpuSplit();
+  const latencies = [];
+  for (const { seq, at } of open.sent) {
+    if (record.counts[seq] >= subs.connected) latencies.push(record.lastAt[seq] - at);
+  }
+  const n = Math.max(1, open.sent.length);
+  const d = summarize(latencies);
+  const f = (v) => (Number.isFinite(v) ? Math.round(v) : String(v));
   console.log(
     JSON.stringify({
+      system: systemName,
       src: srcDir,
-      system,
-      ackPolicy: ackPolicy ?? 'default',
-      subscribers: r.subscribers,
-      delivered: r.delivered,
-      p50: f(r.delivery?.p50),
-      p99: f(r.delivery?.p99),
-      max: f(r.delivery?.max),
-      cpuUsPerAppend: f(r.openCpuPerAppendUs),
-      appendP99: f(r.openLatency?.p99),
-      closes: r.closes,
+      ackPolicy,
+      subscribers: subs.connected,
+      delivered: `${latencies.length}/${open.sent.length}`,
+      p50: f(d.p50),
+      p99: f(d.p99),
+      cpuUsPerAppend: f((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / n),
+      sysUsPerAppend: f((cpu1.system - cpu0.system) / n),
+      appendP99: f(summarize(open.latencies).p99),
+      errors: open.errors,
+      closes: record.closes,
     }),
   );
 } finally {
+  await subs.stop();
+  await rt.dispose();
   standin?.stop();
 }
