@@ -2,6 +2,9 @@ import type { Context } from 'hono';
 import { fail, type Result } from '../protocol';
 import { jsonDepthProblem } from './limits/json-depth';
 
+/** Shared: a non-streaming decode() starts afresh each call. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
 /**
  * Reads a JSON request body with the checks every write shares: media type
  * (415), size (413, before and after reading), syntax and nesting depth (400).
@@ -30,7 +33,7 @@ export async function readJsonBody(
   if (raw.byteLength > maxBytes) return tooLarge(raw.byteLength);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(raw);
+    text = UTF8.decode(raw);
   } catch {
     return fail('malformed-json', 'the body is not valid UTF-8');
   }

@@ -20,8 +20,22 @@ export type ParsedStreamId =
   | { kind: 'project' | 'phase' | 'agent' | 'artifact'; id: string }
   | { kind: string; id: string };
 
+/**
+ * The last id found valid: one append checks its stream id three times (the
+ * path middleware, parseAppend, the body's `stream_id`), and a client mostly
+ * writes to the same stream again, so the repeats cost one compare.
+ */
+let lastValid: string | undefined;
+
 /** Explains why `value` is not a stream id, or returns null when it is one. */
 export function streamIdProblem(value: string): string | null {
+  if (value === lastValid) return null;
+  const problem = checkStreamId(value);
+  if (problem === null) lastValid = value;
+  return problem;
+}
+
+function checkStreamId(value: string): string | null {
   if (value.length > 256) return 'stream_id is longer than 256 characters';
   if (value.startsWith('task:')) {
     return TASK.test(value)

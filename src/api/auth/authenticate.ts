@@ -107,6 +107,22 @@ export function streamProblem(principal: Principal, streamId: string) {
   );
 }
 
+/**
+ * `new URL(url).pathname` without parsing the URL: a Request's url is already
+ * serialized by the URL parser, so its path is the text between the
+ * authority and the first `?` or `#`.
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  let end = url.length;
+  const query = url.indexOf('?', start);
+  if (query !== -1) end = query;
+  const hash = url.indexOf('#', start);
+  if (hash !== -1 && hash < end) end = hash;
+  return url.slice(start, end);
+}
+
 /** The 101 must name the subprotocol the browser offered alongside its token. */
 function withSubprotocol(res: Response): Response {
   const headers = new Headers(res.headers);
@@ -121,10 +137,10 @@ function withSubprotocol(res: Response): Response {
  */
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async (c: Context<AppEnv>, next) => {
-    const url = new URL(c.req.url);
-    const path = url.pathname;
+    const url = c.req.url;
+    const path = pathnameOf(url);
     if (PUBLIC.has(`${c.req.method} ${path}`)) return next();
-    const credential = credentialOf(c.req.raw, url);
+    const credential = credentialOf(c.req.raw, path, url);
     const who = await principalOf(c.env, credential);
     if (!who.ok) return problem(c, who, CHALLENGE);
     const principal = who.principal;

@@ -18,7 +18,8 @@ export function isWebSocketPath(path: string): boolean {
   return /^\/v1\/(streams|roles)\/[^/]+\/ws$/.test(path);
 }
 
-export function credentialOf(request: Request, url: URL): Credential {
+/** `path` is the request's pathname; `url` its full URL, parsed only for a WebSocket ticket. */
+export function credentialOf(request: Request, path: string, url: string): Credential {
   const authorization = request.headers.get('Authorization');
   if (authorization !== null) {
     const match = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization.trim());
@@ -27,8 +28,8 @@ export function credentialOf(request: Request, url: URL): Credential {
     }
     return { kind: 'bearer', token: match[1] };
   }
-  if (!isWebSocketPath(url.pathname)) return { kind: 'none' };
-  const ticket = url.searchParams.get('ticket');
+  if (!isWebSocketPath(path)) return { kind: 'none' };
+  const ticket = new URL(url).searchParams.get('ticket');
   if (ticket !== null) return { kind: 'ticket', token: ticket };
   const offered = (request.headers.get('Sec-WebSocket-Protocol') ?? '')
     .split(',')
