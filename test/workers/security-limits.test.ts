@@ -1,4 +1,6 @@
 import { env, SELF } from 'cloudflare:test';
+import { Hono } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app';
 import { expectNothingStored, expectProblem, lastSeq } from './helpers/attack';
@@ -126,6 +128,23 @@ describe('browser-facing hygiene', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(res.headers.get('strict-transport-security')).toContain('max-age');
+  });
+
+  it("sends hono's default secure headers, with its values, on a stored Wire", async () => {
+    const reference = new Hono();
+    reference.use(secureHeaders());
+    reference.get('/', (c) => c.text('ok'));
+    const expected = [...(await reference.request('/')).headers]
+      .filter(([name]) => name !== 'content-type')
+      .sort();
+    const s = uniqueStream();
+    const res = await post(s, wire11(s));
+    expect(res.status).toBe(201);
+    const got = new Map(res.headers);
+    for (const [name, value] of expected) expect([name, got.get(name)]).toEqual([name, value]);
+    expect(expected.length).toBeGreaterThanOrEqual(11);
+    expect(res.headers.get('vary')).toBe('Origin');
+    expect(res.headers.get('x-powered-by')).toBeNull();
   });
 
   it('never shows stack traces or internal ids in problems', async () => {
