@@ -1,4 +1,4 @@
-import { env, SELF } from 'cloudflare:test';
+import { createExecutionContext, env, SELF, waitOnExecutionContext } from 'cloudflare:test';
 import { Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,37 @@ describe('per-sender rate limit', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const problem = await expectProblem(refused, 429, 'rate-limited');
     expect(problem.detail).toContain(sender);
+    expect(await lastSeq(s)).toBe(5);
+  });
+
+  it('decides a concurrent flood take by take: exactly the burst is stored, the rest get 429', async () => {
+    // Through fetch with an ExecutionContext, as deployed, all at once: the
+    // sender's object decides each take against the one bucket.
+    const s = uniqueStream();
+    const sender = `agent:burst-${Date.now().toString(36)}`;
+    const headers = { 'Content-Type': 'application/json', ...(await authHeaders(sender)) };
+    const send = async () => {
+      const ctx = createExecutionContext();
+      const res = await app.fetch(
+        new Request(`${base}/v1/streams/${s}/wires`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(wire11(s, { sender })),
+        }),
+        tight,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return res;
+    };
+    const responses = await Promise.all(Array.from({ length: 12 }, send));
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(5).fill(201), ...Array(7).fill(429)]);
+    for (const res of responses) {
+      if (res.status === 429)
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      await res.body?.cancel();
+    }
     expect(await lastSeq(s)).toBe(5);
   });
 
