@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `node bench/fanout.mjs [--worktree | --src DIR] [--subs 1000] [--seconds 4]
-//   [--system S] [--ack-every N --ack-delay MS]`: scenario 4b alone (one stream,
+//   [--system S] [--ack-every N --ack-delay MS] [--trace]`: scenario 4b alone (one stream,
 // N subscribers, open loop of 20 appends/s) in a fresh instance, with the
 // Hedera stand-in — for comparing fan-out before/after a change without the
 // whole `npm run bench`. S is a key of SYSTEMS in bench/lib/targets.mjs
@@ -93,6 +93,8 @@ try {
       closes: record.closes,
     }),
   );
+  // `--trace`: delivery latency of each Wire in append order (spikes vs a growing queue).
+  if (args.includes('--trace')) console.log(latencies.map((l) => Math.round(l)).join(' '));
 } finally {
   await subs.stop();
   await rt.dispose();
