@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--lazy-ack]] [--rate R] [--seconds S]`: a V8 CPU
+// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S]`: a V8 CPU
 // profile of the Wirestream isolate (Worker and Durable Objects) under the
 // one-stream append load, through workerd's inspector. Prints where the
 // time goes by function and by source file — what to fix when a target is
@@ -79,7 +79,7 @@ const subs = fanout
       count: fanout,
       ack: true,
       headers,
-      ackPolicy: args.includes('--lazy-ack') ? { ackEvery: 512, ackDelayMs: 1000 } : {},
+      ackPolicy: args.includes('--eager-ack') ? { ackEvery: 1, ackDelayMs: 0 } : {},
     })
   : null;
 await closedLoop({ ...common, clients: 4, ms: 1000 });

@@ -114,7 +114,7 @@ try {
   log(`scenario 4b: fan-out, ${P.fanSubs} subscribers`);
   results.fanout = await run({
     id: 'fanout',
-    systems: quick ? ['wirestream'] : [...ALL_BROADCASTERS, 'wirestream-lazy-ack'],
+    systems: quick ? ['wirestream'] : [...ALL_BROADCASTERS, 'wirestream-eager-ack'],
     streams: 1,
     clients: 0,
     subscribers: P.fanSubs,
