@@ -44,8 +44,17 @@ const RAW_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 /** A 12- or 24-word recovery phrase under a key-like name. */
 const MNEMONIC = /^([a-z]+ ){11}[a-z]+$|^([a-z]+ ){23}[a-z]+$/;
 
+/**
+ * Every shape in one case-insensitive alternation: a superset of SHAPES (some
+ * are case-sensitive), so a string it does not match matches none of them and
+ * skips the thirteen separate tests; one it matches is named by the loop.
+ */
+const ANY_SHAPE = new RegExp(SHAPES.map((shape) => `(?:${shape.pattern.source})`).join('|'), 'i');
+
 function shapeOf(value: string, key: string): string | null {
-  for (const shape of SHAPES) if (shape.pattern.test(value)) return shape.name;
+  if (ANY_SHAPE.test(value)) {
+    for (const shape of SHAPES) if (shape.pattern.test(value)) return shape.name;
+  }
   if (KEY_NAME.test(key) && (RAW_KEY.test(value.trim()) || MNEMONIC.test(value.trim()))) {
     return 'a raw private key';
   }
