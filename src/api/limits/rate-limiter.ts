@@ -31,10 +31,32 @@ export function rateRule(env: Pick<Env, 'RATE_PER_SECOND' | 'RATE_BURST'>): Buck
   return { perSecond, burst: Number.isFinite(burst) && burst >= 1 ? burst : perSecond * 2 };
 }
 
+/**
+ * Object ids by sender: `idFromName` hashes the name on every call, and an id
+ * (unlike a stub) is a plain value that may outlive the request that made it.
+ */
+const MAX_IDS = 1024;
+const ids = new WeakMap<Env['RATE_LIMITER'], Map<string, DurableObjectId>>();
+
+function idOf(ns: Env['RATE_LIMITER'], sender: string): DurableObjectId {
+  let byName = ids.get(ns);
+  if (!byName) {
+    byName = new Map();
+    ids.set(ns, byName);
+  }
+  let id = byName.get(sender);
+  if (!id) {
+    if (byName.size >= MAX_IDS) byName.clear();
+    id = ns.idFromName(sender);
+    byName.set(sender, id);
+  }
+  return id;
+}
+
 export async function takeForSender(env: Env, sender: string): Promise<RateDecision> {
   const rule = rateRule(env);
   if (!rule || !env.RATE_LIMITER) return { ok: true };
   const ns = env.RATE_LIMITER;
-  const stub = ns.get(ns.idFromName(sender)) as unknown as RateLimiterApi;
+  const stub = ns.get(idOf(ns, sender)) as unknown as RateLimiterApi;
   return stub.take(rule);
 }
