@@ -82,6 +82,31 @@ function streamOfPath(path: string): string | null {
   }
 }
 
+interface RouteFacts {
+  ws: boolean;
+  scope: Scope | 'write';
+  streamId: string | null;
+}
+
+/**
+ * What authorization needs from a method and path, remembered for the last
+ * one seen: a client appending to one stream sends the same path each time,
+ * and these are three regexes and a decode that depend on nothing else.
+ */
+let lastRoute: { key: string; facts: RouteFacts } | undefined;
+
+function routeOf(key: string, method: string, path: string): RouteFacts {
+  if (lastRoute?.key === key) return lastRoute.facts;
+  const ws = isWebSocketPath(path);
+  const facts = {
+    ws,
+    scope: ws ? 'read' : defaultScope(method, path),
+    streamId: streamOfPath(path),
+  };
+  lastRoute = { key, facts };
+  return facts;
+}
+
 export function scopeProblem(principal: Principal, scope: Scope | 'write') {
   const allowed =
     scope === 'write'
@@ -139,18 +164,19 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
   return async (c: Context<AppEnv>, next) => {
     const url = c.req.url;
     const path = pathnameOf(url);
-    if (PUBLIC.has(`${c.req.method} ${path}`)) return next();
+    const method = c.req.method;
+    const key = `${method} ${path}`;
+    if (PUBLIC.has(key)) return next();
     const credential = credentialOf(c.req.raw, path, url);
     const who = await principalOf(c.env, credential);
     if (!who.ok) return problem(c, who, CHALLENGE);
     const principal = who.principal;
-    const ws = isWebSocketPath(path);
+    const { ws, scope, streamId } = routeOf(key, method, path);
     if (principal.purpose === 'ws' && !ws) {
       return problem(c, fail('unauthenticated', 'a ticket only opens a WebSocket'), CHALLENGE);
     }
-    const scopeDenied = scopeProblem(principal, ws ? 'read' : defaultScope(c.req.method, path));
+    const scopeDenied = scopeProblem(principal, scope);
     if (scopeDenied) return problem(c, scopeDenied);
-    const streamId = streamOfPath(path);
     const streamDenied = streamId === null ? null : streamProblem(principal, streamId);
     if (streamDenied) return problem(c, streamDenied);
     c.set('principal', principal);
