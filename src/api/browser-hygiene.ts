@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './app-env';
 
 /** `CORS_ORIGINS` as a list; an empty or missing value allows no browser origin. */
@@ -36,14 +35,34 @@ export const corsForApi: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.res.status !== 101) c.res.headers.append('Vary', 'Origin');
 };
 
-const headers = secureHeaders();
+/**
+ * The headers hono's `secureHeaders()` sets with its defaults
+ * (https://hono.dev/docs/middleware/builtin/secure-headers), as a fixed list:
+ * its middleware looks up `c.res.headers` once per header; this does once.
+ * test/workers/security-limits.test.ts compares the two.
+ */
+const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
+  ['Cross-Origin-Resource-Policy', 'same-origin'],
+  ['Cross-Origin-Opener-Policy', 'same-origin'],
+  ['Origin-Agent-Cluster', '?1'],
+  ['Referrer-Policy', 'no-referrer'],
+  ['Strict-Transport-Security', 'max-age=15552000; includeSubDomains'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['X-DNS-Prefetch-Control', 'off'],
+  ['X-Download-Options', 'noopen'],
+  ['X-Frame-Options', 'SAMEORIGIN'],
+  ['X-Permitted-Cross-Domain-Policies', 'none'],
+  ['X-XSS-Protection', '0'],
+];
 
 /**
  * Security headers on every response but a WebSocket 101, whose headers come
  * from the Durable Object and are immutable.
- * https://hono.dev/docs/middleware/builtin/secure-headers
  */
 export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.req.header('Upgrade')?.toLowerCase() === 'websocket') return next();
-  return headers(c, next);
+  await next();
+  const headers = c.res.headers;
+  for (const [name, value] of SECURITY_HEADERS) headers.set(name, value);
+  headers.delete('X-Powered-By');
 };
