@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
@@ -13,9 +14,21 @@ import { readWires } from './routes/read-wires';
 import { coordination } from './routes/roles';
 import { streams } from './routes/streams';
 
+/**
+ * hono's own getPath, remembered for the last URL: appends repeat one URL, and
+ * a stream id's percent-encoded `:` sends hono's version through a decode on
+ * every request.
+ */
+let last = { url: '', path: '' };
+function cachedPath(request: Request): string {
+  const url = request.url;
+  if (url !== last.url) last = { url, path: getPath(request) };
+  return last.path;
+}
+
 /** The HTTP API. One `app.use('/v1/*', …)` can guard every route. */
 export function createApp() {
-  const app = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>({ getPath: cachedPath });
 
   // Before every route: headers and CORS first (preflights need no token), then
   // authentication for all of /v1 but the public schema.
