@@ -27,3 +27,12 @@ export function sqlOf(storage: SqlStorage) {
 }
 
 export type Sql = ReturnType<typeof sqlOf>;
+
+/**
+ * A fixed query text as a one-piece template, for queries a test inspects:
+ * `sql(fixed(TEXT), …values)` binds `?` placeholders in TEXT, and the test can
+ * run `EXPLAIN QUERY PLAN` on the very same TEXT.
+ */
+export function fixed(text: string): TemplateStringsArray {
+  return Object.assign([text], { raw: [text] }) as unknown as TemplateStringsArray;
+}
