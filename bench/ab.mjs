@@ -14,7 +14,7 @@ import { measure } from './lib/measure.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { median } from './lib/stats.mjs';
 import { consoleTable } from './lib/table.mjs';
-import { OUT, ROOT } from './lib/targets.mjs';
+import { BENCH_BINDINGS, OUT, ROOT } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -23,7 +23,7 @@ const flag = (name, fallback) => {
 };
 const reps = flag('--reps', 3);
 const seconds = flag('--seconds', 4);
-const bindings = { RATE_PER_SECOND: '1000000', RATE_BURST: '1000000', WS_MAX_SUBSCRIBERS: '2000' };
+const bindings = { ...BENCH_BINDINGS };
 for (let i = args.indexOf('--bind'); i >= 0; i = args.indexOf('--bind')) {
   const [k, v] = args.splice(i, 2)[1].split('=');
   bindings[k] = v;

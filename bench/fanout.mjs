@@ -17,7 +17,7 @@ import { start } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { summarize } from './lib/stats.mjs';
 import { subscribe } from './lib/subscribers.mjs';
-import { ROOT, SYSTEMS, wireBody } from './lib/targets.mjs';
+import { BENCH_BINDINGS, oneStream, ROOT, SYSTEMS } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -39,22 +39,11 @@ const ackPolicy = args.includes('--ack-every')
 const standin = await startStandin(srcDir);
 const bundle = await build(system.project, { srcDir });
 const rt = await start(bundle, {
-  bindings: {
-    RATE_PER_SECOND: '1000000',
-    RATE_BURST: '1000000',
-    WS_MAX_SUBSCRIBERS: '2000',
-    ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}),
-  },
+  bindings: { ...BENCH_BINDINGS, ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}) },
 });
 const headers = await benchHeaders();
 const stream = 'fanout-s0';
-const common = {
-  origin: rt.origin,
-  headers,
-  seqOf: system.seqOf,
-  pathOf: () => system.appendPath(stream),
-  bodyOf: () => wireBody(stream),
-};
+const common = oneStream(system, rt.origin, headers, stream);
 const subs = await subscribe({
   origin: rt.origin,
   wsPath: system.wsPath(stream),

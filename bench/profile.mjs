@@ -14,7 +14,7 @@ import { start } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { subscribe } from './lib/subscribers.mjs';
 import { consoleTable } from './lib/table.mjs';
-import { OUT, ROOT, SYSTEMS, wireBody } from './lib/targets.mjs';
+import { BENCH_BINDINGS, OUT, oneStream, ROOT, SYSTEMS } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => {
@@ -35,12 +35,7 @@ const standin = await startStandin(srcDir);
 const bundle = await build(system.project, { srcDir, names: true });
 const inspectorPort = 9300 + Math.floor(Math.random() * 500);
 const rt = await start(bundle, {
-  bindings: {
-    RATE_PER_SECOND: '1000000',
-    RATE_BURST: '1000000',
-    WS_MAX_SUBSCRIBERS: '2000',
-    ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}),
-  },
+  bindings: { ...BENCH_BINDINGS, ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}) },
   inspectorPort,
 });
 
@@ -65,13 +60,7 @@ const cdp = (method, params = {}) =>
   });
 
 const headers = await benchHeaders();
-const common = {
-  origin: rt.origin,
-  headers,
-  seqOf: system.seqOf,
-  pathOf: () => system.appendPath('profile'),
-  bodyOf: () => wireBody('profile'),
-};
+const common = oneStream(system, rt.origin, headers, 'profile');
 const subs = fanout
   ? await subscribe({
       origin: rt.origin,

@@ -12,7 +12,7 @@ import { build, ensurePeers, snapshotHead } from './lib/build.mjs';
 import { markdown, printAll } from './lib/report.mjs';
 import { disposeShared, reuseInstances } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
-import { OUT, PROJECTS, ROOT } from './lib/targets.mjs';
+import { BENCH_BINDINGS, OUT, PROJECTS, ROOT } from './lib/targets.mjs';
 import { anchoringScenario } from './scenarios/anchoring.mjs';
 import { appendScenario } from './scenarios/append.mjs';
 import { claimScenario, hcsFirstScenario } from './scenarios/claims.mjs';
@@ -30,14 +30,7 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 
-// The rate limit stays on (its cost is measured) but out of reach: these
-// scenarios measure the sequencer, not one sender's quota. The subscriber cap
-// is raised so 1,000 sockets may follow one stream (default 256).
-const BINDINGS = {
-  RATE_PER_SECOND: '1000000',
-  RATE_BURST: '1000000',
-  WS_MAX_SUBSCRIBERS: '2000',
-};
+const BINDINGS = { ...BENCH_BINDINGS };
 
 // Quick: one repetition, short loops, no peers, and closed + open loop in the
 // same instance — a smoke run for development, not figures to quote.

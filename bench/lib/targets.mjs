@@ -84,6 +84,29 @@ let counter = 0;
 const RUN = Date.now().toString(36);
 
 /** A realistic ~250-byte Wire 1.1 for `stream` (unique wire_id each call). */
+/**
+ * Vars every measured Wirestream instance gets: the rate limit stays on (its
+ * cost is measured) but out of reach — the scenarios measure the sequencer,
+ * not one sender's quota — and the subscriber cap is raised so 1,000 sockets
+ * may follow one stream (default 256).
+ */
+export const BENCH_BINDINGS = {
+  RATE_PER_SECOND: '1000000',
+  RATE_BURST: '1000000',
+  WS_MAX_SUBSCRIBERS: '2000',
+};
+
+/** The load generator's view of appending to one stream of `system` (see lib/load.mjs). */
+export function oneStream(system, origin, headers, stream) {
+  return {
+    origin,
+    headers,
+    seqOf: system.seqOf,
+    pathOf: () => system.appendPath(stream),
+    bodyOf: () => wireBody(stream),
+  };
+}
+
 export function wireBody(stream, sender = 'agent:bench') {
   counter += 1;
   return JSON.stringify({

@@ -8,7 +8,7 @@ import { closedLoop, openLoop } from '../lib/load.mjs';
 import { start } from '../lib/runtime.mjs';
 import { now, summarize } from '../lib/stats.mjs';
 import { subscribe } from '../lib/subscribers.mjs';
-import { SYSTEMS, wireBody } from '../lib/targets.mjs';
+import { oneStream, SYSTEMS } from '../lib/targets.mjs';
 
 const FEE_USD = 0.0008;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -53,13 +53,7 @@ export async function anchoringScenario(o, builds, log) {
   const rt = await start(builds.wirestream, { bindings: o.bindings });
   const headers = await benchHeaders();
   const stream = 'anchor';
-  const common = {
-    origin: rt.origin,
-    headers,
-    seqOf: system.seqOf,
-    pathOf: () => system.appendPath(stream),
-    bodyOf: () => wireBody(stream),
-  };
+  const common = oneStream(system, rt.origin, headers, stream);
   const subs = await subscribe({
     origin: rt.origin,
     wsPath: system.wsPath(stream),
