@@ -85,3 +85,48 @@ export function fromBase64(text: string): Uint8Array {
 export function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+/** The fields of a mirror node message the chain is computed from. */
+export interface ChainedMessage {
+  consensus_timestamp: string;
+  payer_account_id: string;
+  sequence_number: number;
+  message: string;
+  running_hash: string;
+}
+
+export type ChainStep =
+  | { ok: true; next: Uint8Array }
+  | { ok: false; kind: 'sequence-gap'; next: Uint8Array }
+  | { ok: false; kind: 'running-hash-mismatch'; next: Uint8Array; computed: string };
+
+/**
+ * Follows the chain by one mirror message after `lastSeq` and hash `prev`:
+ * the recomputed hash, or why the message does not follow. Across a gap the
+ * chain cannot be checked, so it resumes from the hash the mirror served.
+ */
+export async function stepChain(
+  prev: Uint8Array,
+  lastSeq: number,
+  m: ChainedMessage,
+  topicId: string,
+): Promise<ChainStep> {
+  if (m.sequence_number !== lastSeq + 1) {
+    return { ok: false, kind: 'sequence-gap', next: fromBase64(m.running_hash) };
+  }
+  const { seconds, nanos } = splitTimestamp(m.consensus_timestamp);
+  const next = await nextRunningHash({
+    previous: prev,
+    payer: entityNum(m.payer_account_id),
+    topic: entityNum(topicId),
+    consensusSeconds: seconds,
+    consensusNanos: nanos,
+    sequenceNumber: m.sequence_number,
+    message: fromBase64(m.message),
+  });
+  const computed = toBase64(next);
+  if (computed !== m.running_hash) {
+    return { ok: false, kind: 'running-hash-mismatch', next, computed };
+  }
+  return { ok: true, next };
+}

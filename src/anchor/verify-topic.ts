@@ -1,13 +1,6 @@
 import { canonicalJson } from '../protocol/canonical-json';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from './mirror';
-import {
-  emptyRunningHash,
-  entityNum,
-  fromBase64,
-  nextRunningHash,
-  splitTimestamp,
-  toBase64,
-} from './running-hash';
+import { emptyRunningHash, stepChain } from './running-hash';
 
 /**
  * An audit of one topic that trusts nobody: the running-hash chain is
@@ -112,32 +105,21 @@ async function checkLink(
   prev: Uint8Array,
   findings: Finding[],
 ): Promise<Uint8Array> {
-  if (m.sequence_number !== last + 1) {
+  const step = await stepChain(prev, last, m, topicId);
+  if (!step.ok && step.kind === 'sequence-gap') {
     findings.push({
       sequence_number: m.sequence_number,
       kind: 'sequence-gap',
       detail: `expected ${last + 1}, got ${m.sequence_number}`,
     });
-    return fromBase64(m.running_hash);
-  }
-  const { seconds, nanos } = splitTimestamp(m.consensus_timestamp);
-  const computed = await nextRunningHash({
-    previous: prev,
-    payer: entityNum(m.payer_account_id),
-    topic: entityNum(topicId),
-    consensusSeconds: seconds,
-    consensusNanos: nanos,
-    sequenceNumber: m.sequence_number,
-    message: fromBase64(m.message),
-  });
-  if (toBase64(computed) !== m.running_hash) {
+  } else if (!step.ok) {
     findings.push({
       sequence_number: m.sequence_number,
       kind: 'running-hash-mismatch',
-      detail: `mirror says ${m.running_hash}, recomputed ${toBase64(computed)}`,
+      detail: `mirror says ${m.running_hash}, recomputed ${step.computed}`,
     });
   }
-  return computed;
+  return step.next;
 }
 
 async function claimsOf(

@@ -1,12 +1,5 @@
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
-import {
-  emptyRunningHash,
-  entityNum,
-  fromBase64,
-  nextRunningHash,
-  splitTimestamp,
-  toBase64,
-} from '../anchor/running-hash';
+import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
 import { type Draft, parseAppend } from '../protocol';
 import type { Sql } from '../stream/sql';
 import type { Alert, AlertKind } from './topic-directory';
@@ -82,34 +75,21 @@ export async function listenPass(deps: ListenDeps): Promise<ListenResult> {
     const { messages, hasMore } = await readTopicMessages(deps.mirrorUrl, topicId, lastSeq);
     for (const m of messages) {
       result.read++;
-      const bytes = fromBase64(m.message);
-      if (m.sequence_number !== lastSeq + 1) {
+      const step = await stepChain(prev, lastSeq, m, topicId);
+      if (!step.ok && step.kind === 'sequence-gap') {
         raise(
           'sequence-gap',
           m.sequence_number,
           `expected sequence ${lastSeq + 1}, mirror served ${m.sequence_number}`,
         );
-        prev = fromBase64(m.running_hash); // the chain cannot be checked across a gap
-      } else {
-        const { seconds, nanos } = splitTimestamp(m.consensus_timestamp);
-        const computed = await nextRunningHash({
-          previous: prev,
-          payer: entityNum(m.payer_account_id),
-          topic: entityNum(topicId),
-          consensusSeconds: seconds,
-          consensusNanos: nanos,
-          sequenceNumber: m.sequence_number,
-          message: bytes,
-        });
-        if (toBase64(computed) !== m.running_hash) {
-          raise(
-            'running-hash-mismatch',
-            m.sequence_number,
-            `running hash ${m.running_hash} does not follow from the previous message; recomputed ${toBase64(computed)}`,
-          );
-        }
-        prev = computed;
+      } else if (!step.ok) {
+        raise(
+          'running-hash-mismatch',
+          m.sequence_number,
+          `running hash ${m.running_hash} does not follow from the previous message; recomputed ${step.computed}`,
+        );
       }
+      prev = step.next;
       lastSeq = m.sequence_number;
       const whole = assembler.add(m);
       if (whole) await onMessage(deps, whole.bytes, whole.last, whole.chunks, raise, result);
