@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WirestreamClient } from '../../src/client';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { runScript, type ScriptRun } from '../support/run-script';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/wirestream.mjs');
@@ -24,19 +25,8 @@ function env(): NodeJS.ProcessEnv {
 }
 
 /** Runs the CLI to completion. */
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+function run(args: string[]): Promise<ScriptRun> {
+  return runScript(BIN, args, env());
 }
 
 function jsonLines(text: string): Record<string, unknown>[] {

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { runScript, type ScriptRun } from '../support/run-script';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const TOOL = path.join(ROOT, 'tools/rebuild.mjs');
@@ -15,20 +15,10 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function rebuild(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [TOOL, '--url', server.url, ...args], {
-      env: { ...process.env, WIRESTREAM_ADMIN_TOKEN: server.adminToken },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+function rebuild(args: string[]): Promise<ScriptRun> {
+  return runScript(TOOL, ['--url', server.url, ...args], {
+    ...process.env,
+    WIRESTREAM_ADMIN_TOKEN: server.adminToken,
   });
 }
 
