@@ -7,6 +7,7 @@ import { benchHeaders } from '../lib/auth.mjs';
 import { closedLoop, openLoop } from '../lib/load.mjs';
 import { start } from '../lib/runtime.mjs';
 import { now, summarize } from '../lib/stats.mjs';
+import { streamWires } from '../lib/stream-pages.mjs';
 import { subscribe } from '../lib/subscribers.mjs';
 import { oneStream, SYSTEMS } from '../lib/targets.mjs';
 
@@ -26,21 +27,11 @@ async function untilAnchored(subs, seqs, timeoutMs) {
 async function transactionsOf(rt, streamId, headers) {
   const messages = new Map();
   let wires = 0;
-  let after = 0;
-  for (;;) {
-    const res = await fetch(
-      `${rt.url}/v1/streams/${encodeURIComponent(streamId)}/wires?after_seq=${after}&limit=1000`,
-      { headers },
-    );
-    const page = await res.json();
-    for (const w of page.wires) {
-      wires += 1;
-      const a = w.anchor ?? {};
-      if (a.status === 'anchored')
-        messages.set(`${a.hcs_topic_id}/${a.hcs_sequence_number}`, a.hcs_chunks ?? 1);
-    }
-    if (page.next_after_seq === null || page.wires.length === 0) break;
-    after = page.next_after_seq;
+  for await (const w of streamWires(rt.url, streamId, headers)) {
+    wires += 1;
+    const a = w.anchor ?? {};
+    if (a.status === 'anchored')
+      messages.set(`${a.hcs_topic_id}/${a.hcs_sequence_number}`, a.hcs_chunks ?? 1);
   }
   let transactions = 0;
   for (const chunks of messages.values()) transactions += chunks;

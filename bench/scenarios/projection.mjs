@@ -5,22 +5,16 @@ import { benchHeaders } from '../lib/auth.mjs';
 import { closedLoop, openLoop } from '../lib/load.mjs';
 import { start } from '../lib/runtime.mjs';
 import { now, summarize } from '../lib/stats.mjs';
+import { streamWires } from '../lib/stream-pages.mjs';
 import { SYSTEMS, wireBody } from '../lib/targets.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function allAnchored(rt, streamId, headers) {
-  let after = 0;
-  for (;;) {
-    const res = await fetch(
-      `${rt.url}/v1/streams/${encodeURIComponent(streamId)}/wires?after_seq=${after}&limit=1000`,
-      { headers },
-    );
-    const page = await res.json();
-    if (page.wires.some((w) => w.anchor?.status !== 'anchored')) return false;
-    if (page.next_after_seq === null || page.wires.length === 0) return true;
-    after = page.next_after_seq;
+  for await (const w of streamWires(rt.url, streamId, headers)) {
+    if (w.anchor?.status !== 'anchored') return false;
   }
+  return true;
 }
 
 export async function projectionScenario(o, builds, log) {
