@@ -1,18 +1,22 @@
 #!/usr/bin/env node
-// `node bench/ab.mjs [--reps N] [--seconds S] [--bind K=V …] A B …` — before/after
+// `node bench/ab.mjs [--reps N] [--seconds S] [--rate R] [--bind K=V …] A B …` — before/after
 // for one change: each argument is a source tree (a directory, or a git
 // revision that is snapshotted with `git archive`), built like the bench builds
 // Wirestream and measured on the one-stream closed loop (16 clients), the
 // trees interleaved within each repetition so the machine's drift hits all
 // alike. Prints the median throughput and workerd CPU µs per append, and the
-// bare-DO ceiling measured in the same run for the ratio.
+// bare-DO ceiling measured in the same run for the ratio. With `--rate R` each
+// run then also follows an open loop at R appends/s (below saturation) and
+// reports its p50/p99 and CPU per append: the latency target's view. Add
+// `--open-only` to skip the closed loop: then the open loop's CPU is the
+// sustained cost of an append, anchoring included.
 import { execSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from './lib/build.mjs';
 import { measure } from './lib/measure.mjs';
 import { startStandin } from './lib/standin.mjs';
-import { median } from './lib/stats.mjs';
+import { median, percentile } from './lib/stats.mjs';
 import { consoleTable } from './lib/table.mjs';
 import { BENCH_BINDINGS, OUT, ROOT } from './lib/targets.mjs';
 
@@ -23,6 +27,10 @@ const flag = (name, fallback) => {
 };
 const reps = flag('--reps', 3);
 const seconds = flag('--seconds', 4);
+const rate = flag('--rate', 0);
+// `--open-only`: no closed loop, so the open loop's CPU per append is the
+// sustained cost (anchoring keeps up) rather than a burst's leftover backlog.
+const openOnly = args.includes('--open-only') ? args.splice(args.indexOf('--open-only'), 1) : null;
 const bindings = { ...BENCH_BINDINGS };
 for (let i = args.indexOf('--bind'); i >= 0; i = args.indexOf('--bind')) {
   const [k, v] = args.splice(i, 2)[1].split('=');
@@ -67,14 +75,19 @@ for (let rep = 0; rep < reps; rep++) {
       system,
       builds: { [bundle.name]: bundle },
       streams: 1,
-      clients: 16,
+      clients: openOnly ? 0 : 16,
       closedMs: seconds * 1000,
-      warmMs: 1000,
+      warmMs: openOnly ? 300 : 1000,
+      rate,
+      openMs: seconds * 1000,
       bindings,
     });
     rows.get(ref).push(r);
+    const open = rate
+      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append`
+      : '';
     console.log(
-      `rep ${rep + 1} ${ref}: ${Math.round(r.throughput)}/s, ${Math.round(r.cpuPerAppendUs)} µs/append, errors ${r.errors}`,
+      `rep ${rep + 1} ${ref}: ${Math.round(r.throughput ?? 0)}/s, ${Math.round(r.cpuPerAppendUs ?? 0)} µs/append, errors ${r.errors ?? 0}${open}`,
     );
   }
 }
@@ -82,14 +95,27 @@ standin?.stop();
 const ceil = median(rows.get('ceiling').map((r) => r.throughput));
 console.log(
   consoleTable(
-    ['tree', 'appends/s', 'CPU µs/append', 'vs ceiling'],
+    [
+      'tree',
+      'appends/s',
+      'CPU µs/append',
+      'vs ceiling',
+      ...(rate ? ['open p99 ms', 'open CPU µs'] : []),
+    ],
     [...rows].map(([ref, list]) => {
       const t = median(list.map((r) => r.throughput));
+      const p99 = percentile(
+        list.flatMap((r) => r.openSamples ?? []),
+        99,
+      );
       return [
         ref,
         Math.round(t),
         Math.round(median(list.map((r) => r.cpuPerAppendUs))),
         `${Math.round((t / ceil) * 100)}%`,
+        ...(rate
+          ? [p99.toFixed(1), Math.round(median(list.map((r) => r.openCpuPerAppendUs)))]
+          : []),
       ];
     }),
   ),

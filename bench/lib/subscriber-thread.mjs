@@ -85,15 +85,20 @@ function open(path) {
         return;
       }
       if (anchors) {
-        for (const w of JSON.parse(text).wires ?? []) {
+        const frame = JSON.parse(text);
+        for (const w of [...(frame.wires ?? []), ...(frame.anchored ?? [])]) {
           if (w.anchor?.status === 'anchored' && !anchoredAt.has(w.stream_seq)) {
             anchoredAt.set(w.stream_seq, at);
           }
         }
       }
+      // A wires frame may end with news of earlier Wires ("anchored":[…]):
+      // only the Wires themselves are deliveries.
+      const cut = text.indexOf(',"anchored":[');
+      const wiresText = cut < 0 ? text : text.slice(0, cut);
       let last = 0;
       SEQ.lastIndex = 0;
-      for (let m = SEQ.exec(text); m; m = SEQ.exec(text)) {
+      for (let m = SEQ.exec(wiresText); m; m = SEQ.exec(wiresText)) {
         last = Number(m[1]);
         record(last, at);
       }

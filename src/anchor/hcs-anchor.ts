@@ -9,6 +9,7 @@ import type { HederaConfig } from './config';
 import {
   AccountId,
   Client,
+  type Hbar,
   MaxAttemptsOrTimeoutError,
   PrecheckStatusError,
   PrivateKey,
@@ -32,6 +33,7 @@ import { webCryptoSigner } from './webcrypto-signer';
 export class HcsAnchor implements Anchor {
   #client: Promise<{ client: Client; operator: AccountId }> | null = null;
   #lastValidStart = 0n;
+  #recordCost: Promise<Hbar> | null = null;
 
   constructor(private readonly config: HederaConfig) {}
 
@@ -141,18 +143,31 @@ export class HcsAnchor implements Anchor {
 
   async getRecord(transactionId: string): Promise<ReceiptResult> {
     const { client } = await this.#connected();
+    const query = new TransactionRecordQuery()
+      .setTransactionId(TransactionId.fromString(transactionId))
+      .setValidateReceiptStatus(false)
+      .setMaxAttempts(1)
+      .setMinBackoff(1)
+      .setMaxBackoff(1);
     try {
-      const record = await new TransactionRecordQuery()
-        .setTransactionId(TransactionId.fromString(transactionId))
-        .setValidateReceiptStatus(false)
-        .setMaxAttempts(1)
-        .setMinBackoff(1)
-        .setMaxBackoff(1)
-        .execute(client);
+      // A record query is paid, and the SDK asks its price first (another
+      // signed round trip) unless the payment is set. The price is the fee
+      // schedule's, the same for every record: asked once per isolate, and
+      // asked again only if the network refuses what was paid.
+      this.#recordCost ??= query.getCost(client).catch((error: unknown) => {
+        this.#recordCost = null;
+        throw error;
+      });
+      query.setQueryPayment(await this.#recordCost);
+      const record = await query.execute(client);
       const ts = record.consensusTimestamp;
       const at = `${ts.seconds.toString()}.${ts.nanos.toString().padStart(9, '0')}`;
       return resultOf(record.receipt, at);
     } catch (error) {
+      if (error instanceof PrecheckStatusError && error.status === Status.InsufficientTxFee) {
+        this.#recordCost = null; // the fee schedule changed: ask again next time
+        return { status: 'unknown' };
+      }
       return unknownOrThrow(error);
     }
   }

@@ -185,6 +185,8 @@ export class Subscription {
       return;
     }
     if (frame.kind === 'wires' && Array.isArray(frame.wires)) {
+      // News of Wires delivered before this frame rides along in it.
+      if (Array.isArray(frame.anchored)) this.#announce(frame.anchored as AnchorUpdate[]);
       const seqOf = this.options.seqOf ?? ((w: ServedWire) => w.stream_seq);
       const { fresh, gap } = this.#cursor.accept(frame.wires as ServedWire[], seqOf);
       // A Wire sent again (the server re-sends its unacknowledged tail after
@@ -205,12 +207,15 @@ export class Subscription {
         this.options.onCaughtUp?.(last);
       });
     } else if (frame.kind === 'anchored' && Array.isArray(frame.wires)) {
-      const updates = frame.wires as AnchorUpdate[];
-      // Queued behind delivery, so the handler has seen each Wire before its anchor.
-      this.#chain = this.#chain.then(() => this.options.onAnchored?.(updates));
+      this.#announce(frame.wires as AnchorUpdate[]);
     } else if (frame.kind !== 'pong') {
       this.options.onFrame?.(frame);
     }
+  }
+
+  /** Queued behind delivery, so the handler has seen each Wire before its anchor. */
+  #announce(updates: AnchorUpdate[]): void {
+    this.#chain = this.#chain.then(() => this.options.onAnchored?.(updates));
   }
 
   #deliver(wires: ServedWire[], seqOf: (w: ServedWire) => number, acker: Acker): void {

@@ -56,7 +56,7 @@ export interface AppendReceipt {
 /** A frame from `…/ws`. Unknown kinds are passed to `onFrame` untouched. */
 export type ServerFrame =
   | { kind: 'hello'; window: number; ack_every: number; ack_ms: number }
-  | { kind: 'wires'; wires: ServedWire[] }
+  | { kind: 'wires'; wires: ServedWire[]; anchored?: AnchorUpdate[] }
   | { kind: 'caught-up'; last_seq: number }
   | { kind: 'anchored'; wires: AnchorUpdate[] }
   | { kind: 'pong' }

@@ -12,8 +12,10 @@ export interface AnchorUpdate {
  *
  * Each Wire is its own HCS transaction, so announcing each report at once
  * cost one more `send` per subscriber per Wire — as many sends as the Wires
- * themselves. Reports are held for a short window (see `delayMs`) and told as
- * one frame listing several Wires; the frame shape is unchanged.
+ * themselves. News rides along in the next `wires` frame instead (its
+ * `anchored` list); only when no Wire follows within a short window (see
+ * `delayMs`) is it told as a frame of its own, `{"kind":"anchored",…}`,
+ * listing several Wires.
  */
 export class AnchoredNews {
   #pending: AnchorUpdate[] = [];
@@ -37,34 +39,62 @@ export class AnchoredNews {
 }
 
 /**
- * How long news waits before it is told: the anchored sends of a stream stay
- * near 4 per millisecond whatever the number of subscribers (1,000
- * subscribers: 250 ms, a few: at once), well inside the 1 s append→anchored
- * target.
+ * How long news waits for a `wires` frame to ride in before it is told in a
+ * frame of its own: at least 50 ms, so a busy stream's news always rides;
+ * with many subscribers up to 250 ms, so a quiet stream's standalone sends
+ * stay near 4 per millisecond (1,000 subscribers: 250 ms). Well inside the
+ * 1 s append→anchored target either way.
  */
 export function delayMs(subscribers: number): number {
-  return Math.min(250, Math.floor(subscribers / 4));
+  return Math.min(250, Math.max(50, Math.floor(subscribers / 4)));
 }
 
 export class AnchoredFrames {
-  readonly #texts = new Map<number, string>();
+  readonly #lists = new Map<number, string>();
+  #withFrame: { base: string; n: number; text: string } | null = null;
 
   constructor(private readonly updates: AnchorUpdate[]) {}
 
+  get empty(): boolean {
+    return this.updates.length === 0;
+  }
+
   /**
-   * The frame for a socket whose cursor is `cursor`: only Wires it already
-   * holds (a Wire sent later carries its anchor), or null. Sockets mostly sit
-   * at the same cursor, so each distinct frame is serialised once.
+   * The serialised list for a socket whose cursor is `cursor`: only Wires it
+   * already holds (a Wire sent later carries its anchor), or null with n = 0.
+   * Sockets mostly sit at the same cursor, so each distinct list is
+   * serialised once.
    */
-  for(cursor: number): string | null {
+  #list(cursor: number): { n: number; text: string | null } {
     let n = this.updates.length;
     while (n > 0 && (this.updates[n - 1] as AnchorUpdate).stream_seq > cursor) n--;
-    if (n === 0) return null;
-    let text = this.#texts.get(n);
+    if (n === 0) return { n, text: null };
+    let text = this.#lists.get(n);
     if (text === undefined) {
-      text = JSON.stringify({ kind: 'anchored', wires: this.updates.slice(0, n) });
-      this.#texts.set(n, text);
+      text = JSON.stringify(this.updates.slice(0, n));
+      this.#lists.set(n, text);
     }
-    return text;
+    return { n, text };
+  }
+
+  /** A frame of its own, `{"kind":"anchored","wires":[…]}`, or null. */
+  for(cursor: number): string | null {
+    const { text } = this.#list(cursor);
+    return text === null ? null : `{"kind":"anchored","wires":${text}}`;
+  }
+
+  /**
+   * A serialised `wires` frame (`{"kind":"wires","wires":[…]}`) with the news
+   * for `cursor` added as its `anchored` list — the same text for every
+   * socket at the same cursor.
+   */
+  withWires(frame: string, cursor: number): string {
+    const { n, text } = this.#list(cursor);
+    if (text === null) return frame;
+    const last = this.#withFrame;
+    if (last !== null && last.base === frame && last.n === n) return last.text;
+    const combined = `${frame.slice(0, -1)},"anchored":${text}}`;
+    this.#withFrame = { base: frame, n, text: combined };
+    return combined;
   }
 }

@@ -15,7 +15,14 @@ import type { StoredWire } from './wire-log';
 const BATCH = 200;
 const MAX_BACKOFF_MS = 30_000;
 const FALLBACK_MS = 1_000;
-const COALESCE_MS = 20;
+/**
+ * A round's fixed cost (RPC, topic event, anchoring pass, D1 batch, anchor
+ * report) dwarfs its per-Wire cost at moderate load: at a steady 100
+ * appends/s, 20 ms rounds cost 7,500 µs of workerd CPU per append and 100 ms
+ * rounds 6,000 (`node bench/ab.mjs --open-only --rate 100`). The wait is far
+ * inside the 1 s append→anchored and append→D1 targets.
+ */
+const COALESCE_MS = 100;
 
 type Row = { seq: number; topic: string; body: string; received_at: string };
 

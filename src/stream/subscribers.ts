@@ -1,5 +1,6 @@
 import type { AnchorRecord } from '../topic/types';
-import { AnchoredNews, delayMs } from './anchored-news';
+import type { AnchorUpdate } from './anchored-news';
+import { type AnchoredFrames, AnchoredNews, delayMs } from './anchored-news';
 import { FrameCache } from './frame-cache';
 import type { StoredWire } from './wire-log';
 
@@ -37,12 +38,22 @@ export interface WireSource {
 
 export const SLOW_CONSUMER = 4008;
 const FRAME_WIRES = 100;
-/** Clients ack within this long even when fewer than `ack_every` Wires are unacknowledged. */
+/**
+ * Clients ack within about this long even when fewer than `ack_every` Wires
+ * are unacknowledged. Each socket is told a time spread ±25% around it: the
+ * sockets of a stream get each frame at the same moment, and one shared
+ * deadline brought all their acks in at once — a burst of one event per
+ * subscriber that held up the next Wire's fan-out.
+ */
 export const ACK_WITHIN_MS = 1000;
+
+export function ackWithinMs(random: number = Math.random()): number {
+  return Math.round(ACK_WITHIN_MS * (0.75 + random * 0.5));
+}
 
 export type Frame =
   | { kind: 'hello'; window: number; ack_every: number; ack_ms: number }
-  | { kind: 'wires'; wires: StoredWire[] }
+  | { kind: 'wires'; wires: StoredWire[]; anchored?: AnchorUpdate[] }
   | { kind: 'caught-up'; last_seq: number };
 
 export class Subscribers {
@@ -88,7 +99,7 @@ export class Subscribers {
       kind: 'hello',
       window: this.window,
       ack_every: Math.max(1, Math.floor(this.window / 2)),
-      ack_ms: ACK_WITHIN_MS,
+      ack_ms: ackWithinMs(),
     };
     if (this.#send(ws, JSON.stringify(hello))) this.#pump(ws, state);
   }
@@ -107,7 +118,11 @@ export class Subscribers {
     }, 0);
   }
 
-  /** Tells live subscribers which Wires they hold are now on HCS, a few at a time. */
+  /**
+   * Tells live subscribers which Wires they hold are now on HCS: in the next
+   * `wires` frame if Wires follow soon, else in a frame of its own after
+   * `delayMs` (several Wires at a time either way).
+   */
   announceAnchored(topic: string, fresh: AnchorRecord[]): void {
     if (fresh.length === 0 || this.#states.size === 0) return;
     this.#news.add(topic, fresh);
@@ -115,6 +130,7 @@ export class Subscribers {
     this.#newsScheduled = true;
     setTimeout(() => {
       this.#newsScheduled = false;
+      if (this.#news.empty) return; // a flush took it along
       const frames = this.#news.take();
       for (const [ws, state] of this.#states) {
         const text = frames.for(state.cursor);
@@ -126,12 +142,19 @@ export class Subscribers {
   #flush(): void {
     const head = this.source.lastSeq;
     const frames = new FrameCache(this.source);
+    const news = this.#news.empty ? null : this.#news.take();
     for (const [ws, state] of this.#states) {
       if (head - state.acked > 2 * this.window) {
         this.#close(ws, SLOW_CONSUMER, `slow consumer: resume with after_seq=${state.cursor}`);
         continue;
       }
-      if (state.cursor < head || !state.live) this.#pump(ws, state, frames);
+      const before = state.cursor;
+      if (state.cursor < head || !state.live) this.#pump(ws, state, frames, news);
+      // A socket that got no Wires now (its window is full) still hears the news.
+      if (news !== null && state.cursor === before) {
+        const text = news.for(before);
+        if (text !== null) this.#send(ws, text);
+      }
     }
   }
 
@@ -160,8 +183,16 @@ export class Subscribers {
     this.#states.delete(ws);
   }
 
-  /** Sends what the window has room for; `frames` is shared by a flush, made here only if needed (an ack). */
-  #pump(ws: WebSocket, state: SocketState, frames?: FrameCache): void {
+  /**
+   * Sends what the window has room for; `frames` is shared by a flush, made
+   * here only if needed (an ack). Anchored `news` rides in the first frame.
+   */
+  #pump(
+    ws: WebSocket,
+    state: SocketState,
+    frames?: FrameCache,
+    news?: AnchoredFrames | null,
+  ): void {
     const head = this.source.lastSeq;
     while (state.cursor < head) {
       const room = this.window - (state.cursor - state.acked);
@@ -169,7 +200,9 @@ export class Subscribers {
       frames ??= new FrameCache(this.source);
       const frame = frames.after(state.cursor, Math.min(room, FRAME_WIRES));
       if (!frame) break;
-      if (!this.#send(ws, frame.text)) return;
+      const text = news ? news.withWires(frame.text, state.cursor) : frame.text;
+      news = null;
+      if (!this.#send(ws, text)) return;
       state.cursor = frame.last;
     }
     if (!state.live && state.cursor === head) {

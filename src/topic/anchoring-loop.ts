@@ -81,14 +81,28 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   return { anchored, fresh: rows.length === BATCH, inFlight: left, error };
 }
 
-/** 1. Fresh Wires in arrival order: ids stored first, then sent; stops at a failure. */
+/**
+ * 1. Fresh Wires in arrival order: every id is stored first, in one
+ * synchronous stretch (one SQLite commit for the batch, not one per Wire),
+ * then the Wires are sent; stops at a failure.
+ */
 async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[]) {
-  for (const row of rows.filter((r) => r.tx_ids === null)) {
-    const message = new TextEncoder().encode(row.message);
-    const ids = await deps.anchor.transactionIds(message.length);
-    deps.log.recordTransactionIds(row.pos, ids); // durable before the submit leaves (output gate)
-    const error = await send(deps, row, message, ids, 0, anchored);
-    if (error !== null) return error; // keep HCS order: nothing after a Wire that did not go out
+  const fresh = rows.filter((r) => r.tx_ids === null);
+  const messages = fresh.map((row) => new TextEncoder().encode(row.message));
+  const ids: string[][] = [];
+  for (const message of messages) ids.push(await deps.anchor.transactionIds(message.length));
+  // Durable before the first submit leaves (output gate).
+  fresh.forEach((row, i) => {
+    deps.log.recordTransactionIds(row.pos, ids[i] ?? []);
+  });
+  for (const [i, row] of fresh.entries()) {
+    const error = await send(deps, row, messages[i] as Uint8Array, ids[i] ?? [], 0, anchored);
+    if (error !== null) {
+      // Keep HCS order: nothing after a Wire that did not go out. Those never
+      // left, so they drop their ids and stay fresh for the next pass.
+      for (const later of fresh.slice(i + 1)) deps.log.recordTransactionIds(later.pos, null);
+      return error;
+    }
   }
   return null;
 }

@@ -69,9 +69,13 @@ export class TopicObject extends DurableObject<Env> {
     return this.#running;
   }
 
-  /** Each step is independent: D1 or a stream being down does not stop anchoring. */
+  /**
+   * Each step is independent: D1 or a stream being down does not stop
+   * anchoring. Projection runs once, last, for new Wires (a retry if
+   * `accept`'s own run failed) and new anchors alike.
+   */
   async #pass(): Promise<void> {
-    let again = await this.#step('projecting', () => this.#project());
+    let again = false;
     let inFlight = false;
     try {
       const pass = await this.#anchorOnce();
@@ -85,7 +89,7 @@ export class TopicObject extends DurableObject<Env> {
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
     }
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
-    again = (await this.#step('projecting anchors', () => this.#project())) || again;
+    again = (await this.#step('projecting', () => this.#project())) || again;
     let delay: number | null = null;
     if (this.#failures > 0) delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
     else if (again) delay = 0;

@@ -1,5 +1,5 @@
 import { type ProjectedWire, projectWires, updateAnchors } from '../projection';
-import type { Sql } from '../stream/sql';
+import { fixed, type Sql } from '../stream/sql';
 import type { TopicRow } from './topic-log';
 
 /**
@@ -11,16 +11,29 @@ import type { TopicRow } from './topic-log';
  */
 const BATCH = 500;
 
+/** Wires D1 has not seen (walks `wires_projection_fresh`; test/workers/topic-query-plans.test.ts). */
+export const FRESH_QUERY = 'SELECT * FROM wires WHERE projected = 0 ORDER BY pos LIMIT ?';
+/** Wires D1 has without their anchor, now anchored (walks `wires_projection_anchored`). */
+export const ANCHORED_QUERY = `SELECT * FROM wires WHERE projected = 1
+  AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ?`;
+const FRESH = fixed(FRESH_QUERY);
+const ANCHORED = fixed(ANCHORED_QUERY);
+
 export class TopicProjection {
   constructor(private readonly sql: Sql) {
     const columns = sql<{ name: string }>`PRAGMA table_info(wires)`.map((c) => c.name);
     if (!columns.includes('projected')) {
       sql`ALTER TABLE wires ADD COLUMN projected INTEGER NOT NULL DEFAULT 0`;
     }
-    // SQLite uses a partial index only when the query repeats its WHERE term
-    // verbatim (`projected = 0` alone does not count), so the queries below
-    // say `projected < 2` too: otherwise each run scans every Wire ever seen.
-    sql`CREATE INDEX IF NOT EXISTS wires_unprojected ON wires (pos) WHERE projected < 2`;
+    // Two partial indexes, one per question, each holding only the rows that
+    // answer it. SQLite uses a partial index only when the query repeats its
+    // WHERE terms verbatim. The single `projected < 2` index these replace
+    // also held every Wire projected but not yet anchored, so whenever
+    // anchoring ran behind, each run walked that whole backlog row by row.
+    sql`DROP INDEX IF EXISTS wires_unprojected`;
+    sql`CREATE INDEX IF NOT EXISTS wires_projection_fresh ON wires (pos) WHERE projected = 0`;
+    sql`CREATE INDEX IF NOT EXISTS wires_projection_anchored ON wires (pos)
+      WHERE projected = 1 AND hcs_sequence_number IS NOT NULL`;
   }
 
   #running: Promise<void> | null = null;
@@ -54,8 +67,7 @@ export class TopicProjection {
 
   /** Projects what D1 does not have yet; true if more is left. */
   async run(db: D1Database, hcsTopicId: string | null): Promise<boolean> {
-    const fresh = this.sql<TopicRow>`SELECT * FROM wires WHERE projected < 2 AND projected = 0
-      ORDER BY pos LIMIT ${BATCH}`;
+    const fresh = this.sql<TopicRow>(FRESH, BATCH);
     if (fresh.length > 0) {
       await projectWires(
         db,
@@ -68,8 +80,7 @@ export class TopicProjection {
       this.#mark(withAnchor, 2);
       this.#mark(without, 1);
     }
-    const anchored = this.sql<TopicRow>`SELECT * FROM wires WHERE projected < 2 AND projected = 1
-      AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ${BATCH}`;
+    const anchored = this.sql<TopicRow>(ANCHORED, BATCH);
     if (anchored.length > 0 && hcsTopicId !== null) {
       await updateAnchors(
         db,

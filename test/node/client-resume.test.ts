@@ -217,6 +217,57 @@ describe('acknowledgements', () => {
   }, 30_000);
 });
 
+describe('anchors on a live feed', () => {
+  it('tells onAnchored every Wire once it is on HCS, also while Wires keep coming', async () => {
+    const streamId = `project:anchors-${Date.now().toString(36)}`;
+    const seen: number[] = [];
+    const anchored = new Map<number, string>();
+    const early: number[] = [];
+    let live = false;
+    const sub = client(server.url).subscribe(streamId, {
+      onWires: (wires) => {
+        for (const w of wires) {
+          seen.push(w.stream_seq);
+          // A Wire sent after it was anchored carries its anchor itself.
+          if (w.anchor?.status === 'anchored') anchored.set(w.stream_seq, 'in the Wire');
+        }
+      },
+      onCaughtUp: () => {
+        live = true;
+      },
+      onAnchored: (updates) => {
+        for (const u of updates) {
+          // News only ever follows the Wire it is about.
+          if (!seen.includes(u.stream_seq)) early.push(u.stream_seq);
+          anchored.set(u.stream_seq, u.anchor.hcs_topic_id ?? '');
+        }
+      },
+    });
+    await until(
+      () => live,
+      10_000,
+      () => 'never caught up',
+    );
+    // Wires at a steady pace: news comes back while later Wires go out, and
+    // rides in their frames.
+    const n = 25;
+    const writer = client(server.url);
+    for (let i = 0; i < n; i++) {
+      await writer.append(streamId, { type: 'review.concern', payload: { concern: `n${i}` } });
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await until(
+      () => anchored.size === n,
+      15_000,
+      () => `anchored ${[...anchored.keys()].sort((a, b) => a - b).join(',')}`,
+    );
+    sub.close();
+    expect(seen).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    expect(early).toEqual([]);
+    expect([...anchored.values()].some((v) => /^0\.0\.\d+$/.test(v))).toBe(true);
+  }, 40_000);
+});
+
 describe('follow (async iterator)', () => {
   it('yields Wires in order across a dropped connection and stops cleanly on break', async () => {
     const streamId = `project:follow-${Date.now().toString(36)}`;

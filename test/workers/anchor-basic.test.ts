@@ -47,6 +47,53 @@ describe('HCS anchoring', () => {
     ws.close(1000, 'done');
   });
 
+  it("tells a busy stream's subscribers in the next wires frame, without frames of their own", async () => {
+    const streamId = uniqueStream('project');
+    const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/ws?after_seq=0`, {
+      headers: { Upgrade: 'websocket', ...(await authHeaders()) },
+    });
+    const ws = res.webSocket;
+    if (!ws) throw new Error('no websocket');
+    ws.accept();
+    type Told = { stream_seq: number; anchor: { status: string } };
+    const frames: { kind: string; wires?: Told[]; anchored?: Told[] }[] = [];
+    ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+    // A Wire every 30 ms for about a second: anchors come back while Wires
+    // keep flowing.
+    const n = 30;
+    for (let i = 0; i < n; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    await untilAnchored(streamId, [`project.${streamId.slice('project:'.length)}`]);
+    const told = () => {
+      const seqs = new Set<number>();
+      for (const f of frames) {
+        for (const w of [...(f.kind === 'wires' ? (f.wires ?? []) : []), ...(f.anchored ?? [])]) {
+          if (w.anchor.status === 'anchored') seqs.add(w.stream_seq);
+        }
+        if (f.kind === 'anchored') for (const w of f.wires ?? []) seqs.add(w.stream_seq);
+      }
+      return seqs;
+    };
+    for (let i = 0; i < 100 && told().size < n; i++) await new Promise((r) => setTimeout(r, 20));
+    // Every Wire's anchor reached the subscriber, once it held the Wire.
+    expect([...told()].sort((a, b) => a - b)).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    const riding = frames.filter((f) => f.kind === 'wires' && f.anchored?.length);
+    const alone = frames.filter((f) => f.kind === 'anchored');
+    expect(riding.length).toBeGreaterThan(0);
+    // News rode along while Wires kept coming: frames of its own only for
+    // what was anchored after the last Wire went out.
+    expect(alone.length).toBeLessThan(riding.length);
+    for (const f of riding) {
+      const firstSeq = f.wires?.[0]?.stream_seq ?? 0;
+      // Only news of Wires sent before this frame; its own Wires carry theirs.
+      expect(f.anchored?.every((w) => w.stream_seq < firstSeq)).toBe(true);
+      expect(f.anchored?.every((w) => w.anchor.status === 'anchored')).toBe(true);
+    }
+    ws.close(1000, 'done');
+  });
+
   it('proves a Wire by id: topic, sequence, time, running hash and the mirror URL', async () => {
     const streamId = uniqueStream('project');
     const body = wire11(streamId, { correlation_id: null });

@@ -1,40 +1,75 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { UNNOTIFIED_QUERY } from '../../src/topic/topic-log';
+import { ANCHORED_QUERY, FRESH_QUERY } from '../../src/topic/topic-projection';
 
 /**
- * The anchoring pass runs this query on every pass, over a table that keeps
- * every Wire the topic ever held: it must walk the partial index of the few
- * unreported rows, not scan the table (it did, and cost grew with the topic).
+ * The anchoring pass and the projection run these queries every round, over
+ * a table that keeps every Wire the topic ever held: each must walk a partial
+ * index of the few rows it wants, not scan the table (the anchoring query
+ * did, and its cost grew with the topic) nor a backlog of rows it skips (the
+ * projection did whenever anchoring ran behind).
  */
 describe('TopicObject hot queries', () => {
-  it('finds unreported anchors through wires_unnotified, without scanning every Wire', async () => {
+  async function plans(
+    rows: (i: number) => { anchored: boolean; notified: number; projected: number },
+    queries: Record<string, string>,
+  ) {
     const topic = env.TOPICS.get(env.TOPICS.idFromName(`plans-${crypto.randomUUID()}`));
-    const plan = await runInDurableObject(topic, (_object, state) => {
-      // Many reported Wires and a few waiting, as in a long-lived topic.
+    return runInDurableObject(topic, (_object, state) => {
       const sql = state.storage.sql;
       for (let i = 0; i < 300; i++) {
+        const r = rows(i);
         sql.exec(
           `INSERT INTO wires (wire_id, stream_id, stream_seq, message, body, accepted_at,
-            hcs_sequence_number, notified) VALUES (?, 's', ?, '{}', '{}', 0, ?, ?)`,
+            hcs_sequence_number, notified, projected) VALUES (?, 's', ?, '{}', '{}', 0, ?, ?, ?)`,
           `w${i}`,
           i + 1,
-          i + 1,
-          i < 297 ? 1 : 0,
+          r.anchored ? i + 1 : null,
+          r.notified,
+          r.projected,
         );
       }
       sql.exec('ANALYZE');
-      const rows = sql
-        .exec(`SELECT * FROM wires WHERE notified = 0
-        AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT 500`)
-        .toArray();
-      const details = sql
-        .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${UNNOTIFIED_QUERY}`, 500)
-        .toArray()
-        .map((r) => r.detail);
-      return { waiting: rows.length, details };
+      const out: Record<string, { rows: number; plan: string }> = {};
+      for (const [name, text] of Object.entries(queries)) {
+        out[name] = {
+          rows: sql.exec(text, 500).toArray().length,
+          plan: sql
+            .exec<{ detail: string }>(`EXPLAIN QUERY PLAN ${text}`, 500)
+            .toArray()
+            .map((r) => r.detail)
+            .join(' | '),
+        };
+      }
+      return out;
     });
-    expect(plan.waiting).toBe(3);
-    expect(plan.details.join(' | ')).toContain('USING INDEX wires_unnotified');
+  }
+
+  it('finds unreported anchors through wires_unnotified, without scanning every Wire', async () => {
+    // Many reported Wires and a few waiting, as in a long-lived topic.
+    const got = await plans((i) => ({ anchored: true, notified: i < 297 ? 1 : 0, projected: 2 }), {
+      unnotified: UNNOTIFIED_QUERY,
+    });
+    expect(got.unnotified?.rows).toBe(3);
+    expect(got.unnotified?.plan).toContain('USING INDEX wires_unnotified');
+  });
+
+  it('projects from indexes that skip the backlog still waiting for consensus', async () => {
+    // Anchoring behind: 290 Wires in D1 wait for their anchor, 5 are new,
+    // 5 have just been anchored.
+    const got = await plans(
+      (i) =>
+        i < 290
+          ? { anchored: false, notified: 0, projected: 1 }
+          : i < 295
+            ? { anchored: false, notified: 0, projected: 0 }
+            : { anchored: true, notified: 0, projected: 1 },
+      { fresh: FRESH_QUERY, anchored: ANCHORED_QUERY },
+    );
+    expect(got.fresh?.rows).toBe(5);
+    expect(got.fresh?.plan).toContain('USING INDEX wires_projection_fresh');
+    expect(got.anchored?.rows).toBe(5);
+    expect(got.anchored?.plan).toContain('USING INDEX wires_projection_anchored');
   });
 });
