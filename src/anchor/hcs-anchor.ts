@@ -107,6 +107,7 @@ export class HcsAnchor implements Anchor {
         TopicId.fromString(request.topicId),
         message.slice(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES),
         { initial, total: transactionIds.length, number: i + 1 },
+        `submit ${transactionIds[i] ?? ''}`,
       )
         .setTransactionId(TransactionId.fromString(transactionIds[i] ?? ''))
         .setRegenerateTransactionId(false)
@@ -128,7 +129,7 @@ export class HcsAnchor implements Anchor {
   async getReceipt(transactionId: string): Promise<ReceiptResult> {
     const { client } = await this.#connected();
     try {
-      const receipt = await new TransactionReceiptQuery()
+      const receipt = await new ReceiptQuery(transactionId)
         .setTransactionId(TransactionId.fromString(transactionId))
         .setValidateStatus(false)
         .setMaxAttempts(1)
@@ -143,7 +144,7 @@ export class HcsAnchor implements Anchor {
 
   async getRecord(transactionId: string): Promise<ReceiptResult> {
     const { client } = await this.#connected();
-    const query = new TransactionRecordQuery()
+    const query = new RecordQuery(transactionId)
       .setTransactionId(TransactionId.fromString(transactionId))
       .setValidateReceiptStatus(false)
       .setMaxAttempts(1)
@@ -160,7 +161,9 @@ export class HcsAnchor implements Anchor {
       });
       query.setQueryPayment(await this.#recordCost);
       const record = await query.execute(client);
-      const ts = record.consensusTimestamp;
+      // Asked before consensus: the receipt says UNKNOWN and there is no time yet.
+      const ts = record.consensusTimestamp as Timestamp | null | undefined;
+      if (!ts) return resultOf(record.receipt, null, { unknownUnlessFailed: true });
       const at = `${ts.seconds.toString()}.${ts.nanos.toString().padStart(9, '0')}`;
       return resultOf(record.receipt, at);
     } catch (error) {
@@ -217,14 +220,26 @@ export class HcsAnchor implements Anchor {
   }
 }
 
+/*
+ * The SDK names every request for its logger (`_getLogId`) on every attempt,
+ * logger or not, by formatting a timestamp through Long and BigNumber: ~90 µs
+ * of CPU per request, three requests per Wire. These subclasses name the
+ * request from the transaction id string we already hold.
+ */
+
 /** One HCS chunk with the chunk info of the whole message. */
 class ChunkSubmit extends TopicMessageSubmitTransaction {
   constructor(
     private readonly topic: TopicId,
     private readonly bytes: Uint8Array,
     private readonly info: { initial: TransactionId; total: number; number: number },
+    private readonly logId: string,
   ) {
     super({ topicId: topic, message: bytes });
+  }
+
+  override _getLogId(): string {
+    return this.logId;
   }
 
   protected override _makeTransactionData() {
@@ -240,14 +255,38 @@ class ChunkSubmit extends TopicMessageSubmitTransaction {
   }
 }
 
+class ReceiptQuery extends TransactionReceiptQuery {
+  constructor(private readonly logId: string) {
+    super();
+  }
+
+  override _getLogId(): string {
+    return `receipt ${this.logId}`;
+  }
+}
+
+class RecordQuery extends TransactionRecordQuery {
+  constructor(private readonly logId: string) {
+    super();
+  }
+
+  override _getLogId(): string {
+    return `record ${this.logId}`;
+  }
+}
+
 interface ReceiptLike {
   status: Status;
   topicSequenceNumber: { toNumber(): number } | null;
   topicRunningHash: Uint8Array | null;
 }
 
-function resultOf(receipt: ReceiptLike, consensusTimestamp: string | null): ReceiptResult {
-  if (receipt.status === Status.Success) {
+function resultOf(
+  receipt: ReceiptLike,
+  consensusTimestamp: string | null,
+  { unknownUnlessFailed = false } = {},
+): ReceiptResult {
+  if (receipt.status === Status.Success && !unknownUnlessFailed) {
     return {
       status: 'success',
       sequenceNumber: receipt.topicSequenceNumber?.toNumber() ?? 0,
@@ -255,7 +294,11 @@ function resultOf(receipt: ReceiptLike, consensusTimestamp: string | null): Rece
       consensusTimestamp,
     };
   }
-  if (receipt.status === Status.Unknown || receipt.status === Status.ReceiptNotFound) {
+  if (
+    receipt.status === Status.Success ||
+    receipt.status === Status.Unknown ||
+    receipt.status === Status.ReceiptNotFound
+  ) {
     return { status: 'unknown' };
   }
   return { status: 'failed', reason: receipt.status.toString() };

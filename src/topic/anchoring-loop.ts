@@ -38,11 +38,33 @@ export interface LoopDeps {
   topicId: string;
   /** When this isolate last sent each Wire (by pos); lost on restart, which only means an early resend. */
   sentAt: Map<number, number>;
+  /** Whether lookups have been finding Wires through consensus (see `stateOf`). */
+  consensus: ConsensusSeen;
   /** Where the mirror node shows a message whose initial transaction id is `txId`, if it does. */
   onMirror(
     txId: string,
   ): Promise<{ sequenceNumber: number; consensusTimestamp: string; runningHash: string } | null>;
   now(): number;
+}
+
+/**
+ * Whether Wires have been through consensus by the time they are looked up:
+ * a moving average over recent lookups. While nearly all of them are (the
+ * stand-in; a network answering faster than the poll), a Wire's record
+ * (receipt data plus consensus time) is asked for at once instead of after a
+ * receipt: one request less per Wire. While they are not (Hedera takes 3-5 s),
+ * Wires are polled by receipt, which is free while they wait.
+ */
+export class ConsensusSeen {
+  #rate = 0;
+
+  get recordFirst(): boolean {
+    return this.#rate >= 0.75;
+  }
+
+  observe(done: boolean): void {
+    this.#rate = this.#rate * 0.7 + (done ? 0.3 : 0);
+  }
 }
 
 export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
@@ -127,12 +149,15 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
     deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
   // In windows, in order: stop after a window with a Wire still waiting for
   // consensus (the later ones are almost surely waiting too). Receipts are
-  // free; only Wires through consensus get a (paid) record query.
+  // free; a (paid) record query goes only to Wires through consensus, or to
+  // every Wire while lookups keep finding them through (`ConsensusSeen`).
   const looked: TopicRow[] = [];
   const states: Awaited<ReturnType<typeof stateOf>>[] = [];
   for (let i = 0; i < sent.length; i += WINDOW) {
     const window = sent.slice(i, i + WINDOW);
-    const got = await Promise.all(window.map((r) => stateOf(anchor, idsOf(r))));
+    const recordFirst = deps.consensus.recordFirst;
+    const got = await Promise.all(window.map((r) => stateOf(anchor, idsOf(r), recordFirst)));
+    for (const g of got) deps.consensus.observe(g.kind === 'done');
     looked.push(...window);
     states.push(...got);
     if (got.some((g, j) => g.kind === 'missing' && patient(window[j] as TopicRow))) break;
@@ -152,9 +177,13 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
   return result;
 }
 
-/** Receipts of every chunk (free), then the record of the last one (receipt data + consensus time). */
-async function stateOf(anchor: Anchor, ids: string[]) {
-  for (let i = 0; i < ids.length; i++) {
+/**
+ * Receipts of every chunk (free), then the record of the last one (receipt
+ * data + consensus time). `likelyDone`: the last chunk's receipt is skipped,
+ * its record says the same.
+ */
+async function stateOf(anchor: Anchor, ids: string[], likelyDone: boolean) {
+  for (let i = 0; i < (likelyDone ? ids.length - 1 : ids.length); i++) {
     const r = await anchor.getReceipt(ids[i] ?? '');
     if (r.status === 'failed') return { kind: 'failed' as const, id: ids[i] ?? '' };
     if (r.status === 'unknown') return { kind: 'missing' as const, from: i };

@@ -5,7 +5,7 @@ import type { Env } from '../env';
 import { type Draft, wireMessage } from '../protocol';
 import { sqlOf } from '../stream/sql';
 import { streamStub } from '../stream/stub';
-import { anchorPass } from './anchoring-loop';
+import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
 import type { AnchoredRow, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
@@ -32,6 +32,7 @@ export class TopicObject extends DurableObject<Env> {
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
+  readonly #consensus = new ConsensusSeen();
   /** Work arrived while a pass was running: it reschedules itself at the end. */
   #dirty = false;
   #lastError: string | null = null;
@@ -176,6 +177,7 @@ export class TopicObject extends DurableObject<Env> {
       log: this.#log,
       topicId,
       sentAt: this.#sentAt,
+      consensus: this.#consensus,
       now: Date.now,
       // Receipts live ~3 minutes; the mirror keeps every message.
       onMirror: (txId) => findOnMirror(config.mirrorUrl, topicId, txId),

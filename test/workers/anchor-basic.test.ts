@@ -1,6 +1,6 @@
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, mirrorMessages, untilAnchored } from './helpers/anchoring';
+import { api, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
@@ -92,6 +92,27 @@ describe('HCS anchoring', () => {
       expect(f.anchored?.every((w) => w.anchor.status === 'anchored')).toBe(true);
     }
     ws.close(1000, 'done');
+  });
+
+  it('anchors a steady stream with a submit and a record per Wire: no receipt or price query each', async () => {
+    const streamId = uniqueStream('project');
+    const topic = `project.${streamId.slice('project:'.length)}`;
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    for (let i = 0; i < 10; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+      await untilAnchored(streamId, [topic]);
+    }
+    const res = await fetch(`${standinUrl()}/__standin/requests/${first?.anchor.hcs_topic_id}`);
+    const requests = (await res.json()) as Record<string, number>;
+    // The first few Wires are polled by receipt (and the topic's creation
+    // has one); once lookups keep finding Wires through consensus (at once
+    // here), records are asked for directly. The record's price is asked
+    // once per isolate (maybe for another topic already), not per Wire.
+    // Before: 12 receipts and 11 price queries.
+    expect(requests).toMatchObject({ submit: 11, record: 11 });
+    expect(requests.cost).toBeLessThanOrEqual(1);
+    expect(requests.receipt).toBeLessThanOrEqual(5);
   });
 
   it('proves a Wire by id: topic, sequence, time, running hash and the mirror URL', async () => {

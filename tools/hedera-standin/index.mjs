@@ -58,7 +58,14 @@ export async function startStandin({
   const faults = new Faults();
   /** @type {Set<string>} */
   const tampered = new Set();
-  const ctx = { ledger, faults, tampered, receiptTtlMs };
+  /** Requests per topic, for tests that check what anchoring costs: topic → kind → count. */
+  const requests = new Map();
+  const count = (/** @type {string} */ topicId, /** @type {string} */ kind) => {
+    const byKind = requests.get(topicId) ?? { submit: 0, receipt: 0, cost: 0, record: 0 };
+    byKind[kind] = (byKind[kind] ?? 0) + 1;
+    requests.set(topicId, byKind);
+  };
+  const ctx = { ledger, faults, tampered, receiptTtlMs, count };
   let url = '';
 
   /** @param {import('node:http').IncomingMessage} req @param {import('node:http').ServerResponse} res */
@@ -74,6 +81,14 @@ export async function startStandin({
         grpcUrl: url,
         mirrorUrl: url,
       });
+    }
+    if (req.method === 'GET' && path.startsWith('/__standin/requests/')) {
+      const topicId = decodeURIComponent(path.slice('/__standin/requests/'.length));
+      return sendJson(
+        res,
+        200,
+        requests.get(topicId) ?? { submit: 0, receipt: 0, cost: 0, record: 0 },
+      );
     }
     if (req.method === 'GET' && path === '/__standin/faults')
       return sendJson(res, 200, faults.snapshot());

@@ -52,6 +52,7 @@ export function answerQuery(ctx, method, bytes) {
   if (method === 'getTransactionReceipts') {
     const q = query.transactionGetReceipt;
     const tx = findTx(ctx, q?.transactionID);
+    if (tx?.topicId) ctx.count(tx.topicId, 'receipt');
     if (ctx.faults.unavailable(tx?.topicId)) return { kind: 'unavailable' };
     const header = {
       nodeTransactionPrecheckCode: tx ? Code.OK : Code.RECEIPT_NOT_FOUND,
@@ -64,8 +65,11 @@ export function answerQuery(ctx, method, bytes) {
 
   const q = query.transactionGetRecord;
   const tx = findTx(ctx, q?.transactionID);
-  if (ctx.faults.unavailable(tx?.topicId)) return { kind: 'unavailable' };
   const responseType = q?.header?.responseType ?? proto.ResponseType.ANSWER_ONLY;
+  if (tx?.topicId) {
+    ctx.count(tx.topicId, responseType === proto.ResponseType.COST_ANSWER ? 'cost' : 'record');
+  }
+  if (ctx.faults.unavailable(tx?.topicId)) return { kind: 'unavailable' };
   const answer = (
     /** @type {number} */ code,
     /** @type {proto.ITransactionRecord | null} */ record,

@@ -17,7 +17,7 @@ const MAX_VALID_DURATION_S = 180n;
 const MAX_MEMO_BYTES = 100;
 
 /**
- * @typedef {{ ledger: import('./ledger.mjs').Ledger, faults: import('./faults.mjs').Faults }} Ctx
+ * @typedef {{ ledger: import('./ledger.mjs').Ledger, faults: import('./faults.mjs').Faults, count: (topicId: string, kind: string) => void }} Ctx
  * @typedef {{ kind: 'precheck', code: number, lose: boolean } | { kind: 'unavailable' }} Outcome
  */
 
@@ -79,6 +79,7 @@ export function ingest(ctx, method, bytes) {
   }
   const submit = t.body.consensusSubmitMessage;
   const topicId = submit ? entityString(submit.topicID) : null;
+  if (topicId) ctx.count(topicId, 'submit');
   if (ctx.faults.unavailable(topicId)) return { kind: 'unavailable' };
   const pre = (/** @type {number} */ code) => ({
     kind: /** @type {const} */ ('precheck'),
