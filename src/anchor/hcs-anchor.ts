@@ -92,8 +92,15 @@ export class HcsAnchor implements Anchor {
     const ids: string[] = [];
     for (let i = 0; i < chunks; i++) {
       const at = start + BigInt(i);
-      const ts = new Timestamp(Number(at / 1_000_000_000n), Number(at % 1_000_000_000n));
-      ids.push(TransactionId.withValidStart(operator, ts).toString());
+      const seconds = at / 1_000_000_000n;
+      const nanos = at % 1_000_000_000n;
+      // TransactionId.toString's format, without its Long arithmetic.
+      const id = `${this.#operatorText(operator)}@${seconds}.${String(nanos).padStart(9, '0')}`;
+      this.#remember(
+        id,
+        TransactionId.withValidStart(operator, new Timestamp(Number(seconds), Number(nanos))),
+      );
+      ids.push(id);
     }
     return ids;
   }
@@ -101,15 +108,15 @@ export class HcsAnchor implements Anchor {
   async submit(request: SubmitRequest): Promise<{ transactionId: string }> {
     const { client } = await this.#connected();
     const { message, transactionIds } = request;
-    const initial = TransactionId.fromString(transactionIds[0] ?? '');
+    const initial = this.#txId(transactionIds[0] ?? '');
     for (let i = request.from ?? 0; i < transactionIds.length; i++) {
       const chunk = new ChunkSubmit(
-        TopicId.fromString(request.topicId),
+        this.#topic(request.topicId),
         message.slice(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES),
         { initial, total: transactionIds.length, number: i + 1 },
         `submit ${transactionIds[i] ?? ''}`,
       )
-        .setTransactionId(TransactionId.fromString(transactionIds[i] ?? ''))
+        .setTransactionId(this.#txId(transactionIds[i] ?? ''))
         .setRegenerateTransactionId(false)
         .setMaxAttempts(4)
         .setMaxBackoff(1000);
@@ -123,14 +130,14 @@ export class HcsAnchor implements Anchor {
         throw classify(error);
       }
     }
-    return { transactionId: initial.toString() };
+    return { transactionId: transactionIds[0] ?? '' };
   }
 
   async getReceipt(transactionId: string): Promise<ReceiptResult> {
     const { client } = await this.#connected();
     try {
       const receipt = await new ReceiptQuery(transactionId)
-        .setTransactionId(TransactionId.fromString(transactionId))
+        .setTransactionId(this.#txId(transactionId))
         .setValidateStatus(false)
         .setMaxAttempts(1)
         .setMinBackoff(1)
@@ -145,7 +152,7 @@ export class HcsAnchor implements Anchor {
   async getRecord(transactionId: string): Promise<ReceiptResult> {
     const { client } = await this.#connected();
     const query = new RecordQuery(transactionId)
-      .setTransactionId(TransactionId.fromString(transactionId))
+      .setTransactionId(this.#txId(transactionId))
       .setValidateReceiptStatus(false)
       .setMaxAttempts(1)
       .setMinBackoff(1)
@@ -173,6 +180,47 @@ export class HcsAnchor implements Anchor {
       }
       return unknownOrThrow(error);
     }
+  }
+
+  /*
+   * Parsing and printing ids goes through Long (~100-200 µs each in the
+   * profile, several per Wire), so the ids this isolate made are kept as
+   * objects, and the operator and topics are printed and parsed once.
+   */
+  readonly #ids = new Map<string, TransactionId>();
+  readonly #topics = new Map<string, TopicId>();
+  #operatorString: [AccountId, string] | null = null;
+
+  #remember(text: string, id: TransactionId): void {
+    if (this.#ids.size >= 4096) {
+      // Oldest first (insertion order): by then long anchored.
+      for (const key of [...this.#ids.keys()].slice(0, 1024)) this.#ids.delete(key);
+    }
+    this.#ids.set(text, id);
+  }
+
+  #txId(text: string): TransactionId {
+    let id = this.#ids.get(text);
+    if (id === undefined) {
+      id = TransactionId.fromString(text);
+      this.#remember(text, id);
+    }
+    return id;
+  }
+
+  #topic(text: string): TopicId {
+    let id = this.#topics.get(text);
+    if (id === undefined) {
+      id = TopicId.fromString(text);
+      this.#topics.set(text, id);
+    }
+    return id;
+  }
+
+  #operatorText(operator: AccountId): string {
+    if (this.#operatorString?.[0] !== operator)
+      this.#operatorString = [operator, operator.toString()];
+    return this.#operatorString[1];
   }
 
   #connected(): Promise<{ client: Client; operator: AccountId }> {
