@@ -49,7 +49,7 @@ export class TopicObject extends DurableObject<Env> {
     if (this.#log.get('name') === null) this.#log.set('name', name);
     const added = this.#log.accept(wires, wireMessage, Date.now());
     this.#wake();
-    void this.#projection.soon(this.env.DB, () => this.#log.get('hcs_topic_id'));
+    void this.#project();
     return added;
   }
 
@@ -278,7 +278,7 @@ export class TopicObject extends DurableObject<Env> {
 
   /** D1 read models (src/projection/): Wires on arrival, anchors once on HCS. */
   #project(): Promise<boolean> {
-    return this.#projection.run(this.env.DB, this.#log.get('hcs_topic_id'));
+    return this.#projection.soon(this.env.DB, () => this.#log.get('hcs_topic_id'));
   }
 }
 

@@ -36,28 +36,33 @@ export class TopicProjection {
       WHERE projected = 1 AND hcs_sequence_number IS NOT NULL`;
   }
 
-  #running: Promise<void> | null = null;
+  #running: Promise<boolean> | null = null;
   #again = false;
 
   /**
    * Projects right away, beside the anchoring pass: consensus takes seconds
    * on a real network and the read models need not wait for it (lag target
-   * ≤ 1 s). One run at a time; a call during a run asks for one more. A
-   * failure is left to the alarm's own projection step.
+   * ≤ 1 s). One run at a time for the Wires' arrival and the anchoring
+   * pass alike (two at once would write the same rows to D1 twice); a call
+   * during a run asks for one more. Resolves to true when work is left,
+   * including after a failure, which the next alarm retries.
    */
-  soon(db: D1Database, hcsTopicId: () => string | null): Promise<void> {
+  soon(db: D1Database, hcsTopicId: () => string | null): Promise<boolean> {
     if (this.#running) {
       this.#again = true;
       return this.#running;
     }
     this.#running = (async () => {
       try {
+        let more = false;
         do {
           this.#again = false;
-          await this.run(db, hcsTopicId());
-        } while (this.#again);
+          more = await this.run(db, hcsTopicId());
+        } while (this.#again || more);
+        return false;
       } catch (error) {
         console.warn('projection failed; the next alarm retries it', error);
+        return true;
       } finally {
         this.#running = null;
       }
