@@ -34,7 +34,7 @@ export const SYSTEMS = {
     wire11: true,
   },
   // The same server, with clients that acknowledge every frame instead of as
-  // the server's `hello` asks (every 512 Wires or within ~2 s): what eager
+  // the server's `hello` asks (every 512 Wires or within 1 s): what eager
   // acks cost at fan-out.
   'wirestream-eager-ack': {
     project: 'wirestream',

@@ -38,22 +38,8 @@ export interface WireSource {
 
 export const SLOW_CONSUMER = 4008;
 const FRAME_WIRES = 100;
-/**
- * Clients ack within about this long even when fewer than `ack_every` Wires
- * are unacknowledged. Every ack is an event per subscriber (~100 µs of the
- * object's time at 1,000 subscribers), so on a steady live stream acks come
- * by time, about one per socket per 2 s: plenty for a 1,024-Wire window, and
- * after hibernation a socket resumes from its last ack with at most that much
- * sent again. Each socket is told a time spread ±25% around it: the sockets
- * of a stream get each frame at the same moment, and one shared deadline
- * brought all their acks in at once — a burst of one event per subscriber
- * that held up the next Wire's fan-out.
- */
-export const ACK_WITHIN_MS = 2000;
-
-export function ackWithinMs(random: number = Math.random()): number {
-  return Math.round(ACK_WITHIN_MS * (0.75 + random * 0.5));
-}
+/** Clients ack within this long even when fewer than `ack_every` Wires are unacknowledged. */
+export const ACK_WITHIN_MS = 1000;
 
 export type Frame =
   | { kind: 'hello'; window: number; ack_every: number; ack_ms: number }
@@ -97,13 +83,13 @@ export class Subscribers {
     this.#states.set(ws, state);
     this.#save(ws, state);
     // Acks are what fan-out pays most for per socket (one incoming event
-    // each), so the server asks for one per half window or per ~2 s, not
+    // each), so the server asks for one per half window or per second, not
     // one per frame; a client may ack more often.
     const hello: Frame = {
       kind: 'hello',
       window: this.window,
       ack_every: Math.max(1, Math.floor(this.window / 2)),
-      ack_ms: ackWithinMs(),
+      ack_ms: ACK_WITHIN_MS,
     };
     if (this.#send(ws, JSON.stringify(hello))) this.#pump(ws, state);
   }

@@ -204,7 +204,7 @@ describe('acknowledgements', () => {
     const replayAcks = acks();
     expect(replayAcks.at(-1)).toBe(40);
     expect(replayAcks.length).toBeLessThanOrEqual(5);
-    // Three live Wires, each its own frame: acked together within ack_ms (about 2 s).
+    // Three live Wires, each its own frame: acked together within ack_ms (1 s).
     await appendMany(streamId, 3);
     await until(
       () => acks().at(-1) === 43,
