@@ -43,6 +43,8 @@ export interface SubscriptionDeps {
 
 const OPEN = 1;
 const CLOSE_GAP = 4000;
+/** Wires still waiting for their anchor that a reconnect asks about (the server sends at most 1,000). */
+const MAX_TRACKED_ANCHORS = 1000;
 
 /**
  * A live feed that survives disconnects: it acknowledges what the handler is
@@ -62,6 +64,13 @@ export class Subscription {
   #failure: unknown = null;
   #wake: (() => void) | null = null;
   readonly #abort = new AbortController();
+  /**
+   * stream_seq of delivered Wires not yet known to be anchored (with
+   * `onAnchored`, on stream feeds). A reconnect asks for anchors from the
+   * lowest (`anchors_from`): news told while the socket was down is not lost.
+   * Insertion order is seq order, so the oldest go first past the cap.
+   */
+  readonly #unanchored = new Set<number>();
   readonly closed: Promise<void>;
 
   constructor(
@@ -215,11 +224,25 @@ export class Subscription {
 
   /** Queued behind delivery, so the handler has seen each Wire before its anchor. */
   #announce(updates: AnchorUpdate[]): void {
+    for (const u of updates)
+      if (u.anchor?.status === 'anchored') this.#unanchored.delete(u.stream_seq);
     this.#chain = this.#chain.then(() => this.options.onAnchored?.(updates));
+  }
+
+  #tracksAnchors(): boolean {
+    return this.options.onAnchored !== undefined && this.options.seqOf === undefined;
   }
 
   #deliver(wires: ServedWire[], seqOf: (w: ServedWire) => number, acker: Acker): void {
     const last = seqOf(wires[wires.length - 1] as ServedWire);
+    if (this.#tracksAnchors()) {
+      for (const w of wires)
+        if (w.anchor?.status !== 'anchored') this.#unanchored.add(w.stream_seq);
+      for (const seq of this.#unanchored) {
+        if (this.#unanchored.size <= MAX_TRACKED_ANCHORS) break;
+        this.#unanchored.delete(seq);
+      }
+    }
     this.#chain = this.#chain.then(async () => {
       if (this.#failure !== null) return;
       try {
@@ -238,6 +261,9 @@ export class Subscription {
     const url = new URL(this.deps.http.url(this.deps.path));
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     url.searchParams.set('after_seq', String(this.#cursor.last));
+    if (this.#tracksAnchors() && this.#unanchored.size > 0) {
+      url.searchParams.set('anchors_from', String(Math.min(...this.#unanchored)));
+    }
     if (this.deps.wsAuth === 'ticket' && (await this.deps.http.token())) {
       const { body } = await this.deps.http.request<{ ticket: string }>('POST', '/v1/tickets', {
         body: {},

@@ -55,10 +55,6 @@ export class AnchoredFrames {
 
   constructor(private readonly updates: AnchorUpdate[]) {}
 
-  get empty(): boolean {
-    return this.updates.length === 0;
-  }
-
   /**
    * The serialised list for a socket whose cursor is `cursor`: only Wires it
    * already holds (a Wire sent later carries its anchor), or null with n = 0.

@@ -160,14 +160,16 @@ export class StreamObject extends DurableObject<Env> {
     return this.#subscribers.count;
   }
 
-  /** WebSocket upgrade: `GET …/ws?after_seq=N`, validated by the Worker. */
+  /** WebSocket upgrade: `GET …/ws?after_seq=N[&anchors_from=M]`, validated by the Worker. */
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
       return Response.json(fail('invalid-query', 'expected a WebSocket upgrade'), { status: 426 });
     }
-    const afterSeq = Number(new URL(request.url).searchParams.get('after_seq') ?? '0');
+    const query = new URL(request.url).searchParams;
+    const afterSeq = Number(query.get('after_seq') ?? '0');
+    const anchorsFrom = query.has('anchors_from') ? Number(query.get('anchors_from')) : null;
     const pair = new WebSocketPair();
-    this.#subscribers.accept(pair[1], afterSeq);
+    this.#subscribers.accept(pair[1], afterSeq, anchorsFrom);
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 

@@ -1,6 +1,5 @@
-import type { AnchorRecord } from '../topic/types';
-import type { AnchorUpdate } from './anchored-news';
-import { type AnchoredFrames, AnchoredNews, delayMs } from './anchored-news';
+import type { AnchorRecord, AnchorStatus } from '../topic/types';
+import { type AnchoredFrames, AnchoredNews, type AnchorUpdate, delayMs } from './anchored-news';
 import { FrameCache } from './frame-cache';
 import type { StoredWire } from './wire-log';
 
@@ -38,6 +37,8 @@ export interface WireSource {
 
 export const SLOW_CONSUMER = 4008;
 const FRAME_WIRES = 100;
+/** Anchors told at most on a resume (`anchors_from`); older ones: `GET …/wires`. */
+const MAX_ANCHORS_ON_RESUME = 1000;
 /** Clients ack within this long even when fewer than `ack_every` Wires are unacknowledged. */
 export const ACK_WITHIN_MS = 1000;
 
@@ -76,8 +77,14 @@ export class Subscribers {
     return this.#states.size;
   }
 
-  /** Accepts a socket, announces the ack policy and sends everything after `afterSeq` it has room for. */
-  accept(ws: WebSocket, afterSeq: number): void {
+  /**
+   * Accepts a socket, announces the ack policy and sends everything after
+   * `afterSeq` it has room for. A client resuming with Wires it still holds
+   * as pending names the lowest (`anchorsFrom`): it is first told which of
+   * `anchorsFrom..afterSeq` were anchored meanwhile (news told while it was
+   * away, or held in memory when the object restarted, is not lost).
+   */
+  accept(ws: WebSocket, afterSeq: number, anchorsFrom: number | null = null): void {
     this.ctx.acceptWebSocket(ws);
     const state: SocketState = { cursor: afterSeq, acked: afterSeq, live: false };
     this.#states.set(ws, state);
@@ -91,7 +98,21 @@ export class Subscribers {
       ack_every: Math.max(1, Math.floor(this.window / 2)),
       ack_ms: ACK_WITHIN_MS,
     };
-    if (this.#send(ws, JSON.stringify(hello))) this.#pump(ws, state);
+    if (!this.#send(ws, JSON.stringify(hello))) return;
+    if (anchorsFrom !== null && anchorsFrom >= 1 && anchorsFrom <= afterSeq) {
+      const limit = Math.min(afterSeq - anchorsFrom + 1, MAX_ANCHORS_ON_RESUME);
+      const known = this.source.readAfter(anchorsFrom - 1, limit).flatMap((w) => {
+        // The stream's source decorates each Wire with its anchor (./anchors.ts).
+        const { anchor } = w as StoredWire & { anchor?: AnchorStatus };
+        return anchor?.status === 'anchored'
+          ? [{ wire_id: w.wire_id, stream_seq: w.stream_seq, anchor }]
+          : [];
+      });
+      if (known.length > 0 && !this.#send(ws, JSON.stringify({ kind: 'anchored', wires: known }))) {
+        return;
+      }
+    }
+    this.#pump(ws, state);
   }
 
   /**

@@ -268,6 +268,56 @@ describe('anchors on a live feed', () => {
   }, 40_000);
 });
 
+describe('anchors across a reconnect', () => {
+  it('asks for the anchors it missed while the connection was down (anchors_from)', async () => {
+    const streamId = `project:anchors-resume-${Date.now().toString(36)}`;
+    const urls: string[] = [];
+    const Recording = class extends WebSocket {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        urls.push(String(args[0]));
+      }
+    } as unknown as WebSocketConstructor;
+    const seen: number[] = [];
+    const anchored = new Set<number>();
+    const sub = new WirestreamClient({
+      baseUrl: proxy.url,
+      sender: SENDER,
+      WebSocket: Recording,
+      reconnect: { baseMs: 20, maxMs: 200 },
+      ...(token ? { token } : {}),
+    }).subscribe(streamId, {
+      onWires: (wires) => {
+        seen.push(...wires.map((w) => w.stream_seq));
+      },
+      onAnchored: (updates) => {
+        for (const u of updates) anchored.add(u.stream_seq);
+      },
+    });
+    await appendMany(streamId, 2);
+    await until(
+      () => seen.length === 2,
+      10_000,
+      () => `saw ${seen.join(',')}`,
+    );
+    // Cut the connection while both are still pending (anchoring takes at
+    // least the outbox's 100 ms round): news told while it is down reaches
+    // no one, so the reconnect must ask for it.
+    expect(anchored.size).toBe(0);
+    proxy.dropAll();
+    await until(
+      () => anchored.size === 2,
+      15_000,
+      () => `anchored ${[...anchored].join(',')}; urls ${urls.join(' ')}`,
+    );
+    sub.close();
+    expect(seen).toEqual([1, 2]);
+    // The reconnect named the lowest Wire still pending.
+    expect(new URL(urls[1] ?? '').searchParams.get('anchors_from')).toBe('1');
+    expect(new URL(urls[1] ?? '').searchParams.get('after_seq')).toBe('2');
+  }, 40_000);
+});
+
 describe('follow (async iterator)', () => {
   it('yields Wires in order across a dropped connection and stops cleanly on break', async () => {
     const streamId = `project:follow-${Date.now().toString(36)}`;

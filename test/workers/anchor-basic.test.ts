@@ -94,6 +94,42 @@ describe('HCS anchoring', () => {
     ws.close(1000, 'done');
   });
 
+  it('tells a resuming subscriber which of its pending Wires were anchored while it was away', async () => {
+    const streamId = uniqueStream('project');
+    for (let i = 0; i < 3; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    }
+    await untilAnchored(streamId, [`project.${streamId.slice('project:'.length)}`]);
+    const open = async (query: string) =>
+      SELF.fetch(`https://ws.test/v1/streams/${streamId}/ws?${query}`, {
+        headers: { Upgrade: 'websocket', ...(await authHeaders()) },
+      });
+    // The client holds 1..3 and still shows 2 and 3 as pending.
+    const res = await open('after_seq=3&anchors_from=2');
+    const ws = res.webSocket;
+    if (!ws) throw new Error('no websocket');
+    ws.accept();
+    const frames: { kind: string; wires?: { stream_seq: number; anchor: { status: string } }[] }[] =
+      [];
+    ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+    for (let i = 0; i < 50 && !frames.some((f) => f.kind === 'caught-up'); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(frames.map((f) => f.kind)).toEqual(['hello', 'anchored', 'caught-up']);
+    expect(frames[1]?.wires?.map((w) => [w.stream_seq, w.anchor.status])).toEqual([
+      [2, 'anchored'],
+      [3, 'anchored'],
+    ]);
+    ws.close(1000, 'done');
+    // A bad value is refused before any socket opens.
+    for (const bad of ['anchors_from=0', 'anchors_from=x']) {
+      const refused = await open(`after_seq=3&${bad}`);
+      expect(refused.status).toBe(400);
+      const body = (await refused.json()) as { detail: string };
+      expect(body.detail).toContain('anchors_from must be an integer');
+    }
+  });
+
   it('anchors a steady stream with a submit and a record per Wire: no receipt or price query each', async () => {
     const streamId = uniqueStream('project');
     const topic = `project.${streamId.slice('project:'.length)}`;

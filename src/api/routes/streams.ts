@@ -97,6 +97,15 @@ streams.get('/:stream_id/ws', async (c) => {
   }
   const after = intParam('after_seq', c.req.query('after_seq'), 0, 0, Number.MAX_SAFE_INTEGER);
   if (!after.ok) return problem(c, after);
+  // Optional: the lowest Wire the client still holds as pending (see Subscribers.accept).
+  const anchorsFrom = intParam(
+    'anchors_from',
+    c.req.query('anchors_from'),
+    1,
+    1,
+    Number.MAX_SAFE_INTEGER,
+  );
+  if (!anchorsFrom.ok) return problem(c, anchorsFrom);
   const stream = stub(c, c.req.param('stream_id'));
   const full = await subscriberCapProblem(c.env, stream);
   if (full) return problem(c, full);
