@@ -66,7 +66,7 @@ const subs = fanout
       origin: rt.origin,
       wsPath: system.wsPath('profile'),
       count: fanout,
-      ack: true,
+      ack: Boolean(system.ack),
       headers,
       ackPolicy: args.includes('--eager-ack') ? { ackEvery: 1, ackDelayMs: 0 } : {},
     })
