@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { wireMessage } from '../../src/protocol';
-import { faults, mirrorMessages, untilAnchored } from './helpers/anchoring';
+import { faults, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
 /** A project stream and the topic its Wires travel on. */
@@ -99,6 +99,41 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     const wires = await untilAnchored(streamId, [topic]);
     expect(wires.map((w) => w.anchor.hcs_sequence_number)).toEqual([1, 2, 3, 4]);
     await faults({ topicId });
+  });
+
+  it('goes back to free receipts when consensus starts taking longer than the lookups', async () => {
+    const { streamId, topic } = projectStream();
+    // A steady, fast topic: records are asked for directly (anchor-basic).
+    for (let i = 0; i < 6; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+      await untilAnchored(streamId, [topic]);
+    }
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const count = async () =>
+      (await (await fetch(`${standinUrl()}/__standin/requests/${topicId}`)).json()) as {
+        record: number;
+        receipt: number;
+      };
+    const before = await count();
+    // Now consensus takes 1.5 s, as on Hedera: Wires are looked up many times
+    // before they are through.
+    await faults({ topicId, receiptDelayMs: 1500 });
+    for (let i = 0; i < 4; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    }
+    const wires = await untilAnchored(streamId, [topic]);
+    await faults({ topicId });
+    expect(wires.every((w) => w.anchor.status === 'anchored')).toBe(true);
+    const after = await count();
+    const records = after.record - before.record;
+    const receipts = after.receipt - before.receipt;
+    // One paid record per Wire once through, plus at most one window of
+    // record lookups that missed before the topic fell back to receipts; the
+    // waiting itself is polled by (free) receipt.
+    expect(records).toBeGreaterThanOrEqual(4);
+    expect(records).toBeLessThanOrEqual(4 + 6);
+    expect(receipts).toBeGreaterThan(4);
   });
 
   it('hands a Wire from the stream outbox to its topic and clears the outbox once acknowledged', async () => {
