@@ -14,15 +14,13 @@ import {
   PrecheckStatusError,
   PrivateKey,
   Status,
-  Timestamp,
+  type Timestamp,
   TopicCreateTransaction,
-  TopicId,
-  TopicMessageSubmitTransaction,
   TransactionId,
   TransactionReceiptQuery,
-  TransactionRecordQuery,
 } from './hedera-sdk';
 import { localOperator } from './local-standin';
+import { ChunkSubmit, ReceiptQuery, RecordQuery, SdkIds } from './sdk-requests';
 import { webCryptoSigner } from './webcrypto-signer';
 
 /**
@@ -34,6 +32,7 @@ export class HcsAnchor implements Anchor {
   #client: Promise<{ client: Client; operator: AccountId }> | null = null;
   #lastValidStart = 0n;
   #recordCost: Promise<Hbar> | null = null;
+  readonly #ids = new SdkIds();
 
   constructor(private readonly config: HederaConfig) {}
 
@@ -92,15 +91,7 @@ export class HcsAnchor implements Anchor {
     const ids: string[] = [];
     for (let i = 0; i < chunks; i++) {
       const at = start + BigInt(i);
-      const seconds = at / 1_000_000_000n;
-      const nanos = at % 1_000_000_000n;
-      // TransactionId.toString's format, without its Long arithmetic.
-      const id = `${this.#operatorText(operator)}@${seconds}.${String(nanos).padStart(9, '0')}`;
-      this.#remember(
-        id,
-        TransactionId.withValidStart(operator, new Timestamp(Number(seconds), Number(nanos))),
-      );
-      ids.push(id);
+      ids.push(this.#ids.make(operator, at));
     }
     return ids;
   }
@@ -108,15 +99,15 @@ export class HcsAnchor implements Anchor {
   async submit(request: SubmitRequest): Promise<{ transactionId: string }> {
     const { client } = await this.#connected();
     const { message, transactionIds } = request;
-    const initial = this.#txId(transactionIds[0] ?? '');
+    const initial = this.#ids.transaction(transactionIds[0] ?? '');
     for (let i = request.from ?? 0; i < transactionIds.length; i++) {
       const chunk = new ChunkSubmit(
-        this.#topic(request.topicId),
+        this.#ids.topic(request.topicId),
         message.slice(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES),
         { initial, total: transactionIds.length, number: i + 1 },
         `submit ${transactionIds[i] ?? ''}`,
       )
-        .setTransactionId(this.#txId(transactionIds[i] ?? ''))
+        .setTransactionId(this.#ids.transaction(transactionIds[i] ?? ''))
         .setRegenerateTransactionId(false)
         .setMaxAttempts(4)
         .setMaxBackoff(1000);
@@ -137,7 +128,7 @@ export class HcsAnchor implements Anchor {
     const { client } = await this.#connected();
     try {
       const receipt = await new ReceiptQuery(transactionId)
-        .setTransactionId(this.#txId(transactionId))
+        .setTransactionId(this.#ids.transaction(transactionId))
         .setValidateStatus(false)
         .setMaxAttempts(1)
         .setMinBackoff(1)
@@ -152,7 +143,7 @@ export class HcsAnchor implements Anchor {
   async getRecord(transactionId: string): Promise<ReceiptResult> {
     const { client } = await this.#connected();
     const query = new RecordQuery(transactionId)
-      .setTransactionId(this.#txId(transactionId))
+      .setTransactionId(this.#ids.transaction(transactionId))
       .setValidateReceiptStatus(false)
       .setMaxAttempts(1)
       .setMinBackoff(1)
@@ -180,47 +171,6 @@ export class HcsAnchor implements Anchor {
       }
       return unknownOrThrow(error);
     }
-  }
-
-  /*
-   * Parsing and printing ids goes through Long (~100-200 µs each in the
-   * profile, several per Wire), so the ids this isolate made are kept as
-   * objects, and the operator and topics are printed and parsed once.
-   */
-  readonly #ids = new Map<string, TransactionId>();
-  readonly #topics = new Map<string, TopicId>();
-  #operatorString: [AccountId, string] | null = null;
-
-  #remember(text: string, id: TransactionId): void {
-    if (this.#ids.size >= 4096) {
-      // Oldest first (insertion order): by then long anchored.
-      for (const key of [...this.#ids.keys()].slice(0, 1024)) this.#ids.delete(key);
-    }
-    this.#ids.set(text, id);
-  }
-
-  #txId(text: string): TransactionId {
-    let id = this.#ids.get(text);
-    if (id === undefined) {
-      id = TransactionId.fromString(text);
-      this.#remember(text, id);
-    }
-    return id;
-  }
-
-  #topic(text: string): TopicId {
-    let id = this.#topics.get(text);
-    if (id === undefined) {
-      id = TopicId.fromString(text);
-      this.#topics.set(text, id);
-    }
-    return id;
-  }
-
-  #operatorText(operator: AccountId): string {
-    if (this.#operatorString?.[0] !== operator)
-      this.#operatorString = [operator, operator.toString()];
-    return this.#operatorString[1];
   }
 
   #connected(): Promise<{ client: Client; operator: AccountId }> {
@@ -265,61 +215,6 @@ export class HcsAnchor implements Anchor {
     client.setGrpcDeadline(5_000).setRequestTimeout(15_000);
     client.setDefaultRegenerateTransactionId(false);
     return { client, operator };
-  }
-}
-
-/*
- * The SDK names every request for its logger (`_getLogId`) on every attempt,
- * logger or not, by formatting a timestamp through Long and BigNumber: ~90 µs
- * of CPU per request, three requests per Wire. These subclasses name the
- * request from the transaction id string we already hold.
- */
-
-/** One HCS chunk with the chunk info of the whole message. */
-class ChunkSubmit extends TopicMessageSubmitTransaction {
-  constructor(
-    private readonly topic: TopicId,
-    private readonly bytes: Uint8Array,
-    private readonly info: { initial: TransactionId; total: number; number: number },
-    private readonly logId: string,
-  ) {
-    super({ topicId: topic, message: bytes });
-  }
-
-  override _getLogId(): string {
-    return this.logId;
-  }
-
-  protected override _makeTransactionData() {
-    return {
-      topicID: this.topic._toProtobuf(),
-      message: this.bytes,
-      chunkInfo: {
-        initialTransactionID: this.info.initial._toProtobuf(),
-        total: this.info.total,
-        number: this.info.number,
-      },
-    };
-  }
-}
-
-class ReceiptQuery extends TransactionReceiptQuery {
-  constructor(private readonly logId: string) {
-    super();
-  }
-
-  override _getLogId(): string {
-    return `receipt ${this.logId}`;
-  }
-}
-
-class RecordQuery extends TransactionRecordQuery {
-  constructor(private readonly logId: string) {
-    super();
-  }
-
-  override _getLogId(): string {
-    return `record ${this.logId}`;
   }
 }
 

@@ -156,10 +156,12 @@ describe('Subscription against a server that drops connections', () => {
 });
 
 /** A `ws` WebSocket that also records what the client sends (the server is real). */
-function recording(sent: string[]): WebSocketConstructor {
+/** A WebSocket that records what the client sends (and, given `urls`, where it connects). */
+function recording(sent: string[], urls?: string[]): WebSocketConstructor {
   return class extends WebSocket {
     constructor(...args: ConstructorParameters<typeof WebSocket>) {
       super(...args);
+      urls?.push(String(args[0]));
       const send = this.send.bind(this);
       this.send = ((data: string) => {
         sent.push(data);
@@ -272,18 +274,12 @@ describe('anchors across a reconnect', () => {
   it('asks for the anchors it missed while the connection was down (anchors_from)', async () => {
     const streamId = `project:anchors-resume-${Date.now().toString(36)}`;
     const urls: string[] = [];
-    const Recording = class extends WebSocket {
-      constructor(...args: ConstructorParameters<typeof WebSocket>) {
-        super(...args);
-        urls.push(String(args[0]));
-      }
-    } as unknown as WebSocketConstructor;
     const seen: number[] = [];
     const anchored = new Set<number>();
     const sub = new WirestreamClient({
       baseUrl: proxy.url,
       sender: SENDER,
-      WebSocket: Recording,
+      WebSocket: recording([], urls),
       reconnect: { baseMs: 20, maxMs: 200 },
       ...(token ? { token } : {}),
     }).subscribe(streamId, {

@@ -4,6 +4,26 @@ import { api, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchor
 import { authHeaders } from './helpers/auth';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
+type Told = { wire_id?: string; stream_seq: number; anchor: { status: string } };
+type Frame = { kind: string; wires?: Told[]; anchored?: Told[] };
+
+/** `GET …/ws?<query>` on a stream, as a WebSocket upgrade (a 4xx comes back as is). */
+async function openWs(streamId: string, query: string): Promise<Response> {
+  return SELF.fetch(`https://ws.test/v1/streams/${streamId}/ws?${query}`, {
+    headers: { Upgrade: 'websocket', ...(await authHeaders()) },
+  });
+}
+
+/** A live socket on the stream, collecting every frame it receives. */
+async function follow(streamId: string, query = 'after_seq=0') {
+  const ws = (await openWs(streamId, query)).webSocket;
+  if (!ws) throw new Error('no websocket');
+  ws.accept();
+  const frames: Frame[] = [];
+  ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+  return { ws, frames };
+}
+
 describe('HCS anchoring', () => {
   it('anchors an appended Wire with the receipt data of the real SDK', async () => {
     const streamId = uniqueStream('project');
@@ -25,15 +45,7 @@ describe('HCS anchoring', () => {
 
   it('tells live subscribers when their Wires are anchored', async () => {
     const streamId = uniqueStream('project');
-    const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/ws?after_seq=0`, {
-      headers: { Upgrade: 'websocket', ...(await authHeaders()) },
-    });
-    const ws = res.webSocket;
-    if (!ws) throw new Error('no websocket');
-    ws.accept();
-    const frames: { kind: string; wires?: { stream_seq: number; anchor: { status: string } }[] }[] =
-      [];
-    ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+    const { ws, frames } = await follow(streamId);
     const body = wire11(streamId, { correlation_id: null });
     expect((await post(streamId, body)).status).toBe(201);
     await untilAnchored(streamId, [`project.${streamId.slice('project:'.length)}`]);
@@ -49,15 +61,7 @@ describe('HCS anchoring', () => {
 
   it("tells a busy stream's subscribers in the next wires frame, without frames of their own", async () => {
     const streamId = uniqueStream('project');
-    const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/ws?after_seq=0`, {
-      headers: { Upgrade: 'websocket', ...(await authHeaders()) },
-    });
-    const ws = res.webSocket;
-    if (!ws) throw new Error('no websocket');
-    ws.accept();
-    type Told = { stream_seq: number; anchor: { status: string } };
-    const frames: { kind: string; wires?: Told[]; anchored?: Told[] }[] = [];
-    ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+    const { ws, frames } = await follow(streamId);
     // A Wire every 30 ms for about a second: anchors come back while Wires
     // keep flowing.
     const n = 30;
@@ -100,18 +104,8 @@ describe('HCS anchoring', () => {
       expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
     }
     await untilAnchored(streamId, [`project.${streamId.slice('project:'.length)}`]);
-    const open = async (query: string) =>
-      SELF.fetch(`https://ws.test/v1/streams/${streamId}/ws?${query}`, {
-        headers: { Upgrade: 'websocket', ...(await authHeaders()) },
-      });
     // The client holds 1..3 and still shows 2 and 3 as pending.
-    const res = await open('after_seq=3&anchors_from=2');
-    const ws = res.webSocket;
-    if (!ws) throw new Error('no websocket');
-    ws.accept();
-    const frames: { kind: string; wires?: { stream_seq: number; anchor: { status: string } }[] }[] =
-      [];
-    ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+    const { ws, frames } = await follow(streamId, 'after_seq=3&anchors_from=2');
     for (let i = 0; i < 50 && !frames.some((f) => f.kind === 'caught-up'); i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -123,7 +117,7 @@ describe('HCS anchoring', () => {
     ws.close(1000, 'done');
     // A bad value is refused before any socket opens.
     for (const bad of ['anchors_from=0', 'anchors_from=x']) {
-      const refused = await open(`after_seq=3&${bad}`);
+      const refused = await openWs(streamId, `after_seq=3&${bad}`);
       expect(refused.status).toBe(400);
       const body = (await refused.json()) as { detail: string };
       expect(body.detail).toContain('anchors_from must be an integer');
