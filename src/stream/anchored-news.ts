@@ -51,6 +51,7 @@ export function delayMs(subscribers: number): number {
 
 export class AnchoredFrames {
   readonly #lists = new Map<number, string>();
+  readonly #frames = new Map<number, string>();
   #withFrame: { base: string; n: number; text: string } | null = null;
 
   constructor(private readonly updates: AnchorUpdate[]) {}
@@ -73,10 +74,16 @@ export class AnchoredFrames {
     return { n, text };
   }
 
-  /** A frame of its own, `{"kind":"anchored","wires":[…]}`, or null. */
+  /** A frame of its own, `{"kind":"anchored","wires":[…]}`, or null (one text per list). */
   for(cursor: number): string | null {
-    const { text } = this.#list(cursor);
-    return text === null ? null : `{"kind":"anchored","wires":${text}}`;
+    const { n, text } = this.#list(cursor);
+    if (text === null) return null;
+    let frame = this.#frames.get(n);
+    if (frame === undefined) {
+      frame = `{"kind":"anchored","wires":${text}}`;
+      this.#frames.set(n, frame);
+    }
+    return frame;
   }
 
   /**
