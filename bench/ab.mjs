@@ -7,7 +7,8 @@
 // alike. Prints the median throughput and workerd CPU µs per append, and the
 // bare-DO ceiling measured in the same run for the ratio. With `--rate R` each
 // run then also follows an open loop at R appends/s (below saturation) and
-// reports its p50/p99 and CPU per append: the latency target's view. Add
+// reports its p50/p99, its CPU per append and the Hedera stand-in's (a
+// separate process sharing the two cores): the latency target's view. Add
 // `--open-only` to skip the closed loop: then the open loop's CPU is the
 // sustained cost of an append, anchoring included.
 import { execSync } from 'node:child_process';
@@ -81,10 +82,11 @@ for (let rep = 0; rep < reps; rep++) {
       rate,
       openMs: seconds * 1000,
       bindings,
+      standinPid: standin?.pid,
     });
     rows.get(ref).push(r);
     const open = rate
-      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append`
+      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append (stand-in ${Math.round(r.openStandinPerAppendUs ?? 0)})`
       : '';
     console.log(
       `rep ${rep + 1} ${ref}: ${Math.round(r.throughput ?? 0)}/s, ${Math.round(r.cpuPerAppendUs ?? 0)} µs/append, errors ${r.errors ?? 0}${open}`,
@@ -100,7 +102,7 @@ console.log(
       'appends/s',
       'CPU µs/append',
       'vs ceiling',
-      ...(rate ? ['open p99 ms', 'open CPU µs'] : []),
+      ...(rate ? ['open p99 ms', 'open CPU µs', 'stand-in µs'] : []),
     ],
     [...rows].map(([ref, list]) => {
       const t = median(list.map((r) => r.throughput));
@@ -114,7 +116,11 @@ console.log(
         Math.round(median(list.map((r) => r.cpuPerAppendUs))),
         `${Math.round((t / ceil) * 100)}%`,
         ...(rate
-          ? [p99.toFixed(1), Math.round(median(list.map((r) => r.openCpuPerAppendUs)))]
+          ? [
+              p99.toFixed(1),
+              Math.round(median(list.map((r) => r.openCpuPerAppendUs))),
+              Math.round(median(list.map((r) => r.openStandinPerAppendUs ?? 0))),
+            ]
           : []),
       ];
     }),

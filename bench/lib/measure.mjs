@@ -4,6 +4,7 @@
 // whose delivery latency is taken from the append's send time.
 import { benchHeaders } from './auth.mjs';
 import { closedLoop, openLoop } from './load.mjs';
+import { cpuMicros } from './proc.mjs';
 import { start } from './runtime.mjs';
 import { summarize } from './stats.mjs';
 import { subscribe } from './subscribers.mjs';
@@ -43,6 +44,7 @@ async function settle(rt, { quiet = 0.15, windowMs = 500, maxMs = 30_000 } = {})
  * @param {number} o.openMs
  * @param {number} o.warmMs
  * @param {number} [o.subscribers] WebSockets following stream 0
+ * @param {number} [o.standinPid] the Hedera stand-in's process: its CPU in the open loop is reported too
  */
 export async function measure(o) {
   const system = SYSTEMS[o.system];
@@ -94,9 +96,11 @@ export async function measure(o) {
       // appended) would land in the open loop's latency.
       result.settleMs = await settle(rt);
       const cpu0 = rt.cpuSplit();
+      const standin0 = o.standinPid ? cpuMicros(o.standinPid) : 0;
       const open = await openLoop({ ...common, rate: o.rate, ms: o.openMs });
       const cpu1 = rt.cpuSplit();
       const n = Math.max(1, open.sent.length);
+      if (o.standinPid) result.openStandinPerAppendUs = (cpuMicros(o.standinPid) - standin0) / n;
       result.openCpuPerAppendUs = (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / n;
       result.openSysPerAppendUs = (cpu1.system - cpu0.system) / n;
       result.openSamples = open.latencies;

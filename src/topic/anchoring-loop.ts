@@ -1,4 +1,5 @@
 import { type Anchor, AnchorError, type ReceiptResult } from '../anchor/anchor';
+import { type MirrorMessage, transactionIdOf } from '../anchor/mirror';
 import { toBase64 } from '../anchor/running-hash';
 import type { TopicLog, TopicRow } from './topic-log';
 
@@ -8,9 +9,13 @@ import type { TopicLog, TopicRow } from './topic-log';
  *
  *  - fresh Wires get transaction ids, stored *before* anything is sent, and
  *    are submitted in arrival order;
- *  - Wires sent earlier are looked up by receipt (no waiting); those through
- *    consensus are recorded with sequence number, running hash and consensus
- *    time (from the record).
+ *  - then every sent Wire is looked for on the mirror node, all of them in
+ *    one read of the topic after the last message already read: those shown
+ *    are recorded with sequence number, running hash and consensus time. One
+ *    request per pass instead of a paid record query per Wire.
+ *  - Wires the mirror has not shown after `MIRROR_PATIENCE_MS` (or all of
+ *    them while the mirror fails) are looked up by receipt (no waiting);
+ *    those through consensus are recorded from their record.
  *
  * A Wire whose submission left no receipt is sent again under the same ids
  * once it had time to reach consensus, so the network's duplicate check
@@ -23,6 +28,13 @@ const BATCH = 200;
 const CONSENSUS_PATIENCE_MS = 15_000;
 /** Wires looked up at once (workerd runs six outgoing connections at a time). */
 const WINDOW = 6;
+/**
+ * How long a sent Wire may stay off the mirror before it is looked up by
+ * receipt: Hedera's consensus (3-5 s) plus the mirror's usual lag.
+ */
+const MIRROR_PATIENCE_MS = 10_000;
+/** Mirror pages (100 messages each) read in one pass at most. */
+const MIRROR_PAGES = 5;
 
 export interface PassResult {
   anchored: TopicRow[];
@@ -40,6 +52,14 @@ export interface LoopDeps {
   sentAt: Map<number, number>;
   /** Whether lookups have been finding Wires through consensus (see `stateOf`). */
   consensus: ConsensusSeen;
+  /** One page of the topic's messages after `afterSeq`, ascending (the mirror node). */
+  mirrorAfter(afterSeq: number): Promise<{ messages: MirrorMessage[]; hasMore: boolean }>;
+  /**
+   * Where the last mirror read ended: every message up to it was seen while
+   * the Wires on it were known to this pass. Null: not read yet by this
+   * isolate; the read starts after the highest sequence number recorded.
+   */
+  mirrorCursor: { seq: number | null };
   /** Where the mirror node shows a message whose initial transaction id is `txId`, if it does. */
   onMirror(
     txId: string,
@@ -73,12 +93,17 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   const anchored: TopicRow[] = [];
   let error: string | null = null;
 
-  // Fresh Wires go out while earlier ones are looked up: a pass costs the
-  // longer of the two, not their sum.
-  const [sendError, lookup] = await Promise.all([
-    sendFresh(deps, rows, anchored),
-    lookUp(deps, rows),
-  ]);
+  // Fresh Wires go out first, so the mirror read that follows looks for
+  // every Wire sent so far: each message of ours it shows belongs to a Wire
+  // it knows, which is what lets the next read start after it.
+  const sendError = await sendFresh(deps, rows, anchored);
+  const shown = await onMirrorNow(deps, rows);
+  for (const { row, fields } of shown.found) {
+    log.recordAnchor(row.pos, fields, deps.now());
+    sentAt.delete(row.pos);
+    anchored.push(row);
+  }
+  const lookup = await lookUp(deps, shown.unseen);
   error = sendError ?? lookup.error;
   for (const { row, rec, chunks } of lookup.done) {
     log.recordAnchor(row.pos, fieldsOf(rec, topicId, chunks), deps.now());
@@ -87,7 +112,7 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   }
   const resend = lookup.resend;
 
-  // 3. Wires that left no receipt in time go again, under the same ids.
+  // 4. Wires that left no receipt in time go again, under the same ids.
   for (const { row, from } of error === null ? resend : []) {
     error = await send(
       deps,
@@ -116,13 +141,17 @@ async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[])
   // Durable before the first submit leaves (output gate).
   fresh.forEach((row, i) => {
     deps.log.recordTransactionIds(row.pos, ids[i] ?? []);
+    row.tx_ids = JSON.stringify(ids[i] ?? []);
   });
   for (const [i, row] of fresh.entries()) {
     const error = await send(deps, row, messages[i] as Uint8Array, ids[i] ?? [], 0, anchored);
     if (error !== null) {
       // Keep HCS order: nothing after a Wire that did not go out. Those never
       // left, so they drop their ids and stay fresh for the next pass.
-      for (const later of fresh.slice(i + 1)) deps.log.recordTransactionIds(later.pos, null);
+      for (const later of fresh.slice(i + 1)) {
+        deps.log.recordTransactionIds(later.pos, null);
+        later.tx_ids = null;
+      }
       return error;
     }
   }
@@ -132,7 +161,64 @@ async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[])
 type Done = { row: TopicRow; rec: Extract<ReceiptResult, { status: 'success' }>; chunks: number };
 
 /**
- * 2. Wires sent before this pass. Consensus comes roughly in order: while the
+ * 2. Every sent Wire looked for in one read of the mirror, from where the
+ * last read ended. Returns the Wires it shows with their anchor fields, and
+ * the rest that are due a receipt lookup: those the mirror has not shown
+ * for `MIRROR_PATIENCE_MS` (or whose sending this isolate did not see), or
+ * every sent Wire when the mirror fails.
+ */
+async function onMirrorNow(deps: LoopDeps, rows: TopicRow[]) {
+  const sent = rows.filter((r) => r.tx_ids !== null);
+  const found: { row: TopicRow; fields: ReturnType<typeof fieldsOf> }[] = [];
+  if (sent.length === 0) return { found, unseen: sent };
+  const byFirstId = new Map<string, TopicRow>();
+  for (const row of sent) byFirstId.set(idsOf(row)[0] ?? '', row);
+  const cursor = deps.mirrorCursor;
+  let after = cursor.seq ?? deps.log.highestSequenceNumber();
+  try {
+    for (let page = 0; page < MIRROR_PAGES && byFirstId.size > 0; page++) {
+      const { messages, hasMore } = await deps.mirrorAfter(after);
+      for (const m of messages) {
+        after = m.sequence_number;
+        // A Wire is on HCS once its last chunk is: that chunk's sequence
+        // number, time and running hash identify it (as a record would).
+        const info = m.chunk_info;
+        if (!info || info.number !== info.total) continue;
+        const id = transactionIdOf(info.initial_transaction_id);
+        const row = byFirstId.get(id);
+        if (!row) continue;
+        byFirstId.delete(id);
+        found.push({
+          row,
+          fields: {
+            hcs_topic_id: deps.topicId,
+            hcs_sequence_number: m.sequence_number,
+            consensus_timestamp: m.consensus_timestamp,
+            running_hash: m.running_hash,
+            hcs_chunks: idsOf(row).length,
+          },
+        });
+      }
+      if (!hasMore || messages.length === 0) break;
+    }
+  } catch (e) {
+    console.warn(`topic ${deps.topicId}: mirror read failed, looking up receipts`, e);
+    cursor.seq = after;
+    const seen = new Set(found.map((f) => f.row.pos));
+    return { found, unseen: sent.filter((r) => !seen.has(r.pos)) };
+  }
+  cursor.seq = after;
+  // A Wire this isolate has not seen go out (its submit failed, or the
+  // object restarted since) is looked up by receipt at once, as before.
+  const overdue = (row: TopicRow) => {
+    const sentAt = deps.sentAt.get(row.pos);
+    return sentAt === undefined || deps.now() - sentAt > MIRROR_PATIENCE_MS;
+  };
+  return { found, unseen: [...byFirstId.values()].filter(overdue) };
+}
+
+/**
+ * 3. Wires the mirror did not show in time. Consensus comes roughly in order: while the
  * oldest has no receipt (a free query) the rest are not looked up; then each
  * gets its record (receipt data plus consensus time). Wires with no receipt
  * after `CONSENSUS_PATIENCE_MS` are due to be sent again.

@@ -136,6 +136,14 @@ export class TopicLog {
       ORDER BY hcs_sequence_number LIMIT ${limit}`;
   }
 
+  /** The highest HCS sequence number of a Wire in this log (0 if none). */
+  highestSequenceNumber(): number {
+    return (
+      this.sql<{ seq: number | null }>`SELECT MAX(hcs_sequence_number) AS seq FROM wires`[0]?.seq ??
+      0
+    );
+  }
+
   counts(): { total: number; anchored: number } {
     const row = this.sql<{ total: number; anchored: number }>`SELECT COUNT(*) AS total,
       COUNT(hcs_sequence_number) AS anchored FROM wires`[0];

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
-import { findOnMirror } from '../anchor/mirror';
+import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { type Draft, wireMessage } from '../protocol';
 import { sqlOf } from '../stream/sql';
@@ -14,7 +14,13 @@ import { TopicProjection } from './topic-projection';
 import type { AnchorRecord, OutboxWire } from './types';
 import { wakeBy } from './wake-by';
 
-const MAX_BACKOFF_MS = 30_000;
+/**
+ * Longest wait between failed passes. The SDK already shuns a node that
+ * failed for up to 4 s (`setNodeMaxBackoff`), and while it does every pass
+ * fails at once without touching the network; a 30 s ceiling stacked on top
+ * left a topic idle ~16 s after one dropped connection to the stand-in.
+ */
+const MAX_BACKOFF_MS = 5_000;
 /** How often Wires waiting for consensus are looked up. */
 const POLL_MS = 200;
 
@@ -33,6 +39,7 @@ export class TopicObject extends DurableObject<Env> {
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
   readonly #consensus = new ConsensusSeen();
+  readonly #mirrorCursor: { seq: number | null } = { seq: null };
   /** Work arrived while a pass was running: it reschedules itself at the end. */
   #dirty = false;
   #lastError: string | null = null;
@@ -178,6 +185,8 @@ export class TopicObject extends DurableObject<Env> {
       topicId,
       sentAt: this.#sentAt,
       consensus: this.#consensus,
+      mirrorAfter: (afterSeq) => readTopicMessages(config.mirrorUrl, topicId, afterSeq),
+      mirrorCursor: this.#mirrorCursor,
       now: Date.now,
       // Receipts live ~3 minutes; the mirror keeps every message.
       onMirror: (txId) => findOnMirror(config.mirrorUrl, topicId, txId),
@@ -207,17 +216,30 @@ export class TopicObject extends DurableObject<Env> {
     return id;
   }
 
-  /** Same rule as for Wires: the transaction id is stored before the topic is asked for. */
+  /**
+   * Same rule as for Wires: the transaction id is stored before the topic is
+   * asked for, and a later pass asks again under the same id (the network's
+   * duplicate check absorbs a create it already took). A new id is chosen
+   * only once the old one expired without making a topic. Waiting first for
+   * the old id's receipt cost ~15 s whenever the create never left (no
+   * healthy node at the time).
+   */
   async #createTopic(name: string): Promise<string> {
     const { anchor } = anchorFor(this.env);
+    const memo = `wirestream ${name}`;
     const earlier = this.#log.get('create_tx');
     if (earlier !== null) {
-      const made = await anchor.createdTopic(earlier);
-      if (made !== null) return made;
+      try {
+        return await anchor.createTopic(memo, earlier);
+      } catch (error) {
+        if (!(error instanceof AnchorError && error.kind === 'expired')) throw error;
+        const made = await anchor.createdTopic(earlier);
+        if (made !== null) return made;
+      }
     }
     const [txId = ''] = await anchor.transactionIds(0);
     this.#log.set('create_tx', txId);
-    return anchor.createTopic(`wirestream ${name}`, txId);
+    return anchor.createTopic(memo, txId);
   }
 
   /** Reports new anchors to their streams (and the directory); true if some are left. */

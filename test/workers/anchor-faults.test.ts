@@ -10,6 +10,12 @@ function projectStream() {
   return { streamId, topic: `project.${streamId.slice('project:'.length)}` };
 }
 
+/** What anchoring asked of the stand-in for a topic so far, by kind. */
+async function requestsOf(topicId: string) {
+  const res = await fetch(`${standinUrl()}/__standin/requests/${topicId}`);
+  return (await res.json()) as Record<'submit' | 'receipt' | 'cost' | 'record' | 'mirror', number>;
+}
+
 function wireIdsOnTopic(messages: { message: string; chunk_info: { number: number } | null }[]) {
   return messages
     .filter((m) => (m.chunk_info?.number ?? 1) === 1)
@@ -101,31 +107,49 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     await faults({ topicId });
   });
 
-  it('goes back to free receipts when consensus starts taking longer than the lookups', async () => {
+  it('waits for a lagging mirror instead of paying for records', async () => {
     const { streamId, topic } = projectStream();
-    // A steady, fast topic: records are asked for directly (anchor-basic).
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const before = await requestsOf(topicId);
+    // Consensus at once, but the mirror shows messages 1.5 s later.
+    await faults({ topicId, mirrorLagMs: 1500 });
+    for (let i = 0; i < 3; i++) {
+      expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    }
+    const wires = await untilAnchored(streamId, [topic]);
+    await faults({ topicId });
+    expect(wires.map((w) => w.anchor.hcs_sequence_number)).toEqual([1, 2, 3, 4]);
+    const after = await requestsOf(topicId);
+    expect(after.submit - before.submit).toBe(3);
+    expect(after.record - before.record).toBe(0);
+    expect(after.receipt - before.receipt).toBe(0);
+    expect(after.mirror - before.mirror).toBeGreaterThan(1);
+  });
+
+  it('anchors through receipts and records while the mirror is down, and goes back to free receipts when consensus slows', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    await faults({ topicId, mirrorUnavailable: true });
+    // A steady, fast topic without its mirror: records are asked for directly.
     for (let i = 0; i < 6; i++) {
       expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
       await untilAnchored(streamId, [topic]);
     }
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
-    const count = async () =>
-      (await (await fetch(`${standinUrl()}/__standin/requests/${topicId}`)).json()) as {
-        record: number;
-        receipt: number;
-      };
-    const before = await count();
+    const before = await requestsOf(topicId);
     // Now consensus takes 1.5 s, as on Hedera: Wires are looked up many times
     // before they are through.
-    await faults({ topicId, receiptDelayMs: 1500 });
+    await faults({ topicId, mirrorUnavailable: true, receiptDelayMs: 1500 });
     for (let i = 0; i < 4; i++) {
       expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
     }
     const wires = await untilAnchored(streamId, [topic]);
     await faults({ topicId });
     expect(wires.every((w) => w.anchor.status === 'anchored')).toBe(true);
-    const after = await count();
+    const after = await requestsOf(topicId);
     const records = after.record - before.record;
     const receipts = after.receipt - before.receipt;
     // One paid record per Wire once through, plus at most one window of
@@ -134,6 +158,15 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     expect(records).toBeGreaterThanOrEqual(4);
     expect(records).toBeLessThanOrEqual(4 + 6);
     expect(receipts).toBeGreaterThan(4);
+    // The records gave what the mirror shows once it is back.
+    const messages = await mirrorMessages(topicId);
+    expect(
+      wires.map((w) => [
+        w.anchor.hcs_sequence_number,
+        w.anchor.consensus_timestamp,
+        w.anchor.running_hash,
+      ]),
+    ).toEqual(messages.map((m) => [m.sequence_number, m.consensus_timestamp, m.running_hash]));
   });
 
   it('hands a Wire from the stream outbox to its topic and clears the outbox once acknowledged', async () => {

@@ -6,7 +6,7 @@
 
 /**
  * @typedef {{ unavailable?: boolean, busy?: number, receiptDelayMs?: number,
- *   loseReceipts?: number, mirrorLagMs?: number }} FaultSpec
+ *   loseReceipts?: number, mirrorLagMs?: number, mirrorUnavailable?: boolean }} FaultSpec
  */
 
 const GLOBAL = '*';
@@ -23,9 +23,9 @@ export function parseFaultSpec(body) {
     if (k === 'topicId') {
       if (typeof v !== 'string' || !/^\d+\.\d+\.\d+$/.test(v))
         return 'topicId must be "shard.realm.num"';
-    } else if (k === 'unavailable') {
-      if (typeof v !== 'boolean') return 'unavailable must be a boolean';
-      spec.unavailable = v;
+    } else if (k === 'unavailable' || k === 'mirrorUnavailable') {
+      if (typeof v !== 'boolean') return `${k} must be a boolean`;
+      spec[k] = v;
     } else if (
       k === 'busy' ||
       k === 'loseReceipts' ||
@@ -73,6 +73,11 @@ export class Faults {
   /** @param {string | null | undefined} topicId */
   unavailable(topicId) {
     return this.#specs(topicId).some((s) => s.unavailable === true);
+  }
+
+  /** The mirror REST API answers 503 for this topic. @param {string | null | undefined} topicId */
+  mirrorUnavailable(topicId) {
+    return this.#specs(topicId).some((s) => s.mirrorUnavailable === true);
   }
 
   /** @param {string | null | undefined} topicId @param {'receiptDelayMs' | 'mirrorLagMs'} kind */

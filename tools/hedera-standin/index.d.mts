@@ -11,6 +11,8 @@ export interface FaultSpec {
   loseReceipts?: number;
   /** Messages reach the mirror REST API this long after consensus. */
   mirrorLagMs?: number;
+  /** The mirror REST API answers 503 for the topic's messages. */
+  mirrorUnavailable?: boolean;
 }
 
 export interface StandinLedger {

@@ -61,7 +61,13 @@ export async function startStandin({
   /** Requests per topic, for tests that check what anchoring costs: topic → kind → count. */
   const requests = new Map();
   const count = (/** @type {string} */ topicId, /** @type {string} */ kind) => {
-    const byKind = requests.get(topicId) ?? { submit: 0, receipt: 0, cost: 0, record: 0 };
+    const byKind = requests.get(topicId) ?? {
+      submit: 0,
+      receipt: 0,
+      cost: 0,
+      record: 0,
+      mirror: 0,
+    };
     byKind[kind] = (byKind[kind] ?? 0) + 1;
     requests.set(topicId, byKind);
   };
@@ -87,7 +93,7 @@ export async function startStandin({
       return sendJson(
         res,
         200,
-        requests.get(topicId) ?? { submit: 0, receipt: 0, cost: 0, record: 0 },
+        requests.get(topicId) ?? { submit: 0, receipt: 0, cost: 0, record: 0, mirror: 0 },
       );
     }
     if (req.method === 'GET' && path === '/__standin/faults')

@@ -13,7 +13,7 @@ const QUERY_KEYS = new Set(['encoding', 'limit', 'order', 'sequencenumber', 'tim
 
 /**
  * @typedef {{ ledger: import('./ledger.mjs').Ledger, faults: import('./faults.mjs').Faults,
- *   tampered: Set<string> }} MirrorCtx
+ *   tampered: Set<string>, count: (topicId: string, kind: string) => void }} MirrorCtx
  * @typedef {{ status: number, body: unknown }} MirrorAnswer
  * @typedef {{ op: string, value: bigint }} Filter
  */
@@ -61,13 +61,21 @@ function passes(v, f) {
   }
 }
 
-/** @param {MirrorCtx} ctx @param {string} topicId */
-function visibleMessages(ctx, topicId) {
+/**
+ * How many of the topic's messages are visible now (always a prefix).
+ * @param {MirrorCtx} ctx @param {string} topicId
+ */
+function visibleCount(ctx, topicId) {
   const cutoff = Date.now() - ctx.faults.delay(topicId, 'mirrorLagMs');
   const all = ctx.ledger.messagesOf(topicId);
   let n = all.length;
   while (n > 0 && (all[n - 1]?.visibleAt ?? 0) > cutoff) n--;
-  return all.slice(0, n);
+  return n;
+}
+
+/** @param {MirrorCtx} ctx @param {string} topicId */
+function visibleMessages(ctx, topicId) {
+  return ctx.ledger.messagesOf(topicId).slice(0, visibleCount(ctx, topicId));
 }
 
 /** @param {MirrorCtx} ctx @param {import('./ledger.mjs').Message} m @param {string} encoding */
@@ -146,13 +154,31 @@ function listMessages(ctx, topicId, url) {
   ]);
   if (!tsFilters) return invalid('Invalid parameter: timestamp');
 
-  const matching = visibleMessages(ctx, topicId).filter(
-    (m) =>
-      seqFilters.every((f) => passes(BigInt(m.sequenceNumber), f)) &&
-      tsFilters.every((f) => passes(BigInt(m.consensusNs), f)),
-  );
-  if (order === 'desc') matching.reverse();
-  const page = matching.slice(0, limit);
+  // Message n sits at index n - 1: an ascending read after a sequence number
+  // (how every follower pages) starts there instead of filtering the topic.
+  const all = ctx.ledger.messagesOf(topicId);
+  const visible = visibleCount(ctx, topicId);
+  let start = 0;
+  for (const f of seqFilters) {
+    if (f.op === 'gt' || f.op === 'gte' || f.op === 'eq') {
+      const first = Number(f.op === 'gt' ? f.value : f.value - 1n);
+      start = Math.max(start, Math.min(first, visible));
+    }
+  }
+  /** @param {import('./ledger.mjs').Message} m */
+  const matches = (m) =>
+    seqFilters.every((f) => passes(BigInt(m.sequenceNumber), f)) &&
+    tsFilters.every((f) => passes(BigInt(m.consensusNs), f));
+  /** @type {import('./ledger.mjs').Message[]} */
+  let page = [];
+  if (order === 'asc') {
+    for (let i = start; i < visible && page.length < limit; i++) {
+      const m = all[i];
+      if (m && matches(m)) page.push(m);
+    }
+  } else {
+    page = all.slice(start, visible).filter(matches).reverse().slice(0, limit);
+  }
   const last = page.at(-1);
   let next = null;
   if (page.length === limit && last) {
@@ -202,7 +228,13 @@ export function mirrorRoute(ctx, url) {
       body: { _status: { messages: [{ message: `No such topic id - ${num}` }] } },
     };
   }
-  if (parts.length === 5) return listMessages(ctx, topicId, url);
+  if (ctx.faults.mirrorUnavailable(topicId)) {
+    return { status: 503, body: { _status: { messages: [{ message: 'Service Unavailable' }] } } };
+  }
+  if (parts.length === 5) {
+    ctx.count(topicId, 'mirror');
+    return listMessages(ctx, topicId, url);
+  }
   const seq = parts[5] ?? '';
   if (!/^\d{1,19}$/.test(seq)) return invalid('Invalid parameter: sequenceNumber');
   const m = visibleMessages(ctx, topicId)[Number(seq) - 1];
