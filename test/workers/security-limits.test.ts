@@ -94,6 +94,29 @@ describe('per-sender rate limit', () => {
     expect(await lastSeq(s)).toBe(5);
   });
 
+  it('admits exactly the burst when a busy sender is served from leased tokens', async () => {
+    // A burst of 40 lets this isolate lease up to 5 tokens at a time (one
+    // RateLimiter call per lease, not per append); the sender still gets
+    // exactly the 40 the bucket holds, then 429.
+    const s = uniqueStream();
+    const sender = `agent:lease-${Date.now().toString(36)}`;
+    const roomy = { ...env, RATE_PER_SECOND: '0.01', RATE_BURST: '40' };
+    const headers = { 'Content-Type': 'application/json', ...(await authHeaders(sender)) };
+    const statuses: number[] = [];
+    for (let i = 0; i < 46; i++) {
+      const res = await app.request(
+        `${base}/v1/streams/${s}/wires`,
+        { method: 'POST', headers, body: JSON.stringify(wire11(s, { sender })) },
+        roomy,
+      );
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    expect(statuses.slice(0, 40)).toEqual(Array(40).fill(201));
+    expect(statuses.slice(40)).toEqual(Array(6).fill(429));
+    expect(await lastSeq(s)).toBe(40);
+  });
+
   it('limits each sender on its own', async () => {
     const s = uniqueStream();
     const sender = `agent:calm-${Date.now().toString(36)}`;
