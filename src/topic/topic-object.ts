@@ -21,6 +21,8 @@ import { wakeBy } from './wake-by';
  * left a topic idle ~16 s after one dropped connection to the stand-in.
  */
 const MAX_BACKOFF_MS = 5_000;
+/** When a failed D1 projection is tried again (by the alarm). */
+const PROJECTION_RETRY_MS = 1000;
 /** How often Wires waiting for consensus are looked up. */
 const POLL_MS = 200;
 
@@ -56,7 +58,7 @@ export class TopicObject extends DurableObject<Env> {
     if (this.#log.get('name') === null) this.#log.set('name', name);
     const added = this.#log.accept(wires, wireMessage, Date.now());
     this.#wake();
-    void this.#project();
+    this.#projectLater();
     return added;
   }
 
@@ -79,8 +81,8 @@ export class TopicObject extends DurableObject<Env> {
 
   /**
    * Each step is independent: D1 or a stream being down does not stop
-   * anchoring. Projection runs once, last, for new Wires (a retry if
-   * `accept`'s own run failed) and new anchors alike.
+   * anchoring. Projection is scheduled last, for new Wires (a retry if
+   * `accept`'s own run failed) and new anchors alike, and not waited for.
    */
   async #pass(): Promise<void> {
     let again = false;
@@ -97,7 +99,8 @@ export class TopicObject extends DurableObject<Env> {
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
     }
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
-    again = (await this.#step('projecting', () => this.#project())) || again;
+    // Not awaited: the next pass need not wait for D1's gathering window.
+    if (this.#projection.pending()) this.#projectLater();
     let delay: number | null = null;
     if (this.#failures > 0) delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
     else if (again) delay = 0;
@@ -299,8 +302,18 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   /** D1 read models (src/projection/): Wires on arrival, anchors once on HCS. */
-  #project(): Promise<boolean> {
-    return this.#projection.soon(this.env.DB, () => this.#log.get('hcs_topic_id'));
+  /**
+   * Projects within `PROJECT_EVERY_MS` (see TopicProjection). If D1 failed,
+   * or this object is evicted before then, the alarm is the backstop: it runs
+   * a pass, which projects what is left.
+   */
+  #projectLater(): void {
+    this.#projection
+      .later(this.env.DB, () => this.#log.get('hcs_topic_id'))
+      .then((left) =>
+        left ? wakeBy(this.ctx.storage, Date.now() + PROJECTION_RETRY_MS) : undefined,
+      )
+      .catch((e: unknown) => console.warn('topic: projection not scheduled', e));
   }
 }
 
