@@ -21,7 +21,7 @@ import { wakeBy } from './wake-by';
  * left a topic idle ~16 s after one dropped connection to the stand-in.
  */
 const MAX_BACKOFF_MS = 5_000;
-/** When a failed D1 projection is tried again (by the alarm). */
+/** When the alarm checks again on D1 after a failed or still-gathering projection. */
 const PROJECTION_RETRY_MS = 1000;
 /** How often Wires waiting for consensus are looked up. */
 const POLL_MS = 200;
@@ -100,11 +100,15 @@ export class TopicObject extends DurableObject<Env> {
     }
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
     // Not awaited: the next pass need not wait for D1's gathering window.
-    if (this.#projection.pending()) this.#projectLater();
+    const projecting = this.#projection.pending();
+    if (projecting) this.#projectLater();
     let delay: number | null = null;
     if (this.#failures > 0) delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
     else if (again) delay = 0;
     else if (inFlight) delay = POLL_MS;
+    // The gathering window is a timer, lost if the object is evicted in it:
+    // a later pass finds what D1 still lacks.
+    else if (projecting) delay = PROJECTION_RETRY_MS;
     // Set, not "wake by": this handler is the only scheduler while it runs.
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { wireMessage } from '../../src/protocol';
-import { faults, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
+import { api, faults, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
 /** A project stream and the topic its Wires travel on. */
@@ -167,6 +167,34 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
         w.anchor.running_hash,
       ]),
     ).toEqual(messages.map((m) => [m.sequence_number, m.consensus_timestamp, m.running_hash]));
+  });
+
+  it('projects a Wire into D1 once D1 is back, after its writes failed', async () => {
+    const { streamId, topic } = projectStream();
+    const body = wire11(streamId, { correlation_id: null });
+    const inD1 = async () =>
+      (await (await api(`/v1/wires?stream_id=${encodeURIComponent(streamId)}`)).json()) as {
+        wires: { wire_id: string; hcs_sequence_number: number | null }[];
+      };
+    // D1 refuses every write to the table while it is renamed.
+    await env.DB.exec('ALTER TABLE wire_events RENAME TO wire_events_off');
+    try {
+      expect((await post(streamId, body)).status).toBe(201);
+      await untilAnchored(streamId, [topic]);
+      // Long enough for the gathering window's write and every alarm the
+      // anchoring left behind to have run and failed.
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      await env.DB.exec('ALTER TABLE wire_events_off RENAME TO wire_events');
+    }
+    expect((await inD1()).wires).toEqual([]);
+    // The alarm tries again every second while D1 lacks something: nothing was lost.
+    let wires: { wire_id: string; hcs_sequence_number: number | null }[] = [];
+    for (let i = 0; i < 60 && wires.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      wires = (await inD1()).wires;
+    }
+    expect(wires).toMatchObject([{ wire_id: body.wire_id, hcs_sequence_number: 1 }]);
   });
 
   it('hands a Wire from the stream outbox to its topic and clears the outbox once acknowledged', async () => {
