@@ -1,6 +1,6 @@
 import { type Anchor, AnchorError, type ReceiptResult } from '../anchor/anchor';
 import { type MirrorMessage, transactionIdOf } from '../anchor/mirror';
-import { toBase64 } from '../anchor/running-hash';
+import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
 import type { TopicLog, TopicRow } from './topic-log';
 
 /**
@@ -55,11 +55,12 @@ export interface LoopDeps {
   /** One page of the topic's messages after `afterSeq`, ascending (the mirror node). */
   mirrorAfter(afterSeq: number): Promise<{ messages: MirrorMessage[]; hasMore: boolean }>;
   /**
-   * Where the last mirror read ended: every message up to it was seen while
-   * the Wires on it were known to this pass. Null: not read yet by this
-   * isolate; the read starts after the highest sequence number recorded.
+   * Where the last mirror read ended, and that message's running hash (base64):
+   * every message up to it was seen while the Wires on it were known to the
+   * pass, and the chain up to it checked. Null: not read yet by this isolate;
+   * the read starts after the highest sequence number recorded.
    */
-  mirrorCursor: { seq: number | null };
+  mirrorCursor: MirrorCursor;
   /** Where the mirror node shows a message whose initial transaction id is `txId`, if it does. */
   onMirror(
     txId: string,
@@ -85,6 +86,11 @@ export class ConsensusSeen {
   observe(done: boolean): void {
     this.#rate = this.#rate * 0.7 + (done ? 0.3 : 0);
   }
+}
+
+export interface MirrorCursor {
+  seq: number | null;
+  hash: string | null;
 }
 
 export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
@@ -174,12 +180,35 @@ async function onMirrorNow(deps: LoopDeps, rows: TopicRow[]) {
   const byFirstId = new Map<string, TopicRow>();
   for (const row of sent) byFirstId.set(idsOf(row)[0] ?? '', row);
   const cursor = deps.mirrorCursor;
-  let after = cursor.seq ?? deps.log.highestSequenceNumber();
+  if (cursor.seq === null) {
+    const seq = deps.log.highestSequenceNumber();
+    cursor.seq = seq;
+    cursor.hash = seq === 0 ? toBase64(emptyRunningHash()) : deps.log.runningHashAt(seq);
+  }
+  let after = cursor.seq;
+  // The running-hash chain is checked message by message from the cursor's
+  // hash: an anchor is taken from the mirror only if the chain supports it,
+  // as the listener and `verify` check it. Without a known start (a message
+  // not ours at the cursor after a restart) it starts at the served hash.
+  let prev = cursor.hash === null ? null : fromBase64(cursor.hash);
   try {
     for (let page = 0; page < MIRROR_PAGES && byFirstId.size > 0; page++) {
       const { messages, hasMore } = await deps.mirrorAfter(after);
       for (const m of messages) {
+        if (prev === null) {
+          prev = fromBase64(m.running_hash);
+        } else {
+          const step = await stepChain(prev, after, m, deps.topicId);
+          if (!step.ok && step.kind === 'running-hash-mismatch') {
+            throw new Error(
+              `mirror message ${m.sequence_number} does not follow the running-hash chain`,
+            );
+          }
+          prev = step.next;
+        }
         after = m.sequence_number;
+        cursor.seq = after;
+        cursor.hash = m.running_hash;
         // A Wire is on HCS once its last chunk is: that chunk's sequence
         // number, time and running hash identify it (as a record would).
         const info = m.chunk_info;
@@ -203,11 +232,9 @@ async function onMirrorNow(deps: LoopDeps, rows: TopicRow[]) {
     }
   } catch (e) {
     console.warn(`topic ${deps.topicId}: mirror read failed, looking up receipts`, e);
-    cursor.seq = after;
     const seen = new Set(found.map((f) => f.row.pos));
     return { found, unseen: sent.filter((r) => !seen.has(r.pos)) };
   }
-  cursor.seq = after;
   // A Wire this isolate has not seen go out (its submit failed, or the
   // object restarted since) is looked up by receipt at once, as before.
   const overdue = (row: TopicRow) => {

@@ -136,6 +136,14 @@ export class TopicLog {
       ORDER BY hcs_sequence_number LIMIT ${limit}`;
   }
 
+  /** The running hash recorded for HCS sequence number `seq`, if a Wire of this log has it. */
+  runningHashAt(seq: number): string | null {
+    return (
+      this.sql<{ running_hash: string | null }>`SELECT running_hash FROM wires
+        WHERE hcs_sequence_number = ${seq}`[0]?.running_hash ?? null
+    );
+  }
+
   /** The highest HCS sequence number of a Wire in this log (0 if none). */
   highestSequenceNumber(): number {
     return (

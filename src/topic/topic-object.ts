@@ -5,7 +5,7 @@ import type { Env } from '../env';
 import { type Draft, wireMessage } from '../protocol';
 import { sqlOf } from '../stream/sql';
 import { streamStub } from '../stream/stub';
-import { anchorPass, ConsensusSeen } from './anchoring-loop';
+import { anchorPass, ConsensusSeen, type MirrorCursor } from './anchoring-loop';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
 import type { AnchoredRow, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
@@ -41,7 +41,7 @@ export class TopicObject extends DurableObject<Env> {
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
   readonly #consensus = new ConsensusSeen();
-  readonly #mirrorCursor: { seq: number | null } = { seq: null };
+  readonly #mirrorCursor: MirrorCursor = { seq: null, hash: null };
   /** Work arrived while a pass was running: it reschedules itself at the end. */
   #dirty = false;
   #lastError: string | null = null;

@@ -128,6 +128,37 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     expect(after.mirror - before.mirror).toBeGreaterThan(1);
   });
 
+  it('takes no anchor from the mirror that the running-hash chain does not support', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const tamper = (restore: boolean) =>
+      fetch(`${standinUrl()}/__standin/tamper`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ topicId, sequenceNumber: 2, restore }),
+      });
+    // The second Wire reaches consensus while the mirror hides it; then the
+    // mirror serves it with a flipped running hash.
+    await faults({ topicId, mirrorLagMs: 60_000 });
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    for (let i = 0; i < 100 && (await tamper(false)).status !== 200; i++) {
+      await runDurableObjectAlarm(env.TOPICS.get(env.TOPICS.idFromName(topic)));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const before = await requestsOf(topicId);
+    await faults({ topicId });
+    const wires = await untilAnchored(streamId, [topic]);
+    const served = (await mirrorMessages(topicId))[1]?.running_hash;
+    expect((await tamper(true)).status).toBe(200);
+    const truth = (await mirrorMessages(topicId))[1]?.running_hash;
+    expect(served).not.toBe(truth);
+    // Anchored from the node's record instead, with the true hash.
+    expect(wires[1]?.anchor).toMatchObject({ hcs_sequence_number: 2, running_hash: truth });
+    expect((await requestsOf(topicId)).record - before.record).toBeGreaterThanOrEqual(1);
+  });
+
   it('anchors through receipts and records while the mirror is down, and goes back to free receipts when consensus slows', async () => {
     const { streamId, topic } = projectStream();
     expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
