@@ -305,9 +305,9 @@ export class TopicObject extends DurableObject<Env> {
     return { ok: true, replay: false };
   }
 
-  /** D1 read models (src/projection/): Wires on arrival, anchors once on HCS. */
   /**
-   * Projects within `PROJECT_EVERY_MS` (see TopicProjection). If D1 failed,
+   * D1 read models (src/projection/): projects within `PROJECT_EVERY_MS`
+   * (see TopicProjection), Wires and their anchors together. If D1 failed,
    * or this object is evicted before then, the alarm is the backstop: it runs
    * a pass, which projects what is left.
    */

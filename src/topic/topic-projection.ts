@@ -5,9 +5,10 @@ import type { TopicRow } from './topic-log';
 /**
  * Keeps D1 in step with the topic (src/projection/): Wires are projected
  * within `PROJECT_EVERY_MS` of their arrival (read models need not wait for
- * consensus), with their anchors if they are on HCS by then, else once they are. `projected` per row (0 none, 1 Wire, 2 Wire
- * and anchor) makes both steps durable: a failed D1 write is simply retried
- * by the next alarm, and re-projecting is harmless.
+ * consensus), with their anchors if they are on HCS by then, else once they
+ * are. `projected` per row (0 none, 1 Wire, 2 Wire and anchor) makes both
+ * steps durable: a failed D1 write is simply retried by the next alarm, and
+ * re-projecting is harmless.
  */
 const BATCH = 500;
 /**
