@@ -1,18 +1,20 @@
 import { type Anchor, AnchorError, type ReceiptResult } from '../anchor/anchor';
-import { type MirrorMessage, transactionIdOf } from '../anchor/mirror';
-import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
-import type { TopicLog, TopicRow } from './topic-log';
+import { toBase64 } from '../anchor/running-hash';
+import { confirmOnMirror, type MirrorDeps } from './mirror-confirm';
+import { type TopicRow, txIdsOf } from './topic-log';
 
 /**
  * One pass of the TopicObject's anchoring, pipelined so consensus latency
- * (3-5 s on Hedera) does not cap throughput. Two halves run side by side:
+ * (3-5 s on Hedera) does not cap throughput: Wires are submitted without
+ * waiting for the earlier ones to reach consensus. In order:
  *
  *  - fresh Wires get transaction ids, stored *before* anything is sent, and
  *    are submitted in arrival order;
  *  - then every sent Wire is looked for on the mirror node, all of them in
  *    one read of the topic after the last message already read: those shown
  *    are recorded with sequence number, running hash and consensus time. One
- *    request per pass instead of a paid record query per Wire.
+ *    request per pass instead of a paid record query per Wire
+ *    (`mirror-confirm.ts`);
  *  - Wires the mirror has not shown after `MIRROR_PATIENCE_MS` (or all of
  *    them while the mirror fails) are looked up by receipt (no waiting);
  *    those through consensus are recorded from their record.
@@ -28,13 +30,6 @@ const BATCH = 200;
 const CONSENSUS_PATIENCE_MS = 15_000;
 /** Wires looked up at once (workerd runs six outgoing connections at a time). */
 const WINDOW = 6;
-/**
- * How long a sent Wire may stay off the mirror before it is looked up by
- * receipt: Hedera's consensus (3-5 s) plus the mirror's usual lag.
- */
-const MIRROR_PATIENCE_MS = 10_000;
-/** Mirror pages (100 messages each) read in one pass at most. */
-const MIRROR_PAGES = 5;
 
 export interface PassResult {
   anchored: TopicRow[];
@@ -44,28 +39,14 @@ export interface PassResult {
   error: string | null;
 }
 
-export interface LoopDeps {
+export interface LoopDeps extends MirrorDeps {
   anchor: Anchor;
-  log: TopicLog;
-  topicId: string;
-  /** When this isolate last sent each Wire (by pos); lost on restart, which only means an early resend. */
-  sentAt: Map<number, number>;
   /** Whether lookups have been finding Wires through consensus (see `stateOf`). */
   consensus: ConsensusSeen;
-  /** One page of the topic's messages after `afterSeq`, ascending (the mirror node). */
-  mirrorAfter(afterSeq: number): Promise<{ messages: MirrorMessage[]; hasMore: boolean }>;
-  /**
-   * Where the last mirror read ended, and that message's running hash (base64):
-   * every message up to it was seen while the Wires on it were known to the
-   * pass, and the chain up to it checked. Null: not read yet by this isolate;
-   * the read starts after the highest sequence number recorded.
-   */
-  mirrorCursor: MirrorCursor;
   /** Where the mirror node shows a message whose initial transaction id is `txId`, if it does. */
   onMirror(
     txId: string,
   ): Promise<{ sequenceNumber: number; consensusTimestamp: string; runningHash: string } | null>;
-  now(): number;
 }
 
 /**
@@ -88,11 +69,6 @@ export class ConsensusSeen {
   }
 }
 
-export interface MirrorCursor {
-  seq: number | null;
-  hash: string | null;
-}
-
 export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   const { log, topicId, sentAt } = deps;
   const rows = log.unanchored(BATCH);
@@ -103,7 +79,7 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   // every Wire sent so far: each message of ours it shows belongs to a Wire
   // it knows, which is what lets the next read start after it.
   const sendError = await sendFresh(deps, rows, anchored);
-  const shown = await onMirrorNow(deps, rows);
+  const shown = await confirmOnMirror(deps, rows);
   for (const { row, fields } of shown.found) {
     log.recordAnchor(row.pos, fields, deps.now());
     sentAt.delete(row.pos);
@@ -124,7 +100,7 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
       deps,
       row,
       new TextEncoder().encode(row.message),
-      idsOf(row),
+      txIdsOf(row),
       from,
       anchored,
     );
@@ -167,84 +143,6 @@ async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[])
 type Done = { row: TopicRow; rec: Extract<ReceiptResult, { status: 'success' }>; chunks: number };
 
 /**
- * 2. Every sent Wire looked for in one read of the mirror, from where the
- * last read ended. Returns the Wires it shows with their anchor fields, and
- * the rest that are due a receipt lookup: those the mirror has not shown
- * for `MIRROR_PATIENCE_MS` (or whose sending this isolate did not see), or
- * every sent Wire when the mirror fails.
- */
-async function onMirrorNow(deps: LoopDeps, rows: TopicRow[]) {
-  const sent = rows.filter((r) => r.tx_ids !== null);
-  const found: { row: TopicRow; fields: ReturnType<typeof fieldsOf> }[] = [];
-  if (sent.length === 0) return { found, unseen: sent };
-  const byFirstId = new Map<string, TopicRow>();
-  for (const row of sent) byFirstId.set(idsOf(row)[0] ?? '', row);
-  const cursor = deps.mirrorCursor;
-  if (cursor.seq === null) {
-    const seq = deps.log.highestSequenceNumber();
-    cursor.seq = seq;
-    cursor.hash = seq === 0 ? toBase64(emptyRunningHash()) : deps.log.runningHashAt(seq);
-  }
-  let after = cursor.seq;
-  // The running-hash chain is checked message by message from the cursor's
-  // hash: an anchor is taken from the mirror only if the chain supports it,
-  // as the listener and `verify` check it. Without a known start (a message
-  // not ours at the cursor after a restart) it starts at the served hash.
-  let prev = cursor.hash === null ? null : fromBase64(cursor.hash);
-  try {
-    for (let page = 0; page < MIRROR_PAGES && byFirstId.size > 0; page++) {
-      const { messages, hasMore } = await deps.mirrorAfter(after);
-      for (const m of messages) {
-        if (prev === null) {
-          prev = fromBase64(m.running_hash);
-        } else {
-          const step = await stepChain(prev, after, m, deps.topicId);
-          if (!step.ok && step.kind === 'running-hash-mismatch') {
-            throw new Error(
-              `mirror message ${m.sequence_number} does not follow the running-hash chain`,
-            );
-          }
-          prev = step.next;
-        }
-        after = m.sequence_number;
-        cursor.seq = after;
-        cursor.hash = m.running_hash;
-        // A Wire is on HCS once its last chunk is: that chunk's sequence
-        // number, time and running hash identify it (as a record would).
-        const info = m.chunk_info;
-        if (!info || info.number !== info.total) continue;
-        const id = transactionIdOf(info.initial_transaction_id);
-        const row = byFirstId.get(id);
-        if (!row) continue;
-        byFirstId.delete(id);
-        found.push({
-          row,
-          fields: {
-            hcs_topic_id: deps.topicId,
-            hcs_sequence_number: m.sequence_number,
-            consensus_timestamp: m.consensus_timestamp,
-            running_hash: m.running_hash,
-            hcs_chunks: idsOf(row).length,
-          },
-        });
-      }
-      if (!hasMore || messages.length === 0) break;
-    }
-  } catch (e) {
-    console.warn(`topic ${deps.topicId}: mirror read failed, looking up receipts`, e);
-    const seen = new Set(found.map((f) => f.row.pos));
-    return { found, unseen: sent.filter((r) => !seen.has(r.pos)) };
-  }
-  // A Wire this isolate has not seen go out (its submit failed, or the
-  // object restarted since) is looked up by receipt at once, as before.
-  const overdue = (row: TopicRow) => {
-    const sentAt = deps.sentAt.get(row.pos);
-    return sentAt === undefined || deps.now() - sentAt > MIRROR_PATIENCE_MS;
-  };
-  return { found, unseen: [...byFirstId.values()].filter(overdue) };
-}
-
-/**
  * 3. Wires the mirror did not show in time. Consensus comes roughly in order: while the
  * oldest has no receipt (a free query) the rest are not looked up; then each
  * gets its record (receipt data plus consensus time). Wires with no receipt
@@ -269,7 +167,7 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
   for (let i = 0; i < sent.length; i += WINDOW) {
     const window = sent.slice(i, i + WINDOW);
     const recordFirst = deps.consensus.recordFirst;
-    const got = await Promise.all(window.map((r) => stateOf(anchor, idsOf(r), recordFirst)));
+    const got = await Promise.all(window.map((r) => stateOf(anchor, txIdsOf(r), recordFirst)));
     for (const g of got) deps.consensus.observe(g.kind === 'done');
     looked.push(...window);
     states.push(...got);
@@ -282,7 +180,7 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
       result.error = `wire ${row.wire_id}: transaction ${state.id} failed; it gets new ids`;
       deps.log.recordTransactionIds(row.pos, null);
     } else if (state.kind === 'done') {
-      result.done.push({ row, rec: state.rec, chunks: idsOf(row).length });
+      result.done.push({ row, rec: state.rec, chunks: txIdsOf(row).length });
     } else if (!patient(row)) {
       result.resend.push({ row, from: state.from });
     }
@@ -345,10 +243,6 @@ async function send(
     }
     return e instanceof Error ? e.message : String(e);
   }
-}
-
-function idsOf(row: TopicRow): string[] {
-  return JSON.parse(row.tx_ids ?? '[]') as string[];
 }
 
 function fieldsOf(

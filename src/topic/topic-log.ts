@@ -159,6 +159,11 @@ export class TopicLog {
   }
 }
 
+/** The transaction ids stored for a Wire's chunks (none before it was given any). */
+export function txIdsOf(row: TopicRow): string[] {
+  return JSON.parse(row.tx_ids ?? '[]') as string[];
+}
+
 export function anchorOf(row: TopicRow, hcsTopicId: string): AnchorRecord | null {
   if (row.hcs_sequence_number === null) return null;
   return {

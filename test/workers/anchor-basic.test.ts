@@ -1,6 +1,12 @@
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { api, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
+import {
+  anchorsBesideMirror,
+  api,
+  mirrorMessages,
+  standinUrl,
+  untilAnchored,
+} from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
@@ -145,14 +151,8 @@ describe('HCS anchoring', () => {
     expect(requests.mirror).toBeLessThanOrEqual(22);
     // What the mirror gave is what HCS holds: sequence, time and running hash.
     const wires = await untilAnchored(streamId, [topic]);
-    const messages = await mirrorMessages(topicId);
-    expect(
-      wires.map((w) => [
-        w.anchor.hcs_sequence_number,
-        w.anchor.consensus_timestamp,
-        w.anchor.running_hash,
-      ]),
-    ).toEqual(messages.map((m) => [m.sequence_number, m.consensus_timestamp, m.running_hash]));
+    const { stored, onMirror } = await anchorsBesideMirror(wires, topicId);
+    expect(stored).toEqual(onMirror);
   });
 
   it('proves a Wire by id: topic, sequence, time, running hash and the mirror URL', async () => {

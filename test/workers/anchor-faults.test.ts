@@ -1,7 +1,14 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { wireMessage } from '../../src/protocol';
-import { api, faults, mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
+import {
+  anchorsBesideMirror,
+  api,
+  faults,
+  mirrorMessages,
+  standinUrl,
+  untilAnchored,
+} from './helpers/anchoring';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
 /** A project stream and the topic its Wires travel on. */
@@ -190,14 +197,8 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     expect(records).toBeLessThanOrEqual(4 + 6);
     expect(receipts).toBeGreaterThan(4);
     // The records gave what the mirror shows once it is back.
-    const messages = await mirrorMessages(topicId);
-    expect(
-      wires.map((w) => [
-        w.anchor.hcs_sequence_number,
-        w.anchor.consensus_timestamp,
-        w.anchor.running_hash,
-      ]),
-    ).toEqual(messages.map((m) => [m.sequence_number, m.consensus_timestamp, m.running_hash]));
+    const { stored, onMirror } = await anchorsBesideMirror(wires, topicId);
+    expect(stored).toEqual(onMirror);
   });
 
   it('projects a Wire into D1 once D1 is back, after its writes failed', async () => {

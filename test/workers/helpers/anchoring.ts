@@ -75,3 +75,20 @@ export async function mirrorMessages(topicId: string): Promise<MirrorMessage[]> 
   const res = await fetch(`${standinUrl()}/api/v1/topics/${topicId}/messages?limit=100&order=asc`);
   return ((await res.json()) as { messages: MirrorMessage[] }).messages;
 }
+
+/**
+ * Sequence number, consensus time and running hash as the Wires' anchors
+ * state them and as the mirror serves the topic's messages, side by side
+ * for one `toEqual` (unchunked Wires: one message each).
+ */
+export async function anchorsBesideMirror(wires: ServedWire[], topicId: string) {
+  const messages = await mirrorMessages(topicId);
+  return {
+    stored: wires.map((w) => [
+      w.anchor.hcs_sequence_number,
+      w.anchor.consensus_timestamp,
+      w.anchor.running_hash,
+    ]),
+    onMirror: messages.map((m) => [m.sequence_number, m.consensus_timestamp, m.running_hash]),
+  };
+}
