@@ -20,7 +20,7 @@ import {
   TransactionReceiptQuery,
 } from './hedera-sdk';
 import { localOperator } from './local-standin';
-import { ChunkSubmit, ReceiptQuery, RecordQuery, SdkIds } from './sdk-requests';
+import { ChunkSubmit, GRPC_DEADLINE_MS, ReceiptQuery, RecordQuery, SdkIds } from './sdk-requests';
 import { webCryptoSigner } from './webcrypto-signer';
 
 /**
@@ -212,7 +212,7 @@ export class HcsAnchor implements Anchor {
     // (the stand-in) and for an alarm that already backs off on its own.
     client.setNodeMinBackoff(250).setNodeMaxBackoff(4000);
     client.setNodeMinReadmitPeriod(250).setNodeMaxReadmitPeriod(4000);
-    client.setGrpcDeadline(5_000).setRequestTimeout(15_000);
+    client.setGrpcDeadline(GRPC_DEADLINE_MS).setRequestTimeout(15_000);
     client.setDefaultRegenerateTransactionId(false);
     return { client, operator };
   }

@@ -20,6 +20,8 @@
 
 export { default as AccountId } from '../../node_modules/@hashgraph/sdk/lib/account/AccountId.js';
 export { default as Client } from '../../node_modules/@hashgraph/sdk/lib/client/WebClient.js';
+export { default as GrpcServiceError } from '../../node_modules/@hashgraph/sdk/lib/grpc/GrpcServiceError.js';
+export { default as GrpcStatus } from '../../node_modules/@hashgraph/sdk/lib/grpc/GrpcStatus.js';
 export { default as Hbar } from '../../node_modules/@hashgraph/sdk/lib/Hbar.js';
 export { default as MaxAttemptsOrTimeoutError } from '../../node_modules/@hashgraph/sdk/lib/MaxAttemptsOrTimeoutError.js';
 export { default as PrecheckStatusError } from '../../node_modules/@hashgraph/sdk/lib/PrecheckStatusError.js';

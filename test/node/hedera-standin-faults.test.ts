@@ -110,6 +110,19 @@ describe('stand-in fault modes', () => {
     expect(await texts(topicId.toString())).toEqual(['accepted in the dark']);
   });
 
+  it('answerDelayMs: the submit is on the topic at once, its answer comes late', async () => {
+    const topicId = await createTopic(client);
+    expect((await faults({ topicId: topicId.toString(), answerDelayMs: -5 })).status).toBe(400);
+    await faults({ topicId: topicId.toString(), answerDelayMs: 800 });
+    const tx = await submit(client, topicId, 'slow answer');
+    const started = Date.now();
+    const answered = tx.execute(client);
+    await sleep(300);
+    expect(await texts(topicId.toString())).toEqual(['slow answer']);
+    await answered;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(750);
+  });
+
   it('mirrorLagMs: receipts are immediate, the mirror shows the message later', async () => {
     const topicId = await createTopic(client);
     await faults({ topicId: topicId.toString(), mirrorLagMs: 1500 });

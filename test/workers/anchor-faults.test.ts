@@ -100,6 +100,28 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     await faults({ topicId });
   });
 
+  it('stops waiting for a node that answers too late: a 5 s deadline per attempt', async () => {
+    const { streamId, topic } = projectStream();
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(streamId, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const before = await requestsOf(topicId);
+
+    // The node takes the submit at once but answers 60 s later: only the
+    // 5 s per-attempt deadline gets the Wire anchored within the 20 s wait.
+    await faults({ topicId, answerDelayMs: 60_000 });
+    const body = wire11(streamId, { correlation_id: null });
+    expect((await post(streamId, body)).status).toBe(201);
+    const wires = await untilAnchored(streamId, [topic]);
+    await faults({ topicId });
+    expect(wires[1]?.anchor).toMatchObject({ status: 'anchored', hcs_sequence_number: 2 });
+    // The held submit and at most one retry under the same id (a duplicate);
+    // then the mirror shows the Wire. Nothing new on the topic.
+    expect((await requestsOf(topicId)).submit - before.submit).toBeLessThanOrEqual(2);
+    const onTopic = wireIdsOnTopic(await mirrorMessages(topicId));
+    expect(onTopic.filter((id) => id === body.wire_id)).toHaveLength(1);
+  });
+
   it('rides out BUSY answers and consensus latency', async () => {
     const { streamId, topic } = projectStream();
     expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);

@@ -6,7 +6,8 @@
 
 /**
  * @typedef {{ unavailable?: boolean, busy?: number, receiptDelayMs?: number,
- *   loseReceipts?: number, mirrorLagMs?: number, mirrorUnavailable?: boolean }} FaultSpec
+ *   loseReceipts?: number, answerDelayMs?: number, mirrorLagMs?: number,
+ *   mirrorUnavailable?: boolean }} FaultSpec
  */
 
 const GLOBAL = '*';
@@ -30,6 +31,7 @@ export function parseFaultSpec(body) {
       k === 'busy' ||
       k === 'loseReceipts' ||
       k === 'receiptDelayMs' ||
+      k === 'answerDelayMs' ||
       k === 'mirrorLagMs'
     ) {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
@@ -80,7 +82,7 @@ export class Faults {
     return this.#specs(topicId).some((s) => s.mirrorUnavailable === true);
   }
 
-  /** @param {string | null | undefined} topicId @param {'receiptDelayMs' | 'mirrorLagMs'} kind */
+  /** @param {string | null | undefined} topicId @param {'receiptDelayMs' | 'answerDelayMs' | 'mirrorLagMs'} kind */
   delay(topicId, kind) {
     return Math.max(0, ...this.#specs(topicId).map((s) => s[kind] ?? 0));
   }

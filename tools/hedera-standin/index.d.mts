@@ -9,6 +9,8 @@ export interface FaultSpec {
   receiptDelayMs?: number;
   /** The next n submits reach consensus but their response is dropped (connection reset). */
   loseReceipts?: number;
+  /** Submits are taken (and reach consensus) at once, but the node answers only this much later. */
+  answerDelayMs?: number;
   /** Messages reach the mirror REST API this long after consensus. */
   mirrorLagMs?: number;
   /** The mirror REST API answers 503 for the topic's messages. */

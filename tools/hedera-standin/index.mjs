@@ -152,6 +152,11 @@ export async function startStandin({
         return;
       }
       const response = { nodeTransactionPrecheckCode: outcome.code, cost: 0 };
+      const late = outcome.code === 0 ? faults.delay(outcome.topicId, 'answerDelayMs') : 0;
+      // A slow node: the submit is in, the answer comes late (a client's
+      // deadline should give up first and ask again under the same id).
+      if (late > 0) await new Promise((r) => setTimeout(r, late).unref());
+      if (res.destroyed) return;
       return sendUnary(res, proto.TransactionResponse.encode(response).finish());
     }
     if (

@@ -18,7 +18,7 @@ const MAX_MEMO_BYTES = 100;
 
 /**
  * @typedef {{ ledger: import('./ledger.mjs').Ledger, faults: import('./faults.mjs').Faults, count: (topicId: string, kind: string) => void }} Ctx
- * @typedef {{ kind: 'precheck', code: number, lose: boolean } | { kind: 'unavailable' }} Outcome
+ * @typedef {{ kind: 'precheck', code: number, lose: boolean, topicId?: string | null } | { kind: 'unavailable' }} Outcome
  */
 
 /**
@@ -130,7 +130,12 @@ export function ingest(ctx, method, bytes) {
       result,
     );
   ctx.ledger.addTx(result);
-  return { kind: 'precheck', code: Code.OK, lose: ctx.faults.take(topicId, 'loseReceipts') };
+  return {
+    kind: 'precheck',
+    code: Code.OK,
+    lose: ctx.faults.take(topicId, 'loseReceipts'),
+    topicId,
+  };
 }
 
 /**
