@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // `node bench/ab.mjs [--reps N] [--seconds S] [--rate R] [--bind K=V …] A B …` — before/after
-// for one change: each argument is a source tree (a directory, or a git
-// revision that is snapshotted with `git archive`), built like the bench builds
-// Wirestream and measured on the one-stream closed loop (16 clients), the
-// trees interleaved within each repetition so the machine's drift hits all
+// for one change: each argument is a source tree (a directory, a git
+// revision snapshotted with `git archive`, or `.`: this working tree's tracked
+// files), built like the bench builds Wirestream and measured on the
+// one-stream closed loop (16 clients), the trees interleaved within each repetition so the machine's drift hits all
 // alike. Prints the median throughput and workerd CPU µs per append, and the
 // bare-DO ceiling measured in the same run for the ratio. With `--rate R` each
 // run then also follows an open loop at R appends/s (below saturation) and
@@ -39,11 +39,18 @@ for (let i = args.indexOf('--bind'); i >= 0; i = args.indexOf('--bind')) {
 }
 
 function sourceOf(ref) {
-  if (existsSync(ref)) return path.resolve(ref);
-  const dir = path.join(OUT, 'ab', ref.replace(/[^\w.-]/g, '_'));
+  // This repository's own working tree is measured as what a commit of it
+  // would hold (`git stash create`, tracked files only): built in place it
+  // would also pick up the local .dev.vars, which HEAD's snapshot lacks.
+  const worktree = existsSync(ref) && path.resolve(ref) === ROOT;
+  if (existsSync(ref) && !worktree) return path.resolve(ref);
+  const rev = worktree
+    ? execSync('git stash create', { cwd: ROOT }).toString().trim() || 'HEAD'
+    : ref;
+  const dir = path.join(OUT, 'ab', worktree ? 'worktree' : ref.replace(/[^\w.-]/g, '_'));
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  execSync(`git archive ${ref} | tar -x -C ${dir}`, { cwd: ROOT });
+  execSync(`git archive ${rev} | tar -x -C ${dir}`, { cwd: ROOT });
   execSync(`ln -s ${path.join(ROOT, 'node_modules')} ${path.join(dir, 'node_modules')}`);
   return dir;
 }
