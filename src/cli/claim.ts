@@ -22,6 +22,14 @@ export async function claim(
     onLost: (error) =>
       emit(output, { kind: 'lost', error: error.code }, `lease lost: ${error.detail}`),
   });
+  // Listening before saying "claimed": a Ctrl-C the moment the line shows
+  // must release the lease, not kill the process with the lease held.
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   emit(
     output,
     {
@@ -32,17 +40,11 @@ export async function claim(
     },
     `claimed ${lease.streamId} with fencing token ${lease.fencingToken}, lease until ${lease.expiresAt} (Ctrl-C releases)`,
   );
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      clearInterval(check);
-      resolve();
-    };
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-    const check = setInterval(() => {
-      if (lease.lost) done();
-    }, 250);
-  });
+  const check = setInterval(() => {
+    if (lease.lost) stop();
+  }, 250);
+  await stopped;
+  clearInterval(check);
   if (lease.lost) return 1;
   await lease.release('released from the CLI');
   emit(output, { kind: 'released' }, 'released');

@@ -122,17 +122,24 @@ describe('npx wirestream', () => {
       env: env(),
     });
     let out = '';
+    let interrupted = false;
+    const exited = new Promise((r) => child.on('exit', r));
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
+      // Ctrl-C the instant the line shows, as a quick user would: the lease
+      // must still be released.
+      if (!interrupted && out.includes('"claimed"')) {
+        interrupted = true;
+        child.kill('SIGINT');
+      }
     });
     await until(
-      () => out.includes('"claimed"'),
+      () => interrupted,
       20_000,
       () => out,
     );
+    const code = await exited;
     expect(jsonLines(out)[0]).toMatchObject({ kind: 'claimed', fencing_token: '1.2' });
-    child.kill('SIGINT');
-    const code = await new Promise((r) => child.on('exit', r));
     expect(code).toBe(0);
     expect(jsonLines(out).at(-1)).toEqual({ kind: 'released' });
     const types = (await coordinator.read(`task:${taskId}:attempt:1`)).wires.map((w) => w.type);
