@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // `node bench/ab.mjs [--reps N] [--seconds S] [--rate R] [--bind K=V …] A B …` — before/after
-// for one change: each argument is a source tree (a directory, a git
-// revision snapshotted with `git archive`, or `.`: this working tree's tracked
-// files), built like the bench builds Wirestream and measured on the
-// one-stream closed loop (16 clients), the trees interleaved within each repetition so the machine's drift hits all
-// alike. Prints the median throughput and workerd CPU µs per append, and the
-// bare-DO ceiling measured in the same run for the ratio. With `--rate R` each
-// run then also follows an open loop at R appends/s (below saturation) and
-// reports its p50/p99, its CPU per append and the Hedera stand-in's (a
-// separate process sharing the two cores): the latency target's view. Add
-// `--open-only` to skip the closed loop: then the open loop's CPU is the
-// sustained cost of an append, anchoring included.
+// for one change: each argument is a source tree (a directory, a git revision
+// snapshotted with `git archive`, or `.`: this working tree's tracked files),
+// built like the bench builds Wirestream and measured on the one-stream closed
+// loop (16 clients), the trees interleaved within each repetition so the
+// machine's drift hits all alike. Prints the median throughput and workerd CPU
+// µs per append, and the bare-DO ceiling measured in the same run for the
+// ratio. With `--rate R` each run then also follows an open loop at R appends/s
+// (below saturation) and reports its p50/p99, its CPU per append and the Hedera
+// stand-in's (a separate process sharing the two cores): the latency target's
+// view. Add `--open-only` to skip the closed loop: then the open loop's CPU is
+// the sustained cost of an append, anchoring included.
 import { execSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';

@@ -61,13 +61,6 @@ export class SdkIds {
   }
 }
 
-/*
- * The SDK names every request for its logger (`_getLogId`) on every attempt,
- * logger or not, by formatting a timestamp through Long and BigNumber: ~90 µs
- * of CPU per request, three requests per Wire. These subclasses name the
- * request from the transaction id string we already hold.
- */
-
 /** How long one attempt waits for a node's answer before the SDK tries again. */
 export const GRPC_DEADLINE_MS = 5_000;
 
@@ -75,12 +68,12 @@ export const GRPC_DEADLINE_MS = 5_000;
  * The SDK arms a `grpcDeadline` timer for every attempt and never clears it:
  * seconds after the node answered, each one fires and builds a
  * GrpcServiceError (two stack captures) that nobody reads. At one submit per
- * Wire that was ~200 µs of workerd CPU per Wire (bench/ab.mjs --open-only
- * --rate 200: 3,042 → 2,842 µs). The requests below keep the same deadline
- * but clear it when the answer comes: the SDK sees no deadline of its own
- * (`_grpcDeadline` always reads null, so it arms nothing) and `_execute`
- * races the node against a timer of ours, failing with the same
- * DEADLINE_EXCEEDED error the SDK's retry loop expects.
+ * Wire that was ~175 µs of workerd CPU per Wire (`node bench/ab.mjs --reps 4
+ * --seconds 8 --open-only --rate 200`: 2,650 → 2,475 µs per append). The
+ * requests below keep the same deadline but clear it when the answer comes:
+ * the SDK sees no deadline of its own (`_grpcDeadline` always reads null, so
+ * it arms nothing) and `_execute` races the node against a timer of ours,
+ * failing with the same DEADLINE_EXCEEDED error the SDK's retry loop expects.
  */
 const NO_SDK_DEADLINE: PropertyDescriptor = {
   get: () => null,
@@ -102,6 +95,13 @@ function withinDeadline<T>(answer: Promise<T>): Promise<T> {
 type SubmitArgs = Parameters<TopicMessageSubmitTransaction['_execute']>;
 type ReceiptArgs = Parameters<TransactionReceiptQuery['_execute']>;
 type RecordArgs = Parameters<TransactionRecordQuery['_execute']>;
+
+/*
+ * The SDK names every request for its logger (`_getLogId`) on every attempt,
+ * logger or not, by formatting a timestamp through Long and BigNumber: ~90 µs
+ * of CPU per request, three requests per Wire. The subclasses below name the
+ * request from the transaction id string we already hold.
+ */
 
 /** One HCS chunk with the chunk info of the whole message. */
 export class ChunkSubmit extends TopicMessageSubmitTransaction {

@@ -152,7 +152,10 @@ export async function startStandin({
         return;
       }
       const response = { nodeTransactionPrecheckCode: outcome.code, cost: 0 };
-      const late = outcome.code === 0 ? faults.delay(outcome.topicId, 'answerDelayMs') : 0;
+      const late =
+        outcome.code === proto.ResponseCodeEnum.OK
+          ? faults.delay(outcome.topicId, 'answerDelayMs')
+          : 0;
       // A slow node: the submit is in, the answer comes late (a client's
       // deadline should give up first and ask again under the same id).
       if (late > 0) await new Promise((r) => setTimeout(r, late).unref());
