@@ -51,13 +51,19 @@ describe('npm run rebuild', () => {
       });
       expect(res.status).toBe(201);
     }
+    // Anchored on HCS (what rebuild replays) and projected into D1 (what the
+    // read model answers from): D1 writes are gathered, so the second can
+    // trail the first by a few hundred milliseconds.
+    const agent = async () =>
+      (await (
+        await fetch(`${server.url}/v1/agents/rebuild-cli`, { headers: auth })
+      ).json()) as Record<string, unknown>;
     const deadline = Date.now() + 30_000;
-    while ((await anchoredCount()) < 3 && Date.now() < deadline) {
+    let before = await agent();
+    while (((await anchoredCount()) < 3 || before.available_units !== 3) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
+      before = await agent();
     }
-    const before = await (
-      await fetch(`${server.url}/v1/agents/rebuild-cli`, { headers: auth })
-    ).json();
 
     const { code, stdout, stderr } = await rebuild([]);
     expect(stderr).toBe('');
