@@ -34,11 +34,12 @@ export interface MirrorDeps {
 }
 
 /**
- * Step 2 of an anchoring pass (`anchoring-loop.ts`): every sent Wire looked for in one read of the mirror, from where the
- * last read ended. Returns the Wires it shows with their anchor fields, and
- * the rest that are due a receipt lookup: those the mirror has not shown
- * for `MIRROR_PATIENCE_MS` (or whose sending this isolate did not see), or
- * every sent Wire when the mirror fails.
+ * Step 2 of an anchoring pass (`anchoring-loop.ts`): every sent Wire looked
+ * for in one read of the mirror, from where the last read ended. Returns the
+ * Wires it shows with their anchor fields, and the rest that are due a
+ * receipt lookup: those the mirror has not shown for `MIRROR_PATIENCE_MS`
+ * (or whose sending this isolate did not see), or every sent Wire when the
+ * mirror fails.
  */
 export async function confirmOnMirror(deps: MirrorDeps, rows: TopicRow[]) {
   const sent = rows.filter((r) => r.tx_ids !== null);

@@ -68,11 +68,10 @@ export class TopicProjection {
   }
 
   /**
-   * Projects right away, beside the anchoring pass: consensus takes seconds
-   * on a real network and the read models need not wait for it (lag target
-   * ≤ 1 s). One run at a time for the Wires' arrival and the anchoring
-   * pass alike (two at once would write the same rows to D1 twice); a call
-   * during a run asks for one more. Resolves to true when work is left,
+   * Projects now (`later` calls it once its gathering window is over): the
+   * read models need not wait for consensus, which takes seconds on a real
+   * network (lag target ≤ 1 s). One run at a time (two at once would write
+   * the same rows to D1 twice); a call during a run asks for one more. Resolves to true when work is left,
    * including after a failure, which the next alarm retries.
    */
   soon(db: D1Database, hcsTopicId: () => string | null): Promise<boolean> {

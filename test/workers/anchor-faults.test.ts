@@ -17,6 +17,14 @@ function projectStream() {
   return { streamId, topic: `project.${streamId.slice('project:'.length)}` };
 }
 
+/** A project stream whose first Wire is anchored, so its HCS topic exists. */
+async function topicInUse() {
+  const { streamId, topic } = projectStream();
+  expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+  const [first] = await untilAnchored(streamId, [topic]);
+  return { streamId, topic, topicId: first?.anchor.hcs_topic_id ?? '' };
+}
+
 /** What anchoring asked of the stand-in for a topic so far, by kind. */
 async function requestsOf(topicId: string) {
   const res = await fetch(`${standinUrl()}/__standin/requests/${topicId}`);
@@ -58,10 +66,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('anchors every Wire accepted while the network was unavailable, each once', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
 
     await faults({ topicId, unavailable: true });
     const ids: string[] = [];
@@ -84,10 +89,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('puts a Wire on the topic exactly once when its submit response is lost', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
 
     await faults({ topicId, loseReceipts: 2 });
     const body = wire11(streamId, { correlation_id: null });
@@ -101,10 +103,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('stops waiting for a node that answers too late: a 5 s deadline per attempt', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
     const before = await requestsOf(topicId);
 
     // The node takes the submit at once but answers 60 s later: only the
@@ -123,10 +122,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('rides out BUSY answers and consensus latency', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
     await faults({ topicId, busy: 3, receiptDelayMs: 300 });
     for (let i = 0; i < 3; i++) {
       expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
@@ -137,10 +133,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('waits for a lagging mirror instead of paying for records', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
     const before = await requestsOf(topicId);
     // Consensus at once, but the mirror shows messages 1.5 s later.
     await faults({ topicId, mirrorLagMs: 1500 });
@@ -158,10 +151,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('takes no anchor from the mirror that the running-hash chain does not support', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
     const tamper = (restore: boolean) =>
       fetch(`${standinUrl()}/__standin/tamper`, {
         method: 'POST',
@@ -189,10 +179,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
   });
 
   it('anchors through receipts and records while the mirror is down, and goes back to free receipts when consensus slows', async () => {
-    const { streamId, topic } = projectStream();
-    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
-    const [first] = await untilAnchored(streamId, [topic]);
-    const topicId = first?.anchor.hcs_topic_id ?? '';
+    const { streamId, topic, topicId } = await topicInUse();
     await faults({ topicId, mirrorUnavailable: true });
     // A steady, fast topic without its mirror: records are asked for directly.
     for (let i = 0; i < 6; i++) {
