@@ -5,7 +5,9 @@
 // Hedera stand-in — for comparing fan-out before/after a change without the
 // whole `npm run bench`. S is a key of SYSTEMS in bench/lib/targets.mjs
 // (default wirestream; e.g. ceiling-broadcast). Prints delivery p50/p99
-// (append's intended send time → last subscriber) and workerd CPU per append.
+// (append's intended send time → last subscriber), split into the time to the
+// first subscriber and the broadcast's spread (first → last), and workerd CPU
+// per append.
 // CPU is counted from the start of the open loop until every subscriber has
 // the last Wire: near saturation, work still queued when the loop ends would
 // otherwise go uncounted and a slower system would look cheaper.
@@ -60,8 +62,15 @@ try {
   const record = await subs.wait(upTo, 15_000);
   const cpu1 = rt.cpuSplit();
   const latencies = [];
+  // Split each delivery: intended send → first subscriber (append + waiting
+  // for the object's thread) and first → last subscriber (the broadcast).
+  const firsts = [];
+  const spreads = [];
   for (const { seq, at } of open.sent) {
-    if (record.counts[seq] >= subs.connected) latencies.push(record.lastAt[seq] - at);
+    if (record.counts[seq] < subs.connected) continue;
+    latencies.push(record.lastAt[seq] - at);
+    firsts.push(record.firstAt[seq] - at);
+    spreads.push(record.lastAt[seq] - record.firstAt[seq]);
   }
   const n = Math.max(1, open.sent.length);
   const d = summarize(latencies);
@@ -75,6 +84,10 @@ try {
       delivered: `${latencies.length}/${open.sent.length}`,
       p50: f(d.p50),
       p99: f(d.p99),
+      firstP50: f(summarize(firsts).p50),
+      firstP99: f(summarize(firsts).p99),
+      spreadP50: f(summarize(spreads).p50),
+      spreadP99: f(summarize(spreads).p99),
       cpuUsPerAppend: f((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / n),
       sysUsPerAppend: f((cpu1.system - cpu0.system) / n),
       appendP99: f(summarize(open.latencies).p99),
@@ -82,8 +95,12 @@ try {
       closes: record.closes,
     }),
   );
-  // `--trace`: delivery latency of each Wire in append order (spikes vs a growing queue).
-  if (args.includes('--trace')) console.log(latencies.map((l) => Math.round(l)).join(' '));
+  // `--trace`: per Wire in append order, ms to the first/last subscriber: a
+  // late first is a broadcast that began late (the thread was busy), a wide
+  // gap a slow broadcast.
+  if (args.includes('--trace')) {
+    console.log(firsts.map((v, i) => `${Math.round(v)}/${Math.round(latencies[i])}`).join(' '));
+  }
 } finally {
   await subs.stop();
   await rt.dispose();

@@ -13,6 +13,8 @@ const clock = () => performance.timeOrigin + performance.now();
 let capacity = 1 << 16;
 let counts = new Uint32Array(capacity);
 let lastAt = new Float64Array(capacity);
+/** When the first subscriber got each seq: a late first means the broadcast began late. */
+let firstAt = new Float64Array(capacity);
 /** With `anchors`: when the first `anchored` news of each seq arrived. */
 const anchoredAt = new Map();
 let maxSeq = 0;
@@ -30,11 +32,15 @@ function grow(seq) {
   const l = new Float64Array(capacity);
   l.set(lastAt);
   lastAt = l;
+  const f = new Float64Array(capacity);
+  f.set(firstAt);
+  firstAt = f;
 }
 
 function record(seq, at) {
   if (seq >= capacity) grow(seq);
   counts[seq] += 1;
+  if (firstAt[seq] === 0) firstAt[seq] = at;
   if (at > lastAt[seq]) lastAt[seq] = at;
   if (seq > maxSeq) maxSeq = seq;
 }
@@ -131,6 +137,7 @@ function report(upTo) {
     type: 'report',
     counts: counts.slice(0, n + 1),
     lastAt: lastAt.slice(0, n + 1),
+    firstAt: firstAt.slice(0, n + 1),
     maxSeq,
     anchoredAt: Object.fromEntries(anchoredAt),
     closes: Object.fromEntries(closes),
