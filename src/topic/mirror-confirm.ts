@@ -48,8 +48,12 @@ export async function confirmOnMirror(deps: MirrorDeps, rows: TopicRow[]) {
     fields: Omit<AnchorRecord, 'wire_id' | 'stream_id' | 'stream_seq'>;
   }[] = [];
   if (sent.length === 0) return { found, unseen: sent };
-  const byFirstId = new Map<string, TopicRow>();
-  for (const row of sent) byFirstId.set(txIdsOf(row)[0] ?? '', row);
+  // Each row's ids parsed once: the first names the message, the count its chunks.
+  const byFirstId = new Map<string, { row: TopicRow; chunks: number }>();
+  for (const row of sent) {
+    const ids = txIdsOf(row);
+    byFirstId.set(ids[0] ?? '', { row, chunks: ids.length });
+  }
   const cursor = deps.mirrorCursor;
   if (cursor.seq === null) {
     const seq = deps.log.highestSequenceNumber();
@@ -85,17 +89,17 @@ export async function confirmOnMirror(deps: MirrorDeps, rows: TopicRow[]) {
         const info = m.chunk_info;
         if (!info || info.number !== info.total) continue;
         const id = transactionIdOf(info.initial_transaction_id);
-        const row = byFirstId.get(id);
-        if (!row) continue;
+        const mine = byFirstId.get(id);
+        if (!mine) continue;
         byFirstId.delete(id);
         found.push({
-          row,
+          row: mine.row,
           fields: {
             hcs_topic_id: deps.topicId,
             hcs_sequence_number: m.sequence_number,
             consensus_timestamp: m.consensus_timestamp,
             running_hash: m.running_hash,
-            hcs_chunks: txIdsOf(row).length,
+            hcs_chunks: mine.chunks,
           },
         });
       }
@@ -112,5 +116,5 @@ export async function confirmOnMirror(deps: MirrorDeps, rows: TopicRow[]) {
     const sentAt = deps.sentAt.get(row.pos);
     return sentAt === undefined || deps.now() - sentAt > MIRROR_PATIENCE_MS;
   };
-  return { found, unseen: [...byFirstId.values()].filter(overdue) };
+  return { found, unseen: [...byFirstId.values()].map((m) => m.row).filter(overdue) };
 }

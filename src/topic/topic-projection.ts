@@ -71,8 +71,9 @@ export class TopicProjection {
    * Projects now (`later` calls it once its gathering window is over): the
    * read models need not wait for consensus, which takes seconds on a real
    * network (lag target ≤ 1 s). One run at a time (two at once would write
-   * the same rows to D1 twice); a call during a run asks for one more. Resolves to true when work is left,
-   * including after a failure, which the next alarm retries.
+   * the same rows to D1 twice); a call during a run asks for one more.
+   * Resolves to true when work is left, including after a failure, which the
+   * next alarm retries.
    */
   soon(db: D1Database, hcsTopicId: () => string | null): Promise<boolean> {
     if (this.#running) {
