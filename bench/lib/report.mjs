@@ -39,6 +39,10 @@ function deliveryRows(title, scenario) {
   return Object.values(scenario).map((s) => {
     const d = summarize(s.deliverySamples);
     const closes = s.closes ? `; closed ${JSON.stringify(s.closes)}` : '';
+    const reps =
+      (s.repDeliveryP99?.length ?? 0) > 1
+        ? `; per repetition p99 ${s.repDeliveryP99.map((v) => fmt(v)).join(' / ')} ms at ${s.repOpenCpuPerAppendUs.map((v) => fmt(v, 0)).join(' / ')} µs per append`
+        : '';
     return [
       title,
       s.label,
@@ -48,7 +52,7 @@ function deliveryRows(title, scenario) {
       fmt(d.p50),
       fmt(d.p99),
       fmt(s.peakRssMiB, 0),
-      `append→last of ${s.subscribers} subscribers at ${s.rate}/s; delivered ${pct(s.delivered)}; all connected in ${fmt(s.connectMs / 1000)} s${closes}`,
+      `append→last of ${s.subscribers} subscribers at ${s.rate}/s; delivered ${pct(s.delivered)}; all connected in ${fmt(s.connectMs / 1000)} s${reps}${closes}`,
     ];
   });
 }

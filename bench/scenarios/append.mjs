@@ -4,7 +4,7 @@
 // then open loop at one common rate — half the slowest system's throughput in
 // that repetition, so every system is below saturation.
 import { measure } from '../lib/measure.mjs';
-import { median } from '../lib/stats.mjs';
+import { median, summarize } from '../lib/stats.mjs';
 
 /**
  * @returns {Promise<object>} per system: throughput (median of reps), CPU µs
@@ -77,6 +77,9 @@ export async function appendScenario(o, builds, log) {
       closedSamples: list.flatMap((r) => r.closedSamples ?? []),
       openSamples: list.flatMap((r) => r.open.openSamples),
       deliverySamples: list.flatMap((r) => r.open.deliverySamples ?? []),
+      // Per repetition, for the spread: one stall can decide a pooled p99.
+      repDeliveryP99: list.map((r) => summarize(r.open.deliverySamples ?? []).p99),
+      repOpenCpuPerAppendUs: list.map((r) => r.open.openCpuPerAppendUs),
       delivered: median(list.map((r) => r.open.delivered ?? Number.NaN)),
       subscribers: first.open.subscribers,
       connectMs: median(list.map((r) => r.open.connectMs ?? Number.NaN)),
