@@ -6,6 +6,7 @@ import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
 import { PROBLEMS, problem } from './problem';
 import { adminRebuild } from './routes/admin-rebuild';
+import { dashboard } from './routes/dashboard';
 import { anchoring } from './routes/proof';
 import { readAgents } from './routes/read-agents';
 import { readStreams } from './routes/read-streams';
@@ -58,6 +59,8 @@ export function createApp() {
     if (!meta) return problem(c, fail('not-found', `no problem type "${code}"`));
     return c.json({ type: `/problems/${code}`, ...meta });
   });
+
+  app.route('/', dashboard);
 
   app.notFound((c) =>
     problem(c, fail('not-found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
