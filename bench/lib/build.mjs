@@ -40,9 +40,6 @@ export function snapshotHead() {
     if (tar.status !== 0) throw new Error('git archive HEAD failed');
     symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   }
-  // wrangler refuses a missing [assets] directory; the dashboard's files may
-  // not be committed yet, and the bench only measures the Worker.
-  mkdirSync(path.join(dir, 'public'), { recursive: true });
   return { sha, dir };
 }
 
@@ -67,9 +64,10 @@ export function ensurePeers() {
   if (result.status !== 0) throw new Error('npm ci in bench/peers failed');
 }
 
-function run(args) {
+/** Runs wrangler in `cwd`, the project's folder: its [build] step builds that tree. */
+function run(args, cwd) {
   return new Promise((resolve, reject) => {
-    const child = spawn(WRANGLER, args, { cwd: ROOT, env: OFFLINE });
+    const child = spawn(WRANGLER, args, { cwd, env: OFFLINE });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -127,7 +125,7 @@ export async function build(name, { minify = false, srcDir = ROOT, names = false
   const metafile = path.join(OUT, `${name}${minify ? '-min' : ''}.meta.json`);
   args.push('--metafile', metafile);
   const started = performance.now();
-  const log = await run(args);
+  const log = await run(args, path.dirname(config));
   const script = readdirSync(outdir).find((f) => f.endsWith('.js'));
   if (!script) throw new Error(`no bundle in ${outdir}`);
   const scriptPath = path.join(outdir, script);
