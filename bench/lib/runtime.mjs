@@ -19,6 +19,8 @@ if (existsSync('/dev/shm') && !process.env.BENCH_STORAGE_ON_DISK) {
   const dir = mkdtempSync('/dev/shm/wirestream-bench-');
   process.env.TMPDIR = dir;
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  // Ctrl-C would skip 'exit' and leave the objects' files in memory.
+  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 }
 
 /** Secret the bench signs its bearer tokens with (local only, never deployed). */
