@@ -74,6 +74,8 @@ try {
   }
   const n = Math.max(1, open.sent.length);
   const d = summarize(latencies);
+  const first = summarize(firsts);
+  const spread = summarize(spreads);
   const f = (v) => (Number.isFinite(v) ? Math.round(v) : String(v));
   console.log(
     JSON.stringify({
@@ -84,10 +86,10 @@ try {
       delivered: `${latencies.length}/${open.sent.length}`,
       p50: f(d.p50),
       p99: f(d.p99),
-      firstP50: f(summarize(firsts).p50),
-      firstP99: f(summarize(firsts).p99),
-      spreadP50: f(summarize(spreads).p50),
-      spreadP99: f(summarize(spreads).p99),
+      firstP50: f(first.p50),
+      firstP99: f(first.p99),
+      spreadP50: f(spread.p50),
+      spreadP99: f(spread.p99),
       cpuUsPerAppend: f((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / n),
       sysUsPerAppend: f((cpu1.system - cpu0.system) / n),
       appendP99: f(summarize(open.latencies).p99),

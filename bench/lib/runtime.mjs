@@ -20,7 +20,8 @@ if (existsSync('/dev/shm') && !process.env.BENCH_STORAGE_ON_DISK) {
   process.env.TMPDIR = dir;
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   // Ctrl-C would skip 'exit' and leave the objects' files in memory.
-  for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
 }
 
 /** Secret the bench signs its bearer tokens with (local only, never deployed). */
