@@ -258,8 +258,22 @@ function unknownOrThrow(error: unknown): ReceiptResult {
   throw classify(error);
 }
 
+/**
+ * While the SDK backs off every node (after failed requests, up to
+ * `setNodeMaxBackoff`), it freezes a transaction for no node at all and then
+ * refuses to sign it with this message. `GET /v1/topics` shows an anchoring
+ * failure to operators, so it names the cause instead.
+ */
+const NO_NODE_TO_FREEZE_FOR = /transaction must have been frozen/;
+
 function classify(error: unknown): AnchorError {
   if (error instanceof AnchorError) return error;
+  if (error instanceof Error && NO_NODE_TO_FREEZE_FOR.test(error.message)) {
+    return new AnchorError(
+      'retry',
+      'no consensus node is available: the SDK is backing off every node after failed requests; the next pass tries again',
+    );
+  }
   if (error instanceof PrecheckStatusError) {
     if (error.status === Status.TransactionExpired)
       return new AnchorError('expired', error.message);
