@@ -26,7 +26,9 @@ async function follow(streamId: string, query = 'after_seq=0') {
   if (!ws) throw new Error('no websocket');
   ws.accept();
   const frames: Frame[] = [];
-  ws.addEventListener('message', (e) => frames.push(JSON.parse(String(e.data))));
+  ws.addEventListener('message', (e) => {
+    frames.push(JSON.parse(String(e.data)));
+  });
   return { ws, frames };
 }
 
