@@ -15,6 +15,12 @@ async function failureOf(run: Promise<unknown>): Promise<AnchorError> {
   return error as AnchorError;
 }
 
+/** Submits the stand-in has seen for a topic, refused ones included. */
+async function submitsTo(topicId: string): Promise<number> {
+  const res = await fetch(`${standinUrl()}/__standin/requests/${topicId}`);
+  return ((await res.json()) as { submit: number }).submit;
+}
+
 describe('anchoring errors', { timeout: 40_000 }, () => {
   it('says no consensus node is available while the SDK backs off the only one', async () => {
     // Its own client, so the node's backoff touches no other test's anchoring.
@@ -31,8 +37,10 @@ describe('anchoring errors', { timeout: 40_000 }, () => {
       const first = await failureOf(submit());
       expect(first.kind).toBe('retry');
       // ...and while it is shunned, the next submit fails without a request.
+      const before = await submitsTo(topicId);
       const second = await failureOf(submit());
       expect(second.kind).toBe('retry');
+      expect(await submitsTo(topicId)).toBe(before);
       for (const error of [first, second]) {
         expect(error.message).toMatch(/node/i);
         expect(error.message).not.toMatch(/frozen/);
