@@ -12,6 +12,7 @@
 // the last Wire: near saturation, work still queued when the loop ends would
 // otherwise go uncounted and a slower system would look cheaper.
 import path from 'node:path';
+import { option } from './lib/args.mjs';
 import { benchHeaders } from './lib/auth.mjs';
 import { build, snapshotHead } from './lib/build.mjs';
 import { closedLoop, openLoop } from './lib/load.mjs';
@@ -22,10 +23,7 @@ import { subscribe } from './lib/subscribers.mjs';
 import { BENCH_BINDINGS, oneStream, ROOT, SYSTEMS } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const opt = (name, fallback) => option(args, name, fallback);
 const srcDir = args.includes('--src')
   ? path.resolve(opt('--src'))
   : args.includes('--worktree')

@@ -8,14 +8,12 @@
 // whole append in `BENCHMARKS.md` (bench/limits.md explains why it matters).
 import { createServer } from 'node:http';
 import { Miniflare } from 'miniflare';
+import { numberOption } from './lib/args.mjs';
 import { cpuMicros, workerdChildren } from './lib/proc.mjs';
 import { median } from './lib/stats.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
+const opt = (name, fallback) => numberOption(args, name, fallback);
 const fetches = opt('--fetches', 2000);
 const reps = opt('--reps', 3);
 

@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
+import { numberOption } from './lib/args.mjs';
 import { benchHeaders } from './lib/auth.mjs';
 import { build, snapshotHead } from './lib/build.mjs';
 import { closedLoop, openLoop } from './lib/load.mjs';
@@ -17,10 +18,7 @@ import { consoleTable } from './lib/table.mjs';
 import { BENCH_BINDINGS, OUT, oneStream, ROOT, SYSTEMS } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
-const opt = (name, fallback) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? Number(args[i + 1]) : fallback;
-};
+const opt = (name, fallback) => numberOption(args, name, fallback);
 const seconds = opt('--seconds', 5);
 const fanout = opt('--fanout', 0);
 const srcDir = args.includes('--src')

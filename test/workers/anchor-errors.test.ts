@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { AnchorError } from '../../src/anchor';
 import { hederaConfig } from '../../src/anchor/config';
 import { HcsAnchor } from '../../src/anchor/hcs-anchor';
-import { faults, standinUrl } from './helpers/anchoring';
+import { faults, requestsOf, standinUrl } from './helpers/anchoring';
 
 async function failureOf(run: Promise<unknown>): Promise<AnchorError> {
   const error = await run.then(
@@ -13,12 +13,6 @@ async function failureOf(run: Promise<unknown>): Promise<AnchorError> {
   );
   expect(error).toBeInstanceOf(AnchorError);
   return error as AnchorError;
-}
-
-/** Submits the stand-in has seen for a topic, refused ones included. */
-async function submitsTo(topicId: string): Promise<number> {
-  const res = await fetch(`${standinUrl()}/__standin/requests/${topicId}`);
-  return ((await res.json()) as { submit: number }).submit;
 }
 
 describe('anchoring errors', { timeout: 40_000 }, () => {
@@ -37,10 +31,10 @@ describe('anchoring errors', { timeout: 40_000 }, () => {
       const first = await failureOf(submit());
       expect(first.kind).toBe('retry');
       // ...and while it is shunned, the next submit fails without a request.
-      const before = await submitsTo(topicId);
+      const before = (await requestsOf(topicId)).submit;
       const second = await failureOf(submit());
       expect(second.kind).toBe('retry');
-      expect(await submitsTo(topicId)).toBe(before);
+      expect((await requestsOf(topicId)).submit).toBe(before);
       for (const error of [first, second]) {
         expect(error.message).toMatch(/node/i);
         expect(error.message).not.toMatch(/frozen/);

@@ -6,6 +6,7 @@ import {
   api,
   faults,
   mirrorMessages,
+  requestsOf,
   standinUrl,
   untilAnchored,
 } from './helpers/anchoring';
@@ -23,12 +24,6 @@ async function topicInUse() {
   expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
   const [first] = await untilAnchored(streamId, [topic]);
   return { streamId, topic, topicId: first?.anchor.hcs_topic_id ?? '' };
-}
-
-/** What anchoring asked of the stand-in for a topic so far, by kind. */
-async function requestsOf(topicId: string) {
-  const res = await fetch(`${standinUrl()}/__standin/requests/${topicId}`);
-  return (await res.json()) as Record<'submit' | 'receipt' | 'cost' | 'record' | 'mirror', number>;
 }
 
 function wireIdsOnTopic(messages: { message: string; chunk_info: { number: number } | null }[]) {

@@ -54,6 +54,12 @@ export function standinUrl(): string {
   return inject('standinUrl');
 }
 
+/** What anchoring asked of the stand-in for a topic so far, by kind (refused submits included). */
+export async function requestsOf(topicId: string) {
+  const res = await fetch(`${standinUrl()}/__standin/requests/${topicId}`);
+  return (await res.json()) as Record<'submit' | 'receipt' | 'cost' | 'record' | 'mirror', number>;
+}
+
 export async function faults(spec: Record<string, unknown>): Promise<void> {
   const res = await fetch(`${standinUrl()}/__standin/faults`, {
     method: 'POST',
