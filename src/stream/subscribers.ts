@@ -45,7 +45,8 @@ export const ACK_WITHIN_MS = 1000;
 export type Frame =
   | { kind: 'hello'; window: number; ack_every: number; ack_ms: number }
   | { kind: 'wires'; wires: StoredWire[]; anchored?: AnchorUpdate[] }
-  | { kind: 'caught-up'; last_seq: number };
+  | { kind: 'caught-up'; last_seq: number }
+  | { kind: 'error'; detail: string };
 
 export class Subscribers {
   readonly #states = new Map<WebSocket, SocketState>();
@@ -171,23 +172,53 @@ export class Subscribers {
 
   onMessage(ws: WebSocket, message: string | ArrayBuffer): void {
     const state = this.#states.get(ws);
-    if (!state || typeof message !== 'string') return;
+    if (!state) return;
+    const ack = this.#ackOf(ws, state, message);
+    if (typeof ack === 'string') {
+      // Told, not fatal: the socket stays open and the frame is ignored.
+      const error: Frame = { kind: 'error', detail: ack };
+      this.#send(ws, JSON.stringify(error));
+      return;
+    }
+    if (ack === null) return; // an old or repeated ack
+    if (ack > state.cursor) state.cursor = ack;
+    state.acked = ack;
+    this.#save(ws, state);
+    this.#pump(ws, state);
+  }
+
+  /** The seq a client frame acknowledges, null if nothing new, or why it is refused. */
+  #ackOf(ws: WebSocket, state: SocketState, message: string | ArrayBuffer): number | null | string {
+    if (typeof message !== 'string') return 'binary frames are not accepted; send JSON text';
     let parsed: unknown;
     try {
       parsed = JSON.parse(message);
     } catch {
-      return;
+      return 'frame is not JSON; expected {"kind":"ack","seq":N} or {"kind":"ping"}';
     }
-    if (!isAck(parsed) || parsed.seq <= state.acked) return;
-    if (parsed.seq > state.cursor) {
-      // Only a socket rebuilt after hibernation may ack past its cursor: it
-      // was sent up to there before, so it need not be sent those again.
-      if (!state.resumed || parsed.seq > this.source.lastSeq) return;
-      state.cursor = parsed.seq;
+    const kind =
+      typeof parsed === 'object' && parsed !== null
+        ? (parsed as { kind?: unknown }).kind
+        : undefined;
+    if (kind === 'ping') {
+      // Spelt differently from the runtime's auto-response (spaces, fields).
+      this.#send(ws, '{"kind":"pong"}');
+      return null;
     }
-    state.acked = parsed.seq;
-    this.#save(ws, state);
-    this.#pump(ws, state);
+    if (kind !== 'ack') {
+      return `unknown frame kind ${JSON.stringify(kind ?? null)}; expected "ack" or "ping"`;
+    }
+    const seq = (parsed as { seq?: unknown }).seq;
+    if (!Number.isSafeInteger(seq) || (seq as number) < 0) {
+      return `ack.seq must be a non-negative integer, got ${JSON.stringify(seq ?? null)}`;
+    }
+    const n = seq as number;
+    if (n <= state.acked) return null;
+    // Only a socket rebuilt after hibernation may ack past its cursor: it
+    // was sent up to there before, so it need not be sent those again.
+    const sent = state.resumed ? this.source.lastSeq : state.cursor;
+    if (n > sent) return `ack.seq ${n} is past the last Wire sent (${sent})`;
+    return n;
   }
 
   forget(ws: WebSocket): void {
@@ -248,13 +279,4 @@ export class Subscribers {
       console.warn('websocket close failed', error);
     }
   }
-}
-
-function isAck(value: unknown): value is { kind: 'ack'; seq: number } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { kind?: unknown }).kind === 'ack' &&
-    Number.isInteger((value as { seq?: unknown }).seq)
-  );
 }

@@ -35,6 +35,42 @@ describe('acknowledgements', () => {
     sub.close();
   });
 
+  it('answers a frame it cannot use with an error frame, keeps the socket, and still honours good acks', async () => {
+    const stream = uniqueStream();
+    const sub = await Subscriber.open(stream, 0, { ack: false });
+    for (let i = 0; i < 40; i++) await post(stream, wire11(stream));
+    await sub.until(() => sub.seqs.length === 32);
+    const errors = () => sub.frames.filter((f) => f.kind === 'error') as { detail?: string }[];
+    const bad: [string | Uint8Array, string][] = [
+      ['ack 16', 'frame is not JSON; expected {"kind":"ack","seq":N} or {"kind":"ping"}'],
+      ['{"kind":"akc","seq":16}', 'unknown frame kind "akc"; expected "ack" or "ping"'],
+      ['[]', 'unknown frame kind null; expected "ack" or "ping"'],
+      ['{"kind":"ack","seq":"16"}', 'ack.seq must be a non-negative integer, got "16"'],
+      ['{"kind":"ack","seq":-1}', 'ack.seq must be a non-negative integer, got -1'],
+      ['{"kind":"ack","seq":33}', 'ack.seq 33 is past the last Wire sent (32)'],
+      [new Uint8Array([1, 2]), 'binary frames are not accepted; send JSON text'],
+    ];
+    for (const [frame, detail] of bad) {
+      const before = errors().length;
+      sub.ws.send(frame);
+      await sub.until(() => errors().length === before + 1);
+      expect(errors().at(-1)).toEqual({ kind: 'error', detail });
+    }
+    // None of them moved the window; a ping spelt with spaces gets its pong.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sub.seqs).toEqual(range(1, 32));
+    sub.ws.send('{ "kind": "ping" }');
+    await sub.until(() => sub.frames.some((f) => f.kind === 'pong'));
+    // An old or repeated ack is not an error.
+    sub.ws.send(JSON.stringify({ kind: 'ack', seq: 16 }));
+    sub.ws.send(JSON.stringify({ kind: 'ack', seq: 16 }));
+    await sub.until(() => sub.seqs.length === 40);
+    expect(sub.seqs).toEqual(range(1, 40));
+    expect(errors()).toHaveLength(bad.length);
+    expect(sub.closed).toBeNull();
+    sub.close();
+  });
+
   it('after hibernation resumes each socket from its last ack, re-sending only the unacknowledged tail', async () => {
     const stream = uniqueStream();
     const sub = await Subscriber.open(stream, 0, { ack: false });
