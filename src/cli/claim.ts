@@ -1,5 +1,6 @@
 import type { WirestreamClient } from '../client';
 import { emit, type Output } from './format';
+import { intFlag, UsageError } from './usage';
 
 /**
  * `claim <task> --role R [--attempt N] [--lease S]`: claims the task attempt
@@ -12,11 +13,11 @@ export async function claim(
   output: Output,
 ): Promise<number> {
   if (!flags.role)
-    throw new TypeError('claim needs --role <role> (the role the task is offered to)');
+    throw new UsageError('claim needs --role <role> (the role the task is offered to)');
   const lease = await client.claim(task, {
     role: flags.role,
-    attempt: Number(flags.attempt ?? '1'),
-    leaseMs: Number(flags.lease ?? '60') * 1000,
+    attempt: intFlag('attempt', flags.attempt, 1, 1),
+    leaseMs: intFlag('lease', flags.lease, 60, 1) * 1000,
     onRenewed: (at) =>
       emit(output, { kind: 'renewed', lease_expires_at: at }, `lease renewed until ${at}`),
     onLost: (error) =>

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Payload, ServedWire, SubscriptionState, WirestreamClient } from '../client';
 import { emit, type Output, wireLine } from './format';
 import { ProgressBar } from './progress';
+import { intFlag, jsonArg, UsageError } from './usage';
 
 export interface AppendFlags {
   type?: string;
@@ -12,9 +13,9 @@ export interface AppendFlags {
 
 function parsePayload(text: string | undefined): Payload {
   if (text === undefined) return {};
-  const value: unknown = JSON.parse(text);
+  const value = jsonArg('--payload', text);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError('--payload must be a JSON object');
+    throw new UsageError('--payload must be a JSON object');
   }
   return value as Payload;
 }
@@ -40,9 +41,7 @@ export async function append(
     );
   };
   if (flags.type !== undefined) {
-    const count = Number(flags.count ?? '1');
-    if (!Number.isInteger(count) || count < 1)
-      throw new TypeError('--count must be a positive integer');
+    const count = intFlag('count', flags.count, 1, 1);
     const bar = new ProgressBar('append', count);
     const quiet = count > 1 && bar.enabled;
     for (let i = 0; i < count; i++) {
@@ -58,12 +57,15 @@ export async function append(
     return 0;
   }
   if (process.stdin.isTTY) {
-    throw new TypeError('append needs --type, or JSON lines ({"type":…,"payload":…}) on stdin');
+    throw new UsageError('append needs --type, or JSON lines ({"type":…,"payload":…}) on stdin');
   }
   for await (const line of createInterface({ input: process.stdin })) {
     if (line.trim() === '') continue;
-    const item = JSON.parse(line) as { type?: unknown; payload?: unknown };
-    if (typeof item.type !== 'string') throw new TypeError(`a line without "type": ${line}`);
+    const item = jsonArg(`stdin line "${line}"`, line) as {
+      type?: unknown;
+      payload?: unknown;
+    } | null;
+    if (typeof item?.type !== 'string') throw new UsageError(`a line without "type": ${line}`);
     await send(item.type, (item.payload ?? {}) as Payload);
   }
   return 0;
@@ -79,7 +81,7 @@ export async function tail(
   flags: { follow?: boolean; after?: string },
   output: Output,
 ): Promise<number> {
-  const after = Number(flags.after ?? '0');
+  const after = intFlag('after', flags.after, 0);
   const print = (wire: ServedWire) => emit(output, wire, wireLine(wire));
   if (!flags.follow) {
     for await (const wire of client.readAll(streamId, after)) print(wire);

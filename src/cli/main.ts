@@ -4,6 +4,7 @@ import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '..
 import { append, tail } from './commands';
 import type { Output } from './format';
 import { token } from './token';
+import { UsageError } from './usage';
 import { verify } from './verify';
 
 const USAGE = `usage: wirestream <command> [options]
@@ -22,29 +23,15 @@ environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      follow: { type: 'boolean', short: 'f' },
-      after: { type: 'string' },
-      type: { type: 'string' },
-      payload: { type: 'string' },
-      sender: { type: 'string' },
-      count: { type: 'string' },
-      role: { type: 'string' },
-      attempt: { type: 'string' },
-      lease: { type: 'string' },
-      mirror: { type: 'string' },
-      sub: { type: 'string' },
-      scopes: { type: 'string' },
-      roles: { type: 'string' },
-      streams: { type: 'string' },
-      'expires-in': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    // node:util's parseArgs: an unknown option or one missing its value.
+    process.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   const output: Output = {
     json: values.json === true,
     out: (line) => process.stdout.write(`${line}\n`),
@@ -83,6 +70,10 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (error) {
+    if (error instanceof UsageError) {
+      output.err(`error: ${error.message} (wirestream --help)`);
+      return 2;
+    }
     if (error instanceof WirestreamError) {
       output.err(`error: ${error.message}`);
       if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
@@ -94,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 function need(value: string | undefined, usage: string): string {
-  if (!value) throw new TypeError(`missing argument: wirestream ${usage}`);
+  if (!value) throw new UsageError(`missing argument: wirestream ${usage}`);
   return value;
 }
 
@@ -108,4 +99,31 @@ function subjectOf(jwt: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The command line; throws on an unknown option or one missing its value. */
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean' },
+      follow: { type: 'boolean', short: 'f' },
+      after: { type: 'string' },
+      type: { type: 'string' },
+      payload: { type: 'string' },
+      sender: { type: 'string' },
+      count: { type: 'string' },
+      role: { type: 'string' },
+      attempt: { type: 'string' },
+      lease: { type: 'string' },
+      mirror: { type: 'string' },
+      sub: { type: 'string' },
+      scopes: { type: 'string' },
+      roles: { type: 'string' },
+      streams: { type: 'string' },
+      'expires-in': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }

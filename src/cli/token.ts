@@ -1,5 +1,6 @@
 import type { WirestreamClient } from '../client';
 import { emit, type Output } from './format';
+import { intFlag } from './usage';
 
 export interface TokenFlags {
   sub?: string;
@@ -48,7 +49,9 @@ export async function token(
     scopes: list(flags.scopes) ?? ['append', 'read', 'claim'],
     ...(flags.roles ? { roles: list(flags.roles) } : {}),
     ...(flags.streams ? { streams: list(flags.streams) } : {}),
-    ...(flags['expires-in'] ? { expires_in: Number(flags['expires-in']) } : {}),
+    ...(flags['expires-in'] !== undefined
+      ? { expires_in: intFlag('expires-in', flags['expires-in'], 0, 1) }
+      : {}),
   };
   const res = await client.http.request<{ token: string; expires_at: string }>(
     'POST',

@@ -211,4 +211,41 @@ describe('npx wirestream', () => {
       problem: { sequence_number: n },
     });
   }, 90_000);
+
+  it('refuses a mistaken command line with exit code 2 and the rule, appending nothing', async () => {
+    const stream = `project:cli-usage-${Date.now().toString(36)}`;
+    const cases: [string[], string][] = [
+      [['append', stream, '--bogus'], "error: Unknown option '--bogus'"],
+      [['append', stream, '--type'], "error: Option '--type <value>' argument missing"],
+      [
+        ['append', stream, '--type', 'a.b', '--count', '0'],
+        'error: --count must be an integer ≥ 1, got "0"',
+      ],
+      [['append', stream, '--type', 'a.b', '--payload', '{oops'], 'error: --payload is not JSON: '],
+      [
+        ['append', stream, '--type', 'a.b', '--payload', '[1]'],
+        'error: --payload must be a JSON object',
+      ],
+      [['tail', stream, '--after', 'x'], 'error: --after must be an integer ≥ 0, got "x"'],
+      [
+        ['claim', 'cli-usage', '--role', 'dev', '--lease', 'soon'],
+        'error: --lease must be an integer ≥ 1, got "soon"',
+      ],
+      [
+        ['token', '--sub', 'agent:x', '--expires-in', '1d'],
+        'error: --expires-in must be an integer ≥ 1, got "1d"',
+      ],
+      [['append'], 'error: missing argument: wirestream append <stream>'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(args);
+      expect({ args, code: result.code, stderr: result.stderr.split('\n')[0] }).toEqual({
+        args,
+        code: 2,
+        stderr: expect.stringContaining(message),
+      });
+      expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    }
+    expect(await new WirestreamClient({ baseUrl: server.url, token }).info(stream)).toBeNull();
+  }, 60_000);
 });
