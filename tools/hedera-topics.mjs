@@ -12,18 +12,21 @@
 // to them directly and the listener validates every Wire it ingests.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { commandLine } from './lib/command-line.mjs';
 
-const { values } = parseArgs({
-  options: {
-    network: { type: 'string', default: process.env.HEDERA_NETWORK ?? 'local' },
-    names: { type: 'string', default: 'default' },
-    'local-url': {
-      type: 'string',
-      default: process.env.HEDERA_LOCAL_URL ?? 'http://127.0.0.1:5551',
+const { values } = commandLine(
+  {
+    options: {
+      network: { type: 'string', default: process.env.HEDERA_NETWORK ?? 'local' },
+      names: { type: 'string', default: 'default' },
+      'local-url': {
+        type: 'string',
+        default: process.env.HEDERA_LOCAL_URL ?? 'http://127.0.0.1:5551',
+      },
     },
   },
-});
+  'usage: npm run hedera:topics -- [--network local|testnet|mainnet|previewnet] [--names a,b] [--local-url URL]',
+);
 const network = values.network;
 if (!['local', 'testnet', 'mainnet', 'previewnet'].includes(network)) {
   console.error(`--network must be local, testnet, mainnet or previewnet, got "${network}"`);

@@ -11,16 +11,19 @@
 // The admin credential comes from WIRESTREAM_ADMIN_TOKEN, else from
 // ADMIN_TOKEN in .dev.vars (written by npm start).
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { commandLine } from './lib/command-line.mjs';
 
-const { values } = parseArgs({
-  options: {
-    url: { type: 'string', default: process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787' },
-    models: { type: 'string' },
-    stale: { type: 'boolean', default: false },
-    help: { type: 'boolean', short: 'h', default: false },
+const { values } = commandLine(
+  {
+    options: {
+      url: { type: 'string', default: process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787' },
+      models: { type: 'string' },
+      stale: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
   },
-});
+  'usage: npm run rebuild -- [--url URL] [--models a,b | --stale]',
+);
 
 if (values.help) {
   console.log(

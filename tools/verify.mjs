@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { commandLine } from './lib/command-line.mjs';
 
 const MIRRORS = {
   local: process.env.HEDERA_LOCAL_URL ?? 'http://127.0.0.1:5551',
@@ -23,21 +23,24 @@ const MIRRORS = {
   previewnet: 'https://previewnet.mirrornode.hedera.com',
 };
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    network: { type: 'string', default: process.env.HEDERA_NETWORK ?? 'local' },
-    mirror: { type: 'string' },
-    api: { type: 'string' },
-    token: { type: 'string', default: process.env.WIRESTREAM_TOKEN },
-    json: { type: 'boolean', default: false },
+const USAGE =
+  'usage: npm run verify -- <topic_id> [--network local|testnet|mainnet|previewnet] [--mirror url] [--api url --token t] [--json]';
+const { values, positionals } = commandLine(
+  {
+    allowPositionals: true,
+    options: {
+      network: { type: 'string', default: process.env.HEDERA_NETWORK ?? 'local' },
+      mirror: { type: 'string' },
+      api: { type: 'string' },
+      token: { type: 'string', default: process.env.WIRESTREAM_TOKEN },
+      json: { type: 'boolean', default: false },
+    },
   },
-});
+  USAGE,
+);
 const topicId = positionals[0];
 if (!topicId || !/^\d+\.\d+\.\d+$/.test(topicId)) {
-  console.error(
-    'usage: npm run verify -- <topic_id> [--network local|testnet|mainnet|previewnet] [--mirror url] [--api url --token t] [--json]',
-  );
+  console.error(USAGE);
   process.exit(2);
 }
 const mirror = (values.mirror ?? MIRRORS[values.network] ?? '').replace(/\/$/, '');

@@ -83,4 +83,20 @@ describe('npm run rebuild', () => {
     const stale = await rebuild(['--stale']);
     expect(stale.stdout).toMatch(/done: 0 Wires/);
   }, 90_000);
+
+  it('refuses an unknown option with exit code 2 and its usage, rebuilding nothing', async () => {
+    const before = await fetch(`${server.url}/v1/admin/projection`, {
+      headers: { Authorization: `Bearer ${server.adminToken}` },
+    }).then((r) => r.text());
+    const { code, stdout, stderr } = await rebuild(['--model', 'task_run_state']);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      "error: Unknown option '--model'\n\nusage: npm run rebuild -- [--url URL] [--models a,b | --stale]\n",
+    );
+    const after = await fetch(`${server.url}/v1/admin/projection`, {
+      headers: { Authorization: `Bearer ${server.adminToken}` },
+    }).then((r) => r.text());
+    expect(after).toBe(before);
+  });
 });

@@ -1,0 +1,24 @@
+// Command lines of the tools: node:util's parseArgs, with a mistake reported
+// as one line and exit code 2 instead of a stack trace.
+import { parseArgs } from 'node:util';
+
+/** `parseArgs(config)`; on an unknown option or a missing value prints why (and `usage`) and exits 2. */
+export function commandLine(config, usage) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    console.error(`error: ${error.message}${usage ? `\n\n${usage}` : ''}`);
+    process.exit(2);
+  }
+}
+
+/** `values[name]` as a whole number ≥ `min`; exits 2 naming the flag otherwise. */
+export function wholeNumber(values, name, min = 0) {
+  const text = String(values[name] ?? '');
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isSafeInteger(n) || n < min) {
+    console.error(`error: --${name} must be a whole number ≥ ${min}, got "${text}"`);
+    process.exit(2);
+  }
+  return n;
+}
