@@ -20,6 +20,14 @@ import { coldStartScenario } from './scenarios/cold-start.mjs';
 import { projectionScenario } from './scenarios/projection.mjs';
 
 const args = process.argv.slice(2);
+const unknown = args.filter((a) => a !== '--quick' && a !== '--worktree');
+if (unknown.length > 0) {
+  // A typo such as --quik would otherwise start the 7-minute full run.
+  console.error(
+    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree]`,
+  );
+  process.exit(2);
+}
 const quick = args.includes('--quick');
 const worktree = args.includes('--worktree');
 const started = performance.now();
