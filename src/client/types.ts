@@ -60,6 +60,8 @@ export type ServerFrame =
   | { kind: 'caught-up'; last_seq: number }
   | { kind: 'anchored'; wires: AnchorUpdate[] }
   | { kind: 'pong' }
+  /** The server could not use a frame this client sent; the socket stays open. */
+  | { kind: 'error'; detail: string }
   | { kind: string; [key: string]: unknown };
 
 /**
