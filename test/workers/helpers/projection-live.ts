@@ -64,7 +64,8 @@ export async function runRebuild(body?: unknown): Promise<RebuildLine[]> {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (res.status !== 200) throw new Error(`rebuild answered ${res.status}: ${await res.text()}`);
-  const text = await res.text();
+  // NDJSON is UTF-8 text, though workerd's .text() warns on the media type.
+  const text = new TextDecoder().decode(await res.arrayBuffer());
   return text
     .split('\n')
     .filter((l) => l.length > 0)
