@@ -9,7 +9,12 @@ export interface TopicStatus {
   hcs_topic_id: string | null;
   total: number;
   anchored: number;
+  /** Wires the D1 read models hold (with or without their anchor). */
+  projected: number;
+  /** Why anchoring last failed; null once a pass succeeds. */
   last_error: string | null;
+  /** Why the last D1 projection failed (retried by the alarm); null once one succeeds. */
+  projection_error: string | null;
   listened_to_seq: number;
 }
 

@@ -174,11 +174,14 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   status(): TopicStatus {
+    const counts = this.#log.counts();
     return {
       name: this.#log.get('name'),
       hcs_topic_id: this.#log.get('hcs_topic_id'),
-      ...this.#log.counts(),
+      ...counts,
+      projected: counts.total - this.#projection.unprojected(),
       last_error: this.#lastError,
+      projection_error: this.#projection.lastError,
       listened_to_seq: Number(this.#log.get('listen_seq') ?? '0'),
     };
   }

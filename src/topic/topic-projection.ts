@@ -46,6 +46,8 @@ export class TopicProjection {
       WHERE projected = 1 AND hcs_sequence_number IS NOT NULL`;
   }
 
+  /** Why the last run failed, for `GET /v1/topics`; null once a run succeeds. */
+  lastError: string | null = null;
   #running: Promise<boolean> | null = null;
   #again = false;
   #later: Promise<boolean> | null = null;
@@ -60,6 +62,11 @@ export class TopicProjection {
       return this.soon(db, hcsTopicId);
     });
     return this.#later;
+  }
+
+  /** How many of this topic's Wires D1 lacks (walks the small partial index, not every Wire). */
+  unprojected(): number {
+    return this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM wires WHERE projected = 0`[0]?.n ?? 0;
   }
 
   /** Whether D1 lacks a Wire or an anchor this topic holds. */
@@ -87,8 +94,10 @@ export class TopicProjection {
           this.#again = false;
           more = await this.run(db, hcsTopicId());
         } while (this.#again || more);
+        this.lastError = null;
         return false;
       } catch (error) {
+        this.lastError = error instanceof Error ? error.message : String(error);
         console.warn('projection failed; the next alarm retries it', error);
         return true;
       } finally {

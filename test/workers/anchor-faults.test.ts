@@ -26,6 +26,12 @@ async function topicInUse() {
   return { streamId, topic, topicId: first?.anchor.hcs_topic_id ?? '' };
 }
 
+/** The topic's entry in GET /v1/topics, as an operator reads it. */
+async function topicStatus(name: string): Promise<Record<string, unknown> | undefined> {
+  const body = (await (await api('/v1/topics')).json()) as { topics: { name: string }[] };
+  return body.topics.find((t) => t.name === name);
+}
+
 function wireIdsOnTopic(messages: { message: string; chunk_info: { number: number } | null }[]) {
   return messages
     .filter((m) => (m.chunk_info?.number ?? 1) === 1)
@@ -220,6 +226,14 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
       // Long enough for the gathering window's write and every alarm the
       // anchoring left behind to have run and failed.
       await new Promise((r) => setTimeout(r, 1500));
+      // An operator sees why on GET /v1/topics, not only in the logs.
+      expect(await topicStatus(topic)).toMatchObject({
+        total: 1,
+        anchored: 1,
+        projected: 0,
+        last_error: null,
+        projection_error: expect.stringContaining('no such table: wire_events'),
+      });
     } finally {
       await env.DB.exec('ALTER TABLE wire_events_off RENAME TO wire_events');
     }
@@ -231,6 +245,7 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
       wires = (await inD1()).wires;
     }
     expect(wires).toMatchObject([{ wire_id: body.wire_id, hcs_sequence_number: 1 }]);
+    expect(await topicStatus(topic)).toMatchObject({ projected: 1, projection_error: null });
   });
 
   it('hands a Wire from the stream outbox to its topic and clears the outbox once acknowledged', async () => {
