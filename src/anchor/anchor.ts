@@ -12,9 +12,13 @@ export interface Anchor {
   createdTopic(transactionId: string): Promise<string | null>;
   /**
    * Transaction ids for a message of `messageBytes`, one per chunk, chosen
-   * before anything is sent so the caller can record them first.
+   * before anything is sent so the caller can record them first. Unique
+   * within this isolate only: the coordinator takes its valid starts from
+   * the TopicDirectory instead (`transactionIdsAt`).
    */
   transactionIds(messageBytes: number): Promise<string[]>;
+  /** The ids of a message whose first chunk's valid start is `validStartNs`, chunks 1 ns apart. */
+  transactionIdsAt(validStartNs: bigint, messageBytes: number): Promise<string[]>;
   /**
    * Submits chunks `from..` of `message` with the recorded ids, in order.
    * Resolves when every chunk was accepted by the node now or earlier
@@ -48,6 +52,22 @@ export type ReceiptResult =
   | { status: 'failed'; reason: string };
 
 export const CHUNK_BYTES = 1024;
+
+/**
+ * Valid starts are backdated a little (as the SDK does) so a node whose clock
+ * is behind does not reject them as in the future.
+ */
+export const VALID_START_BACKDATE_MS = 3000;
+
+/** The first valid start (ns) after `last` that is not before `now`: strictly increasing. */
+export function nextValidStart(now: bigint, last: bigint): bigint {
+  return now > last ? now : last + 1n;
+}
+
+/** How many HCS transactions a message of `messageBytes` takes. */
+export function chunksOf(messageBytes: number): number {
+  return Math.max(1, Math.ceil(messageBytes / CHUNK_BYTES));
+}
 
 /**
  * Failures the caller reacts to differently:

@@ -2,8 +2,11 @@ import {
   type Anchor,
   AnchorError,
   CHUNK_BYTES,
+  chunksOf,
+  nextValidStart,
   type ReceiptResult,
   type SubmitRequest,
+  VALID_START_BACKDATE_MS,
 } from './anchor';
 import type { HederaConfig } from './config';
 import {
@@ -80,18 +83,21 @@ export class HcsAnchor implements Anchor {
   }
 
   async transactionIds(messageBytes: number): Promise<string[]> {
+    const chunks = chunksOf(messageBytes);
+    const now = BigInt(Date.now() - VALID_START_BACKDATE_MS) * 1_000_000n;
+    const start = nextValidStart(
+      now + BigInt(Math.floor(Math.random() * 1e6)),
+      this.#lastValidStart,
+    );
+    this.#lastValidStart = start + BigInt(chunks) - 1n;
+    return this.transactionIdsAt(start, messageBytes);
+  }
+
+  async transactionIdsAt(validStartNs: bigint, messageBytes: number): Promise<string[]> {
     const { operator } = await this.#connected();
-    const chunks = Math.max(1, Math.ceil(messageBytes / CHUNK_BYTES));
-    // Backdated a little (as the SDK does) so a node whose clock is behind
-    // does not reject the start as in the future; strictly increasing in this
-    // isolate, chunk ids one nanosecond apart as the SDK lays them out.
-    const now = BigInt(Date.now() - 3000) * 1_000_000n + BigInt(Math.floor(Math.random() * 1e6));
-    const start = now > this.#lastValidStart ? now : this.#lastValidStart + 1000n;
-    this.#lastValidStart = start + BigInt(chunks);
     const ids: string[] = [];
-    for (let i = 0; i < chunks; i++) {
-      const at = start + BigInt(i);
-      ids.push(this.#ids.make(operator, at));
+    for (let i = 0; i < chunksOf(messageBytes); i++) {
+      ids.push(this.#ids.make(operator, validStartNs + BigInt(i)));
     }
     return ids;
   }

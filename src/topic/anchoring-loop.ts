@@ -41,6 +41,8 @@ export interface PassResult {
 
 export interface LoopDeps extends MirrorDeps {
   anchor: Anchor;
+  /** Transaction ids for messages of these sizes, unique across every isolate (the TopicDirectory's). */
+  transactionIds(messageBytes: number[]): Promise<string[][]>;
   /** Whether lookups have been finding Wires through consensus (see `stateOf`). */
   consensus: ConsensusSeen;
   /** Where the mirror node shows a message whose initial transaction id is `txId`, if it does. */
@@ -118,8 +120,7 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
 async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[]) {
   const fresh = rows.filter((r) => r.tx_ids === null);
   const messages = fresh.map((row) => new TextEncoder().encode(row.message));
-  const ids: string[][] = [];
-  for (const message of messages) ids.push(await deps.anchor.transactionIds(message.length));
+  const ids = fresh.length > 0 ? await deps.transactionIds(messages.map((m) => m.length)) : [];
   // Durable before the first submit leaves (output gate).
   fresh.forEach((row, i) => {
     deps.log.recordTransactionIds(row.pos, ids[i] ?? []);

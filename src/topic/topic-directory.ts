@@ -1,11 +1,13 @@
 import { DurableObject } from 'cloudflare:workers';
+import { nextValidStart, VALID_START_BACKDATE_MS } from '../anchor';
 import type { Env } from '../env';
 import { sqlOf } from '../stream/sql';
 
 /**
  * The one place that knows every topic (one instance, named "directory"):
  * topic name ↔ HCS topic id, which Wire went to which topic (so
- * `/v1/wires/{id}/proof` needs only the id), and the listener's alerts.
+ * `/v1/wires/{id}/proof` needs only the id), the listener's alerts, and the
+ * valid starts of the operator's transaction ids.
  */
 export interface TopicEntry {
   name: string;
@@ -41,9 +43,35 @@ export class TopicDirectory extends DurableObject<Env> {
       created_at TEXT NOT NULL)`;
     sql`CREATE TABLE IF NOT EXISTS wire_index (wire_id TEXT PRIMARY KEY, stream_id TEXT NOT NULL,
       topic TEXT NOT NULL)`;
+    sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
     sql`CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,
       topic TEXT NOT NULL, hcs_topic_id TEXT NOT NULL, kind TEXT NOT NULL,
       sequence_number INTEGER, detail TEXT NOT NULL)`;
+  }
+
+  /**
+   * First valid starts (ns since the epoch, decimal) for messages of
+   * `chunks[i]` transactions each, the chunks of one message 1 ns apart.
+   * Every transaction id the coordinator signs is handed out here, strictly
+   * after all earlier ones and stored before the caller hears it: two
+   * TopicObjects in different isolates once picked ids from their own clock
+   * and a random nanosecond, so a burst from each in the same millisecond
+   * could share an id; HCS refuses the second as a duplicate and its receipt
+   * is the other message's.
+   */
+  validStarts(chunks: number[]): string[] {
+    if (chunks.length === 0) return [];
+    const now = BigInt(Date.now() - VALID_START_BACKDATE_MS) * 1_000_000n;
+    const last = this.#sql<{ value: string }>`SELECT value FROM meta WHERE key = 'tx_mark'`[0];
+    let next = nextValidStart(now, BigInt(last?.value ?? '0'));
+    const starts: string[] = [];
+    for (const n of chunks) {
+      starts.push(String(next));
+      next += BigInt(n);
+    }
+    this.#sql`INSERT INTO meta (key, value) VALUES ('tx_mark', ${String(next - 1n)})
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    return starts;
   }
 
   registerTopic(name: string, hcsTopicId: string): void {
@@ -100,6 +128,7 @@ export function directoryStub(env: Pick<Env, 'TOPIC_DIRECTORY'>): DirectoryApi {
 
 /** The directory as its callers see it over RPC. */
 export interface DirectoryApi {
+  validStarts(chunks: number[]): Promise<string[]>;
   registerTopic(name: string, hcsTopicId: string): Promise<void>;
   topics(): Promise<TopicEntry[]>;
   indexWires(topic: string, wires: { wire_id: string; stream_id: string }[]): Promise<void>;

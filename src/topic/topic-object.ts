@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { AnchorError, anchorFor } from '../anchor';
+import { AnchorError, anchorFor, chunksOf } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { type Draft, wireMessage } from '../protocol';
@@ -201,6 +201,7 @@ export class TopicObject extends DurableObject<Env> {
       now: Date.now,
       // Receipts live ~3 minutes; the mirror keeps every message.
       onMirror: (txId) => findOnMirror(config.mirrorUrl, topicId, txId),
+      transactionIds: (sizes) => this.#transactionIds(sizes),
     });
     if (pass.error !== null) throw new AnchorError('retry', pass.error);
     return pass;
@@ -248,9 +249,22 @@ export class TopicObject extends DurableObject<Env> {
         if (made !== null) return made;
       }
     }
-    const [txId = ''] = await anchor.transactionIds(0);
+    const [[txId = ''] = []] = await this.#transactionIds([0]);
     this.#log.set('create_tx', txId);
     return anchor.createTopic(memo, txId);
+  }
+
+  /**
+   * Transaction ids for messages of these sizes. Their valid starts come
+   * from the directory, so no other TopicObject, in this isolate or any
+   * other, signs under the same id.
+   */
+  async #transactionIds(messageBytes: number[]): Promise<string[][]> {
+    const { anchor } = anchorFor(this.env);
+    const starts = await directoryStub(this.env).validStarts(messageBytes.map(chunksOf));
+    return Promise.all(
+      messageBytes.map((bytes, i) => anchor.transactionIdsAt(BigInt(starts[i] ?? '0'), bytes)),
+    );
   }
 
   /** Reports new anchors to their streams (and the directory); true if some are left. */

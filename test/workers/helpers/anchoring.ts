@@ -74,7 +74,11 @@ export interface MirrorMessage {
   message: string;
   running_hash: string;
   sequence_number: number;
-  chunk_info: { number: number; total: number } | null;
+  chunk_info: {
+    number: number;
+    total: number;
+    initial_transaction_id: { account_id: string; transaction_valid_start: string };
+  } | null;
 }
 
 export async function mirrorMessages(topicId: string): Promise<MirrorMessage[]> {
