@@ -54,6 +54,7 @@ try {
       body: JSON.stringify(receiptDelayMs ? { receiptDelayMs } : {}),
     });
     const sent = new Map();
+    const anchored = new Set();
     const lags = [];
     let lastAnchored = 0;
     const sockets = [];
@@ -66,11 +67,22 @@ try {
         const frame = JSON.parse(String(data));
         if (frame.kind === 'wires')
           ws.send(JSON.stringify({ kind: 'ack', seq: frame.wires.at(-1).stream_seq }));
-        if (frame.kind !== 'anchored') return;
+        // News of an anchor comes three ways: an `anchored` frame, the
+        // `anchored` list riding in a `wires` frame, or a Wire that arrives
+        // already anchored.
+        const news =
+          frame.kind === 'anchored'
+            ? frame.wires
+            : frame.kind === 'wires'
+              ? [...frame.wires, ...(frame.anchored ?? [])]
+              : [];
         const now = performance.now();
-        for (const w of frame.wires) {
+        for (const w of news) {
+          if (w.anchor?.status !== 'anchored' || anchored.has(w.wire_id)) continue;
+          anchored.add(w.wire_id);
           const at = sent.get(w.wire_id);
-          if (at !== undefined) lags.push(now - at);
+          if (at === undefined) continue;
+          lags.push(now - at);
           lastAnchored = now;
         }
       });
