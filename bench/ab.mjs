@@ -96,7 +96,7 @@ for (let rep = 0; rep < reps; rep++) {
       ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append (stand-in ${Math.round(r.openStandinPerAppendUs ?? 0)})`
       : '';
     console.log(
-      `rep ${rep + 1} ${ref}: ${Math.round(r.throughput ?? 0)}/s, ${Math.round(r.cpuPerAppendUs ?? 0)} µs/append, errors ${r.errors ?? 0}${open}`,
+      `rep ${rep + 1} ${ref}: ${openOnly ? '' : `${Math.round(r.throughput ?? 0)}/s, ${Math.round(r.cpuPerAppendUs ?? 0)} µs/append, `}errors ${r.errors ?? 0}${open}`,
     );
   }
 }
@@ -106,9 +106,8 @@ console.log(
   consoleTable(
     [
       'tree',
-      'appends/s',
-      'CPU µs/append',
-      'vs ceiling',
+      // --open-only runs no closed loop: no throughput to show.
+      ...(openOnly ? [] : ['appends/s', 'CPU µs/append', 'vs ceiling']),
       ...(rate ? ['open p99 ms', 'open CPU µs', 'stand-in µs'] : []),
     ],
     [...rows].map(([ref, list]) => {
@@ -119,9 +118,13 @@ console.log(
       );
       return [
         ref,
-        Math.round(t),
-        Math.round(median(list.map((r) => r.cpuPerAppendUs))),
-        `${Math.round((t / ceil) * 100)}%`,
+        ...(openOnly
+          ? []
+          : [
+              Math.round(t),
+              Math.round(median(list.map((r) => r.cpuPerAppendUs))),
+              `${Math.round((t / ceil) * 100)}%`,
+            ]),
         ...(rate
           ? [
               p99.toFixed(1),
