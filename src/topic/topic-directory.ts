@@ -53,11 +53,9 @@ export class TopicDirectory extends DurableObject<Env> {
    * First valid starts (ns since the epoch, decimal) for messages of
    * `chunks[i]` transactions each, the chunks of one message 1 ns apart.
    * Every transaction id the coordinator signs is handed out here, strictly
-   * after all earlier ones and stored before the caller hears it: two
-   * TopicObjects in different isolates once picked ids from their own clock
-   * and a random nanosecond, so a burst from each in the same millisecond
-   * could share an id; HCS refuses the second as a duplicate and its receipt
-   * is the other message's.
+   * after all earlier ones and stored before the caller hears it, so no two
+   * TopicObjects, in any isolate, sign two messages under one id (HCS would
+   * refuse the second as a duplicate, and its receipt is the other message's).
    */
   validStarts(chunks: number[]): string[] {
     if (chunks.length === 0) return [];

@@ -58,7 +58,7 @@ export class TopicObject extends DurableObject<Env> {
   #dirty = false;
   #lastError: string | null = null;
   /** Valid starts reserved from the directory, not used yet (lost on restart: none is handed out twice). */
-  #ids: { next: bigint; end: bigint; until: number } | null = null;
+  #idBlock: { next: bigint; end: bigint; until: number } | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -276,12 +276,12 @@ export class TopicObject extends DurableObject<Env> {
     const { anchor } = anchorFor(this.env);
     const chunks = messageBytes.map(chunksOf);
     const need = BigInt(chunks.reduce((a, b) => a + b, 0));
-    let block = this.#ids;
+    let block = this.#idBlock;
     if (block === null || block.end - block.next < need || Date.now() > block.until) {
       const size = need > BigInt(ID_BLOCK) ? need : BigInt(ID_BLOCK);
       const [start = '0'] = await directoryStub(this.env).validStarts([Number(size)]);
       block = { next: BigInt(start), end: BigInt(start) + size, until: Date.now() + ID_BLOCK_MS };
-      this.#ids = block;
+      this.#idBlock = block;
     }
     // Taken in one synchronous stretch: a concurrent call gets its own ids.
     const reserved = block;
