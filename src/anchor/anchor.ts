@@ -57,7 +57,12 @@ export const CHUNK_BYTES = 1024;
  * Valid starts are backdated a little (as the SDK does) so a node whose clock
  * is behind does not reject them as in the future.
  */
-export const VALID_START_BACKDATE_MS = 3000;
+const VALID_START_BACKDATE_MS = 3000;
+
+/** The valid start (ns since the epoch) a new transaction id takes now, before `nextValidStart`. */
+export function backdatedNow(): bigint {
+  return BigInt(Date.now() - VALID_START_BACKDATE_MS) * 1_000_000n;
+}
 
 /** The first valid start (ns) after `last` that is not before `now`: strictly increasing. */
 export function nextValidStart(now: bigint, last: bigint): bigint {

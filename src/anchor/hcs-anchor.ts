@@ -1,12 +1,12 @@
 import {
   type Anchor,
   AnchorError,
+  backdatedNow,
   CHUNK_BYTES,
   chunksOf,
   nextValidStart,
   type ReceiptResult,
   type SubmitRequest,
-  VALID_START_BACKDATE_MS,
 } from './anchor';
 import type { HederaConfig } from './config';
 import {
@@ -84,9 +84,8 @@ export class HcsAnchor implements Anchor {
 
   async transactionIds(messageBytes: number): Promise<string[]> {
     const chunks = chunksOf(messageBytes);
-    const now = BigInt(Date.now() - VALID_START_BACKDATE_MS) * 1_000_000n;
     const start = nextValidStart(
-      now + BigInt(Math.floor(Math.random() * 1e6)),
+      backdatedNow() + BigInt(Math.floor(Math.random() * 1e6)),
       this.#lastValidStart,
     );
     this.#lastValidStart = start + BigInt(chunks) - 1n;

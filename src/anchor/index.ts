@@ -3,7 +3,7 @@ import { type AnchorVars, type HederaConfig, hederaConfig } from './config';
 import { HcsAnchor } from './hcs-anchor';
 
 export type { Anchor, ReceiptResult } from './anchor';
-export { AnchorError, chunksOf, nextValidStart, VALID_START_BACKDATE_MS } from './anchor';
+export { AnchorError, backdatedNow, chunksOf, nextValidStart } from './anchor';
 export { type HederaConfig, hederaConfig, messageLinks } from './config';
 
 /**

@@ -1,5 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
-import { nextValidStart, VALID_START_BACKDATE_MS } from '../anchor';
+import { backdatedNow, nextValidStart } from '../anchor';
 import type { Env } from '../env';
 import { sqlOf } from '../stream/sql';
 
@@ -59,9 +59,8 @@ export class TopicDirectory extends DurableObject<Env> {
    */
   validStarts(chunks: number[]): string[] {
     if (chunks.length === 0) return [];
-    const now = BigInt(Date.now() - VALID_START_BACKDATE_MS) * 1_000_000n;
     const last = this.#sql<{ value: string }>`SELECT value FROM meta WHERE key = 'tx_mark'`[0];
-    let next = nextValidStart(now, BigInt(last?.value ?? '0'));
+    let next = nextValidStart(backdatedNow(), BigInt(last?.value ?? '0'));
     const starts: string[] = [];
     for (const n of chunks) {
       starts.push(String(next));

@@ -1,11 +1,12 @@
 import { DurableObject } from 'cloudflare:workers';
-import { AnchorError, anchorFor, chunksOf } from '../anchor';
+import { AnchorError, anchorFor } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { type Draft, wireMessage } from '../protocol';
 import { sqlOf } from '../stream/sql';
 import { streamStub } from '../stream/stub';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
+import { IdBlock } from './id-block';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
 import type { MirrorCursor } from './mirror-confirm';
 import type { AnchoredRow, TopicStatus } from './stub';
@@ -26,17 +27,6 @@ const MAX_BACKOFF_MS = 5_000;
 const PROJECTION_RETRY_MS = 1000;
 /** How often Wires waiting for consensus are looked up. */
 const POLL_MS = 200;
-/**
- * Transaction-id valid starts reserved from the directory at a time, and for
- * how long they are used. A call per anchoring pass waited on the directory's
- * storage write each time: a 16-client burst (`node tools/measure-anchoring.mjs
- * --wires 1200`, interleaved with the tree before ids came from the directory)
- * anchored 184-202 Wires/s against 208-217/s; with blocks, 213-227/s against
- * 198/s. Used within 5 s, an id is at most ~8 s old when first sent, well
- * inside the 120 s it is valid.
- */
-const ID_BLOCK = 1000;
-const ID_BLOCK_MS = 5_000;
 
 /**
  * One HCS topic's writer (one instance per topic name: `roles.developer`,
@@ -57,8 +47,10 @@ export class TopicObject extends DurableObject<Env> {
   /** Work arrived while a pass was running: it reschedules itself at the end. */
   #dirty = false;
   #lastError: string | null = null;
-  /** Valid starts reserved from the directory, not used yet (lost on restart: none is handed out twice). */
-  #idBlock: { next: bigint; end: bigint; until: number } | null = null;
+  readonly #idBlock = new IdBlock(async (size) => {
+    const [start = '0'] = await directoryStub(this.env).validStarts([size]);
+    return start;
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -267,29 +259,10 @@ export class TopicObject extends DurableObject<Env> {
     return anchor.createTopic(memo, txId);
   }
 
-  /**
-   * Transaction ids for messages of these sizes. Their valid starts come
-   * from a block the directory reserved for this object (`ID_BLOCK`), so no
-   * other TopicObject, in this isolate or any other, signs under the same id.
-   */
+  /** Transaction ids for messages of these sizes, from this object's block (`id-block.ts`). */
   async #transactionIds(messageBytes: number[]): Promise<string[][]> {
     const { anchor } = anchorFor(this.env);
-    const chunks = messageBytes.map(chunksOf);
-    const need = BigInt(chunks.reduce((a, b) => a + b, 0));
-    let block = this.#idBlock;
-    if (block === null || block.end - block.next < need || Date.now() > block.until) {
-      const size = need > BigInt(ID_BLOCK) ? need : BigInt(ID_BLOCK);
-      const [start = '0'] = await directoryStub(this.env).validStarts([Number(size)]);
-      block = { next: BigInt(start), end: BigInt(start) + size, until: Date.now() + ID_BLOCK_MS };
-      this.#idBlock = block;
-    }
-    // Taken in one synchronous stretch: a concurrent call gets its own ids.
-    const reserved = block;
-    const starts = chunks.map((n) => {
-      const at = reserved.next;
-      reserved.next += BigInt(n);
-      return at;
-    });
+    const starts = await this.#idBlock.starts(messageBytes);
     return Promise.all(
       messageBytes.map((bytes, i) => anchor.transactionIdsAt(starts[i] ?? 0n, bytes)),
     );
