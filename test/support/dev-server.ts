@@ -17,6 +17,8 @@ export interface DevServer {
   /** The `ADMIN_TOKEN` the server was started with. */
   readonly adminToken: string;
   restart(): Promise<void>;
+  /** Kills wrangler and workerd at once (SIGKILL, no shutdown), then starts them again on the same state. */
+  crashAndRestart(): Promise<void>;
   stop(): Promise<void>;
   /** The Hedera stand-in the Worker anchors to (it outlives restarts). */
   readonly standin: Standin;
@@ -109,13 +111,13 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     await waitUntilServing(`http://127.0.0.1:${port}`, proc, () => output);
   };
 
-  const stop = async () => {
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     const proc = child;
     child = null;
     if (!proc || proc.exitCode !== null || proc.pid === undefined) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     try {
-      process.kill(-proc.pid, 'SIGTERM');
+      process.kill(-proc.pid, signal);
     } catch {
       return;
     }
@@ -138,6 +140,10 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     adminToken,
     restart: async () => {
       await stop();
+      await launch();
+    },
+    crashAndRestart: async () => {
+      await stop('SIGKILL');
       await launch();
     },
     stop: async () => {

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+/**
+ * "Accepted data is never lost": the whole runtime (wrangler and workerd) is
+ * killed with SIGKILL in the middle of a burst of appends, while Wires are
+ * still waiting in outboxes and in flight to HCS, then started again on the
+ * same state. Every Wire that got a 201 must still be in its stream at its
+ * seq, reach HCS exactly once and reach D1, without any further append to
+ * wake it; a client retrying the appends it never heard back about gets the
+ * same Wire, never a second one.
+ */
+const SENDER = 'agent:crash-test';
+const CLIENTS = 12;
+let server: DevServer;
+let token: string | undefined;
+
+beforeAll(async () => {
+  server = await startDevServer();
+  token = await tokenFor(server, SENDER);
+}, 90_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+interface Sent {
+  body: string;
+  streamId: string;
+}
+
+const headers = () => ({
+  'Content-Type': 'application/json',
+  ...(token ? { Authorization: `Bearer ${token}` } : {}),
+});
+
+async function post(s: Sent): Promise<{ status: number; seq?: number }> {
+  const res = await fetch(`${server.url}/v1/streams/${encodeURIComponent(s.streamId)}/wires`, {
+    method: 'POST',
+    headers: headers(),
+    body: s.body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const json = (await res.json()) as { stream_seq?: number };
+  return { status: res.status, ...(json.stream_seq ? { seq: json.stream_seq } : {}) };
+}
+
+async function setFaults(faults: Record<string, unknown>): Promise<void> {
+  const res = await fetch(`${server.standin.url}/__standin/faults`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(faults),
+  });
+  expect(res.status).toBe(200);
+}
+
+async function getJson<T>(url: string): Promise<T> {
+  const res = await fetch(url, { headers: headers() });
+  if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+interface ServedWire {
+  wire_id: string;
+  stream_seq: number;
+  anchor?: { status: string; hcs_topic_id?: string };
+}
+
+async function readStream(streamId: string): Promise<ServedWire[]> {
+  const all: ServedWire[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await getJson<{ wires: ServedWire[]; next_after_seq: number | null }>(
+      `${server.url}/v1/streams/${encodeURIComponent(streamId)}/wires?after_seq=${after}&limit=1000`,
+    );
+    all.push(...page.wires);
+    if (page.next_after_seq === null) return all;
+    after = page.next_after_seq;
+  }
+}
+
+async function eventually<T>(
+  ms: number,
+  probe: () => Promise<T>,
+  done: (v: T) => boolean,
+  what: (v: T | undefined) => string,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = await probe();
+    if (done(last)) return last;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out after ${ms} ms: ${what(last)}`);
+}
+
+describe('a crash of the whole runtime mid-burst', () => {
+  it('keeps, anchors once and projects every accepted Wire', async () => {
+    const run = Date.now().toString(36);
+    const project = `project:crash-${run}`;
+    const streams = [project, `note:crash-${run}-a`, `note:crash-${run}-b`];
+    const acked = new Map<string, { streamId: string; seq: number }>();
+    const unknown = new Map<string, Sent>();
+    let crashing = false;
+
+    // Appenders post until the runtime dies under them.
+    const anchored = async () => {
+      const ids = new Set<string>();
+      for (const streamId of streams) {
+        for (const w of await readStream(streamId)) {
+          if (w.anchor?.status === 'anchored') ids.add(w.wire_id);
+        }
+      }
+      return ids;
+    };
+    const missing = (ids: Set<string> | undefined) =>
+      [...acked.keys()].filter((id) => !ids?.has(id));
+    const appender = async (c: number) => {
+      for (let i = 0; ; i++) {
+        const wireId = `crash-${run}-${c}-${i}`;
+        const streamId = streams[(c + i) % streams.length] as string;
+        const sent: Sent = {
+          streamId,
+          body: JSON.stringify({
+            wire: '1.1',
+            wire_id: wireId,
+            stream_id: streamId,
+            correlation_id: project,
+            causation_id: null,
+            type: 'review.concern',
+            sender: SENDER,
+            ts: new Date().toISOString(),
+            payload: { concern: `client ${c} wire ${i}` },
+          }),
+        };
+        try {
+          const r = await post(sent);
+          if (r.status !== 201 || r.seq === undefined) {
+            if (crashing) throw new Error(`status ${r.status}`);
+            throw new Error(`append ${wireId} answered ${r.status} before the crash`);
+          }
+          acked.set(wireId, { streamId, seq: r.seq });
+        } catch (error) {
+          if (!crashing) throw error;
+          unknown.set(wireId, sent); // no answer: it may or may not have been taken
+          return;
+        }
+      }
+    };
+    // The network takes submits but holds its answers: at the crash, Wires are
+    // in outboxes, handed to the topic, and sent without an answer seen.
+    await setFaults({ answerDelayMs: 1500 });
+    const appenders = Array.from({ length: CLIENTS }, (_, c) => appender(c));
+    await eventually(
+      15_000,
+      async () => acked.size,
+      (n) => n >= 600,
+      (n) => `${n} acked`,
+    );
+    crashing = true;
+    const anchoredAtCrash = (await anchored()).size;
+    await server.crashAndRestart();
+    await Promise.all(appenders);
+    await setFaults({});
+    const ackedBeforeCrash = acked.size;
+
+    // 1. What was acknowledged before the crash gets anchored with nothing
+    // appended since: the outboxes and the anchoring resume on their own.
+    await eventually(
+      60_000,
+      anchored,
+      (ids) => missing(ids).length === 0,
+      (ids) => `${missing(ids).length} of ${ackedBeforeCrash} not anchored`,
+    );
+
+    // A client retries what it never heard back about: same Wire, same answer.
+    for (const [wireId, sent] of unknown) {
+      const r = await post(sent);
+      expect([200, 201], `retry of ${wireId}`).toContain(r.status);
+      acked.set(wireId, { streamId: sent.streamId, seq: r.seq as number });
+    }
+
+    // 2. Every acknowledged Wire is in its stream at the seq it was given; no gaps, nothing else.
+    const served = new Map<string, ServedWire[]>();
+    for (const streamId of streams) {
+      const wires = await readStream(streamId);
+      served.set(streamId, wires);
+      expect(wires.map((w) => w.stream_seq)).toEqual(wires.map((_, i) => i + 1));
+    }
+    const total = [...served.values()].reduce((n, w) => n + w.length, 0);
+    expect(total).toBe(acked.size);
+    for (const [wireId, { streamId, seq }] of acked) {
+      expect(served.get(streamId)?.[seq - 1]?.wire_id, `${wireId} at ${streamId}#${seq}`).toBe(
+        wireId,
+      );
+    }
+
+    // 3. Every one is anchored.
+    await eventually(
+      60_000,
+      anchored,
+      (ids) => ids.size === total,
+      (ids) => `${ids?.size} of ${total} anchored`,
+    );
+
+    // 4. On HCS exactly once each: the topic holds each of them once and nothing else.
+    const topicId = (await readStream(project))[0]?.anchor?.hcs_topic_id as string;
+    const onTopic: string[] = [];
+    let next: string | null = `/api/v1/topics/${topicId}/messages?limit=100`;
+    while (next) {
+      const page: { messages: { message: string }[]; links: { next: string | null } } =
+        await getJson(`${server.standin.url}${next}`);
+      for (const m of page.messages) {
+        onTopic.push(
+          (JSON.parse(Buffer.from(m.message, 'base64').toString()) as { wire_id: string }).wire_id,
+        );
+      }
+      next = page.links.next;
+    }
+    expect(onTopic.length).toBe(total);
+    expect(new Set(onTopic)).toEqual(new Set(acked.keys()));
+
+    // 5. Every one reaches D1.
+    const projected = async () => {
+      const ids = new Set<string>();
+      let cursor: string | null = null;
+      do {
+        const q = `correlation_id=${encodeURIComponent(project)}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page: { wires: { wire_id: string }[]; next_cursor: string | null } = await getJson(
+          `${server.url}/v1/wires?${q}`,
+        );
+        for (const w of page.wires) ids.add(w.wire_id);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return ids.size;
+    };
+    await eventually(
+      30_000,
+      projected,
+      (n) => n === total,
+      (n) => `${n} of ${total} in D1`,
+    );
+
+    console.log(
+      `crash test: ${ackedBeforeCrash} acked before the crash (${anchoredAtCrash} of them anchored), ${unknown.size} unanswered (retried), ${total} in streams, on HCS and in D1`,
+    );
+  }, 180_000);
+});
