@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WirestreamClient } from '../../src/client';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
 /**
@@ -246,4 +247,46 @@ describe('a crash of the whole runtime mid-burst', () => {
       `crash test: ${ackedBeforeCrash} acked before the crash (${anchoredAtCrash} of them anchored), ${unknown.size} unanswered (retried), ${total} in streams, on HCS and in D1`,
     );
   }, 180_000);
+
+  it('is invisible to an agent on the SDK: each append gets exactly one receipt, the stream exactly those Wires', async () => {
+    const streamId = `project:crash-sdk-${Date.now().toString(36)}`;
+    // Retries long enough to outlast a restart (wrangler dev takes a few seconds).
+    const agent = new WirestreamClient({
+      baseUrl: server.url,
+      sender: SENDER,
+      retry: { attempts: 40, baseMs: 50, maxMs: 500 },
+      ...(token ? { token } : {}),
+    });
+    const receipts: { wireId: string; seq: number; replay: boolean }[] = [];
+    let crashed = false;
+    let afterCrash = 0;
+    const appender = async (c: number) => {
+      for (let i = 0; !crashed || afterCrash < 200; i++) {
+        const { receipt, replay } = await agent.append(streamId, {
+          type: 'review.concern',
+          payload: { concern: `agent ${c} wire ${i}` },
+        });
+        receipts.push({ wireId: receipt.wire_id, seq: receipt.stream_seq, replay });
+        if (crashed) afterCrash++;
+      }
+    };
+    const appenders = Array.from({ length: 8 }, (_, c) => appender(c));
+    await eventually(
+      15_000,
+      async () => receipts.length,
+      (n) => n >= 400,
+      (n) => `${n} receipts`,
+    );
+    await server.crashAndRestart();
+    crashed = true;
+    await Promise.all(appenders); // none of them threw
+
+    const wires = await readStream(streamId);
+    const bySeq = [...receipts].sort((a, b) => a.seq - b.seq);
+    expect(bySeq.map((r) => r.seq)).toEqual(wires.map((_, i) => i + 1));
+    expect(wires.map((w) => w.wire_id)).toEqual(bySeq.map((r) => r.wireId));
+    console.log(
+      `crash test (SDK): ${receipts.length} appends, ${receipts.filter((r) => r.replay).length} answered as replays after the crash, ${wires.length} Wires in the stream`,
+    );
+  }, 120_000);
 });
