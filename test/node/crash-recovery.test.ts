@@ -61,6 +61,15 @@ async function getJson<T>(url: string): Promise<T> {
   return (await res.json()) as T;
 }
 
+interface MirrorChunk {
+  message: string;
+  chunk_info?: {
+    initial_transaction_id: { account_id: string; transaction_valid_start: string };
+    number: number;
+    total: number;
+  } | null;
+}
+
 interface ServedWire {
   wire_id: string;
   stream_seq: number;
@@ -132,7 +141,11 @@ describe('a crash of the whole runtime mid-burst', () => {
             type: 'review.concern',
             sender: SENDER,
             ts: new Date().toISOString(),
-            payload: { concern: `client ${c} wire ${i}` },
+            // One in five goes to HCS in 3 chunks, so a crash can fall between them.
+            payload: {
+              concern: `client ${c} wire ${i}`,
+              ...(i % 5 === 0 ? { notes: '.'.repeat(2500) } : {}),
+            },
           }),
         };
         try {
@@ -207,18 +220,30 @@ describe('a crash of the whole runtime mid-burst', () => {
 
     // 4. On HCS exactly once each: the topic holds each of them once and nothing else.
     const topicId = (await readStream(project))[0]?.anchor?.hcs_topic_id as string;
-    const onTopic: string[] = [];
+    // Chunks put together by their initial transaction id, each chunk once.
+    const parts = new Map<string, Map<number, Buffer>>();
     let next: string | null = `/api/v1/topics/${topicId}/messages?limit=100`;
     while (next) {
-      const page: { messages: { message: string }[]; links: { next: string | null } } =
-        await getJson(`${server.standin.url}${next}`);
+      const page: { messages: MirrorChunk[]; links: { next: string | null } } = await getJson(
+        `${server.standin.url}${next}`,
+      );
       for (const m of page.messages) {
-        onTopic.push(
-          (JSON.parse(Buffer.from(m.message, 'base64').toString()) as { wire_id: string }).wire_id,
-        );
+        const first = m.chunk_info?.initial_transaction_id;
+        const key = first ? `${first.account_id}@${first.transaction_valid_start}` : m.message;
+        const chunks = parts.get(key) ?? new Map<number, Buffer>();
+        const number = m.chunk_info?.number ?? 1;
+        expect(chunks.has(number), `chunk ${number} of ${key} twice`).toBe(false);
+        chunks.set(number, Buffer.from(m.message, 'base64'));
+        parts.set(key, chunks);
       }
       next = page.links.next;
     }
+    const onTopic = [...parts.values()].map((chunks) => {
+      const bytes = Buffer.concat(
+        [...chunks.keys()].sort((a, b) => a - b).map((n) => chunks.get(n) as Buffer),
+      );
+      return (JSON.parse(bytes.toString()) as { wire_id: string }).wire_id;
+    });
     expect(onTopic.length).toBe(total);
     expect(new Set(onTopic)).toEqual(new Set(acked.keys()));
 
