@@ -1,8 +1,8 @@
 // The ceiling: the least a Worker + Durable Object can do per append on this
 // runtime. The Worker forwards the body to one DO per stream, which only runs
 // `INSERT … RETURNING seq` and answers. Two transports are measured because
-// Worker→DO RPC and `stub.fetch` behave differently under saturation
-// (DESIGN.md, "Benchmark facts"). `/rpc-broadcast/` adds a hand-written
+// Worker→DO RPC and `stub.fetch` behave differently under saturation (the
+// scenario-1 rows of BENCHMARKS.md). `/rpc-broadcast/` adds a hand-written
 // broadcast to hibernating WebSockets: the floor for append-and-broadcast.
 import { DurableObject } from 'cloudflare:workers';
 

@@ -29,7 +29,8 @@ import { webCryptoSigner } from './webcrypto-signer';
 /**
  * The Hedera Consensus Service behind the `Anchor` interface, through the
  * SDK's WebClient (gRPC-web over fetch). In workerd `@hashgraph/sdk` must
- * resolve to `lib/browser.js` (wrangler.toml [alias]); see DESIGN.md.
+ * resolve to `lib/browser.js` (wrangler.toml [alias]): the Node build calls
+ * `http2.connect`, which workerd does not implement.
  */
 export class HcsAnchor implements Anchor {
   #client: Promise<{ client: Client; operator: AccountId }> | null = null;

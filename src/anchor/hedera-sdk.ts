@@ -15,7 +15,7 @@
  * Still, the workerd anchor tests drive every class here against the stand-in.
  *
  * `Client` is the SDK's WebClient (gRPC-web over fetch): the Node client calls
- * `http2.connect`, which workerd does not implement (DESIGN.md).
+ * `http2.connect`, which workerd does not implement.
  */
 
 export { default as AccountId } from '../../node_modules/@hashgraph/sdk/lib/account/AccountId.js';

@@ -3,7 +3,8 @@ import type { PrivateKey } from './hedera-sdk';
 /**
  * A transaction signer for `client.setOperatorWith`. Ed25519 through WebCrypto
  * costs ~0.3 ms of CPU against ~5 ms for the SDK's pure-JS signer, with
- * identical signatures (DESIGN.md). Other key types fall back to the SDK.
+ * identical signatures (Ed25519 is deterministic). Other key types fall back to
+ * the SDK.
  */
 export async function webCryptoSigner(
   derHex: string,

@@ -184,7 +184,7 @@ export class StreamObject extends DurableObject<Env> {
   override webSocketClose(ws: WebSocket, code: number, reason: string): void {
     this.#subscribers.forget(ws);
     try {
-      // 1005/1006 are reserved and may not be sent back (DESIGN.md).
+      // 1005/1006 are reserved (RFC 6455 §7.4.1): never sent in a Close frame.
       ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
     } catch (error) {
       console.warn('webSocketClose: close failed', error);
