@@ -13,13 +13,19 @@ import { start } from '../bench/lib/runtime.mjs';
 import { startStandin } from '../bench/lib/standin.mjs';
 import { now, summarize } from '../bench/lib/stats.mjs';
 import { ROOT } from '../bench/lib/targets.mjs';
+import { commandLine, wholeNumber } from './lib/command-line.mjs';
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const TASKS = arg('tasks', 20);
-const AGENTS = arg('agents', 100);
+const { values } = commandLine(
+  {
+    options: {
+      tasks: { type: 'string', default: '20' },
+      agents: { type: 'string', default: '100' },
+    },
+  },
+  'usage: node tools/claim-latency.mjs [--tasks 20] [--agents 100]',
+);
+const TASKS = wholeNumber(values, 'tasks', 1);
+const AGENTS = wholeNumber(values, 'agents', 1);
 const CAPACITY = 2;
 const RUN = Date.now().toString(36);
 let n = 0;
