@@ -1,5 +1,5 @@
 // Turns the results into the printed table and BENCHMARKS.md.
-import { fmt, pct, ratio, summarize } from './stats.mjs';
+import { fmt, median, pct, ratio, summarize } from './stats.mjs';
 import { consoleTable, markdownTable } from './table.mjs';
 
 const HEAD = [
@@ -195,21 +195,33 @@ export function targetRows(r) {
   const verdict = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
   const a = r.append1;
   if (a?.wirestream) {
-    const best = Math.max(a['ceiling-rpc']?.throughput ?? 0, a['ceiling-fetch']?.throughput ?? 0);
-    const tput = ratio(a.wirestream.throughput, best);
+    // Verdicts go by the median of per-repetition ratios: within a repetition
+    // the systems ran back to back (side by side), while one stall in one
+    // repetition can decide a pooled p99 on this machine.
+    const ceilings = [a['ceiling-rpc'], a['ceiling-fetch']].filter(Boolean);
+    const reps = a.wirestream.throughputs.map((_, i) => i);
+    const repTput = reps.map((i) =>
+      ratio(a.wirestream.throughputs[i], Math.max(...ceilings.map((c) => c.throughputs[i] ?? 0))),
+    );
+    const repCeilP99 = reps.map((i) => Math.min(...ceilings.map((c) => c.repOpenP99[i])));
+    const repLat = reps.map((i) => ratio(a.wirestream.repOpenP99[i], repCeilP99[i]));
+    const best = Math.max(...ceilings.map((c) => c.throughput ?? 0));
+    const tput = median(repTput);
     rows.push([
       'append one stream ≥ 70% of ceiling',
-      `${pct(tput)} (${fmt(a.wirestream.throughput, 0)} vs ${fmt(best, 0)}/s)`,
+      reps.length > 1
+        ? `${pct(tput)}, median of ${reps.length} repetitions (${repTput.map(pct).join(' / ')}); medians ${fmt(a.wirestream.throughput, 0)} vs ${fmt(best, 0)}/s`
+        : `${pct(tput)} (${fmt(a.wirestream.throughput, 0)} vs ${fmt(best, 0)}/s)`,
       verdict(tput >= 0.7),
     ]);
-    const ceilings = [a['ceiling-rpc'], a['ceiling-fetch']]
-      .filter(Boolean)
-      .map((c) => p99(c.openSamples));
-    const ceil = Math.min(...ceilings);
-    const lat = ratio(p99(a.wirestream.openSamples), ceil);
+    const lat = median(repLat);
+    const ceil = Math.min(...ceilings.map((c) => p99(c.openSamples)));
+    const pooled = `${fmt(ratio(p99(a.wirestream.openSamples), ceil), 2)}× (${fmt(p99(a.wirestream.openSamples))} vs ${fmt(ceil)} ms)`;
     rows.push([
       'append p99 ≤ 2× ceiling p99',
-      `${fmt(lat, 2)}× (${fmt(p99(a.wirestream.openSamples))} vs ${fmt(ceil)} ms)`,
+      reps.length > 1
+        ? `${fmt(lat, 2)}×, median of ${reps.length} repetitions (${reps.map((i) => `${fmt(repLat[i], 2)}×: ${fmt(a.wirestream.repOpenP99[i])} vs ${fmt(repCeilP99[i])} ms`).join(' / ')}); pooled ${pooled}`
+        : pooled,
       verdict(lat <= 2),
     ]);
   }
@@ -219,7 +231,8 @@ export function targetRows(r) {
     rows.push([
       'fan-out to 1,000 subscribers p99 ≤ 100 ms',
       `${fmt(v)} ms to ${f.subscribers} subscribers (delivered ${pct(f.delivered)})`,
-      verdict(v <= 100 && f.delivered === 1 && f.subscribers >= 1000),
+      // --quick connects 250: no verdict on a target it did not measure.
+      f.subscribers >= 1000 ? verdict(v <= 100 && f.delivered === 1) : 'n/a (250 in --quick)',
     ]);
   }
   if (r.anchoringLagP99 !== undefined) {

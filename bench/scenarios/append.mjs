@@ -80,6 +80,7 @@ export async function appendScenario(o, builds, log) {
       // Per repetition, for the spread: one stall can decide a pooled p99.
       repDeliveryP99: list.map((r) => summarize(r.open.deliverySamples ?? []).p99),
       repOpenCpuPerAppendUs: list.map((r) => r.open.openCpuPerAppendUs),
+      repOpenP99: list.map((r) => summarize(r.open.openSamples).p99),
       delivered: median(list.map((r) => r.open.delivered ?? Number.NaN)),
       subscribers: first.open.subscribers,
       connectMs: median(list.map((r) => r.open.connectMs ?? Number.NaN)),
