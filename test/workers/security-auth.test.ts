@@ -1,6 +1,7 @@
 import { env, SELF } from 'cloudflare:test';
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
+import { untilAnchored } from './helpers/anchoring';
 import { expectNothingStored, expectProblem } from './helpers/attack';
 import { authHeaders, coordinatorHeaders, tokenFor } from './helpers/auth';
 import { post, readAll, uniqueStream, wire11 } from './helpers/wires';
@@ -228,6 +229,49 @@ describe('routes added by other features', () => {
     const limited = await authHeaders('agent:quinn-07', ['read'], { streams: ['agent:'] });
     const res = await SELF.fetch(`${base}/v1/coordination/project:x`, { headers: limited });
     await expectProblem(res, 403, 'forbidden');
+  });
+
+  it('applies stream prefixes to role feeds, as to the role:<role> stream itself', async () => {
+    const limited = await authHeaders('agent:quinn-07', ['read'], { streams: ['agent:'] });
+    const feed = await SELF.fetch(`${base}/v1/roles/developer/wires`, { headers: limited });
+    const problem = await expectProblem(feed, 403, 'forbidden');
+    expect(problem.detail).toContain('stream "role:developer" is outside');
+    const ws = await SELF.fetch(`${base}/v1/roles/developer/ws`, {
+      headers: { ...limited, Upgrade: 'websocket' },
+    });
+    await expectProblem(ws, 403, 'forbidden');
+    const roles = await authHeaders('agent:quinn-07', ['read'], { streams: ['role:'] });
+    expect((await SELF.fetch(`${base}/v1/roles/developer/wires`, { headers: roles })).status).toBe(
+      200,
+    );
+  });
+
+  it("hides another stream's proof from a prefix-limited token, and refuses topic-wide listings", async () => {
+    const s = uniqueStream('project');
+    const sent = wire11(s);
+    expect((await post(s, sent)).status).toBe(201);
+    const [anchored] = await untilAnchored(s, [`project.${s.slice('project:'.length)}`]);
+    expect(anchored?.anchor.status).toBe('anchored');
+    const topicId = anchored?.anchor.hcs_topic_id ?? '';
+    const everyStream = await authHeaders('agent:quinn-07', ['read']);
+    const limited = await authHeaders('agent:quinn-07', ['read'], { streams: ['agent:'] });
+    const proof = `${base}/v1/wires/${sent.wire_id}/proof`;
+    expect((await SELF.fetch(proof, { headers: everyStream })).status).toBe(200);
+    const hidden = await expectProblem(
+      await SELF.fetch(proof, { headers: limited }),
+      404,
+      'not-found',
+    );
+    expect(hidden.detail).toBe(`wire "${sent.wire_id}" is unknown or not anchored yet`);
+    for (const path of ['/v1/topics', `/v1/topics/${topicId}/anchors`, '/v1/alerts']) {
+      expect((await SELF.fetch(`${base}${path}`, { headers: everyStream })).status, path).toBe(200);
+      const refused = await expectProblem(
+        await SELF.fetch(`${base}${path}`, { headers: limited }),
+        403,
+        'forbidden',
+      );
+      expect(refused.detail).toContain('spans every stream on a topic');
+    }
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { fail } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { problem } from '../problem';
 import { scopeProblem, streamProblem } from './authenticate';
@@ -22,4 +23,20 @@ export function requireScope(c: Context<AppEnv>, scope: Scope): Response | null 
 export function requireStream(c: Context<AppEnv>, streamId: string): Response | null {
   const denied = streamProblem(principalOf(c), streamId);
   return denied ? problem(c, denied) : null;
+}
+
+/**
+ * A 403 problem response when the token is limited to stream prefixes, else
+ * null: for routes that list Wires of every stream on a topic at once.
+ */
+export function requireAllStreams(c: Context<AppEnv>, route: string): Response | null {
+  const prefixes = principalOf(c).streams;
+  if (!prefixes) return null;
+  return problem(
+    c,
+    fail(
+      'forbidden',
+      `${route} spans every stream on a topic; a token limited to the stream prefixes [${prefixes.join(', ')}] may not read it`,
+    ),
+  );
 }

@@ -6,7 +6,13 @@ import { streamStub } from '../../stream/stub';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
-import { requireScope, requireStream } from '../auth';
+import {
+  mayTouchStream,
+  principalOf,
+  requireAllStreams,
+  requireScope,
+  requireStream,
+} from '../auth';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 
@@ -41,7 +47,9 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
   }
   const where = await directoryStub(c.env).locate(wireId);
   const row = where ? await topicStub(c.env, where.topic).find(wireId) : null;
-  if (!where || !row || row.hcs_sequence_number === null) {
+  // Outside the token's stream prefixes reads as unknown, as in GET /v1/wires/{id}.
+  const hidden = row !== null && !mayTouchStream(principalOf(c), row.stream_id);
+  if (!where || !row || row.hcs_sequence_number === null || hidden) {
     return problem(c, fail('not-found', `wire "${wireId}" is unknown or not anchored yet`));
   }
   const { hcs_topic_id } = await topicStub(c.env, where.topic).status();
@@ -67,7 +75,7 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
 });
 
 anchoring.get('/topics', async (c) => {
-  const denied = requireScope(c, 'read');
+  const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics');
   if (denied) return denied;
   const topics = await directoryStub(c.env).topics();
   const statuses = await Promise.all(topics.map((t) => topicStub(c.env, t.name).status()));
@@ -75,7 +83,8 @@ anchoring.get('/topics', async (c) => {
 });
 
 anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
-  const denied = requireScope(c, 'read');
+  const denied =
+    requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/anchors');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
   const page = pageParams(c, 'after_seq');
@@ -98,7 +107,7 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
 });
 
 anchoring.get('/alerts', async (c) => {
-  const denied = requireScope(c, 'read');
+  const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/alerts');
   if (denied) return denied;
   const page = pageParams(c, 'after_id');
   if (!page.ok) return problem(c, page);

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { fail, type Result, streamIdProblem } from '../../protocol';
 import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
+import { requireStream } from '../auth';
 import { subscriberCapProblem } from '../limits/subscriber-cap';
 import { problem } from '../problem';
 
@@ -47,6 +48,8 @@ function cursor(
 coordination.get('/roles/:role/wires', async (c) => {
   const role = roleStream(c.req.param('role'));
   if (!role.ok) return problem(c, role);
+  const denied = requireStream(c, role.streamId);
+  if (denied) return denied;
   const after = cursor(
     c.req.query('after') ?? c.req.query('after_seq'),
     'after',
@@ -75,6 +78,8 @@ coordination.get('/roles/:role/wires', async (c) => {
 coordination.get('/roles/:role/ws', async (c) => {
   const role = roleStream(c.req.param('role'));
   if (!role.ok) return problem(c, role);
+  const denied = requireStream(c, role.streamId);
+  if (denied) return denied;
   if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
     return problem(
       c,
