@@ -280,7 +280,8 @@ export class Subscription {
    */
   async #probe(): Promise<void> {
     try {
-      await this.deps.http.request('GET', `${this.deps.path}?after_seq=0`, { retry: false });
+      const at = `${this.deps.path}?after_seq=${this.#cursor.last}`;
+      await this.deps.http.request('GET', at, { retry: false });
     } catch (error) {
       if (
         error instanceof WirestreamError &&

@@ -155,9 +155,9 @@ export class StreamObject extends DurableObject<Env> {
     return this.#log.info();
   }
 
-  /** Live subscribers, so the Worker can refuse an upgrade past the cap. */
-  subscriberCount(): number {
-    return this.#subscribers.count;
+  /** Live subscribers and the head, so the Worker can refuse an upgrade it cannot serve. */
+  subscription(): { subscribers: number; last_seq: number } {
+    return { subscribers: this.#subscribers.count, last_seq: this.#log.lastSeq };
   }
 
   /** WebSocket upgrade: `GET …/ws?after_seq=N[&anchors_from=M]`, validated by the Worker. */

@@ -12,7 +12,7 @@ export interface StreamApi {
   append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult>;
   read(afterSeq: number, limit: number): Promise<ReadPage>;
   info(): Promise<StreamInfo | null>;
-  subscriberCount(): Promise<number>;
+  subscription(): Promise<{ subscribers: number; last_seq: number }>;
   /** Decision state of the stream's coordinator (src/coordination/). */
   coordination(): Promise<{ kind: string | null; state: unknown; outbox: number }>;
   markAnchored(topic: string, anchors: AnchorRecord[]): Promise<number>;

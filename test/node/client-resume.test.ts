@@ -6,6 +6,7 @@ import {
   type SubscriptionState,
   type WebSocketConstructor,
   WirestreamClient,
+  WirestreamError,
 } from '../../src/client';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 import { type FlakyProxy, startFlakyProxy } from '../support/flaky-proxy';
@@ -130,6 +131,27 @@ describe('Subscription against a server that drops connections', () => {
     expect(reasons.some((r) => r.includes('slow consumer'))).toBe(true);
     expect(seen).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
   }, 60_000);
+
+  it("stops with the server's reason when asked to resume past the stream's head", async () => {
+    const streamId = `project:ahead-${Date.now().toString(36)}`;
+    await appendMany(streamId, 3);
+    const states: SubscriptionState[] = [];
+    const sub = client(server.url).subscribe(streamId, {
+      afterSeq: 50,
+      onWires: () => {},
+      onState: (state) => states.push(state),
+    });
+    const error = await sub.closed.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(WirestreamError);
+    expect(error).toMatchObject({
+      code: 'invalid-query',
+      detail: "after_seq=50 is past the stream's last_seq 3: resume from at most 3",
+    });
+    expect(states.at(-1)).toBe('closed');
+  }, 30_000);
 
   it('resumes from a given stream_seq without repeating earlier Wires', async () => {
     const streamId = `project:from-${Date.now().toString(36)}`;

@@ -65,6 +65,28 @@ describe('following a stream live over WebSocket', () => {
     sub.close();
   }, 30_000);
 
+  it('refuses a resume past the head with a problem naming the head, instead of a silent socket', async () => {
+    const stream = uniqueStream();
+    for (let i = 0; i < 3; i++) await post(stream, wire11(stream));
+    const ahead = await SELF.fetch(`https://ws.test/v1/streams/${stream}/ws?after_seq=10`, {
+      headers: { ...(await authHeaders()), Upgrade: 'websocket' },
+    });
+    expect(ahead.status).toBe(400);
+    expect(ahead.webSocket).toBeNull();
+    const problem = await problemOf(ahead);
+    expect(problem.detail).toBe(
+      "after_seq=10 is past the stream's last_seq 3: resume from at most 3",
+    );
+    expect(problem.last_seq).toBe(3);
+    // At the head is fine: caught up at once, then live.
+    const sub = await Subscriber.open(stream, 3);
+    await sub.until(() => sub.frames.some((f) => f.kind === 'caught-up'));
+    await post(stream, wire11(stream));
+    await sub.until(() => sub.seqs.length === 1);
+    expect(sub.seqs).toEqual([4]);
+    sub.close();
+  });
+
   it('refuses a plain GET on the WebSocket path with a problem', async () => {
     const res = await SELF.fetch(`https://ws.test/v1/streams/${uniqueStream()}/ws`, {
       headers: await authHeaders(),

@@ -3,15 +3,27 @@ import { type Failure, fail } from '../../protocol';
 import type { StreamApi } from '../../stream/stub';
 
 /**
- * A 429 before the upgrade when the stream already has `WS_MAX_SUBSCRIBERS`
- * live sockets (default 256), else null. Counted by the StreamObject itself.
+ * Why a WebSocket upgrade cannot be served, checked before it: a 429 when the
+ * stream already has `WS_MAX_SUBSCRIBERS` live sockets (default 256, counted
+ * by the StreamObject itself), a 400 when `afterSeq` is past the stream's
+ * head (nothing after it exists, so the socket would wait in silence: the
+ * client's cursor comes from somewhere else). Null when it can.
  */
-export async function subscriberCapProblem(
+export async function subscribeProblem(
   env: { WS_MAX_SUBSCRIBERS?: string },
   stream: StreamApi,
+  afterSeq: number,
+  param = 'after_seq',
 ): Promise<Failure | null> {
   const cap = intVar(env.WS_MAX_SUBSCRIBERS, 256);
-  const count = await stream.subscriberCount();
+  const { subscribers: count, last_seq } = await stream.subscription();
+  if (afterSeq > last_seq) {
+    return fail(
+      'invalid-query',
+      `${param}=${afterSeq} is past the stream's last_seq ${last_seq}: resume from at most ${last_seq}`,
+      { extra: { last_seq } },
+    );
+  }
   if (count < cap) return null;
   return fail(
     'too-many-subscribers',

@@ -3,7 +3,7 @@ import { fail, type Result, streamIdProblem } from '../../protocol';
 import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
 import { requireStream } from '../auth';
-import { subscriberCapProblem } from '../limits/subscriber-cap';
+import { subscribeProblem } from '../limits/subscriber-cap';
 import { problem } from '../problem';
 
 /**
@@ -80,12 +80,6 @@ coordination.get('/roles/:role/ws', async (c) => {
   if (!role.ok) return problem(c, role);
   const denied = requireStream(c, role.streamId);
   if (denied) return denied;
-  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-    return problem(
-      c,
-      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
-    );
-  }
   const after = cursor(
     c.req.query('after') ?? c.req.query('after_seq'),
     'after',
@@ -94,8 +88,14 @@ coordination.get('/roles/:role/ws', async (c) => {
   );
   if (!after.ok) return problem(c, after);
   const stream = streamStub(c.env, role.streamId);
-  const full = await subscriberCapProblem(c.env, stream);
-  if (full) return problem(c, full);
+  const refused = await subscribeProblem(c.env, stream, after.value, 'after');
+  if (refused) return problem(c, refused);
+  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
+    return problem(
+      c,
+      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
+    );
+  }
   // The StreamObject reads `after_seq`; the role API also accepts `after`.
   const url = new URL(c.req.url);
   url.searchParams.set('after_seq', String(after.value));

@@ -4,7 +4,7 @@ import { fail, parseAppend, type Result, streamIdProblem } from '../../protocol'
 import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
 import { guardAppend } from '../auth/guard-append';
-import { subscriberCapProblem } from '../limits/subscriber-cap';
+import { subscribeProblem } from '../limits/subscriber-cap';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 
@@ -89,12 +89,6 @@ streams.get('/:stream_id/wires', async (c) => {
 });
 
 streams.get('/:stream_id/ws', async (c) => {
-  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-    return problem(
-      c,
-      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
-    );
-  }
   const after = intParam('after_seq', c.req.query('after_seq'), 0, 0, Number.MAX_SAFE_INTEGER);
   if (!after.ok) return problem(c, after);
   // Optional: the lowest Wire the client still holds as pending (see Subscribers.accept).
@@ -107,8 +101,16 @@ streams.get('/:stream_id/ws', async (c) => {
   );
   if (!anchorsFrom.ok) return problem(c, anchorsFrom);
   const stream = stub(c, c.req.param('stream_id'));
-  const full = await subscriberCapProblem(c.env, stream);
-  if (full) return problem(c, full);
+  // Checked before the Upgrade header, so a plain GET (the client SDK's probe
+  // after a refused upgrade, which a browser cannot read) hears why.
+  const refused = await subscribeProblem(c.env, stream, after.value);
+  if (refused) return problem(c, refused);
+  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
+    return problem(
+      c,
+      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
+    );
+  }
   return stream.fetch(c.req.raw);
 });
 
