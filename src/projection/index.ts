@@ -11,6 +11,6 @@ export { catchUp, type RebuildProgress, rebuild, staleModels } from './rebuild';
 export type { ModelName, Reducer } from './reducer';
 export { applyWire, foldStream } from './reducer';
 export { streamState } from './stream-state';
-export { taskRunState } from './task-run-state';
+export { TASK_RUN_STATUSES, taskRunState } from './task-run-state';
 export type { AnchorUpdate, ProjectedWire } from './types';
 export { isVisible, selectWatermark, type Watermark, waitForWire, watermarkOf } from './watermark';

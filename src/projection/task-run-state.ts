@@ -1,6 +1,19 @@
 import { parseStreamId, type Wire } from '../protocol';
 import { int, isoOf, type Reducer, text, unhandled } from './reducer';
 
+/** Every `status` the reducer below gives an attempt. */
+export const TASK_RUN_STATUSES = [
+  'pending',
+  'available',
+  'claimed',
+  'started',
+  'blocked',
+  'complete',
+  'released',
+  'expired',
+  'revoked',
+] as const;
+
 /** One attempt of one task: `task:<task_id>:attempt:<n>` (seed 000, task_run_state). */
 export interface TaskRunRow {
   [column: string]: string | number | null;
@@ -8,7 +21,7 @@ export interface TaskRunRow {
   task_id: string;
   attempt: number;
   role: string | null;
-  status: string;
+  status: (typeof TASK_RUN_STATUSES)[number];
   claimed_by: string | null;
   lease_expires_at: string | null;
   /** The claim's lease length: a heartbeat without a time extends by this much. */

@@ -103,6 +103,16 @@ describe('GET /v1/tasks', () => {
     expect(limit.body.errors).toEqual([{ path: 'limit', message: 'must be at least 1' }]);
     const cursor = await get('/tasks?cursor=not-ours');
     expect(cursor.res.status).toBe(400);
+    // A status no task can have is a mistake, not an empty list.
+    const status = await get('/tasks?status=nope');
+    expect(status.res.status).toBe(400);
+    expect(status.body.errors).toEqual([
+      {
+        path: 'status',
+        message:
+          'Invalid option: expected one of "pending"|"available"|"claimed"|"started"|"blocked"|"complete"|"released"|"expired"|"revoked"',
+      },
+    ]);
   });
 
   it('shows every attempt of one task, current last', async () => {

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
+import { TASK_RUN_STATUSES } from '../../projection';
 import { fail } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { problem } from '../problem';
@@ -18,9 +19,7 @@ import {
 /** `GET /v1/tasks` and `GET /v1/tasks/{task_id}`: task attempts from D1 (task_run_state). */
 export const readTasks = new Hono<AppEnv>();
 
-const Status = z
-  .string()
-  .regex(/^[a-z][a-z_]{0,31}$/, 'must be a status such as available, claimed, started, complete');
+const Status = z.enum(TASK_RUN_STATUSES);
 const JSON_COLUMNS = ['artifacts', 'contracts'];
 
 function taskJson(row: Record<string, unknown>) {
