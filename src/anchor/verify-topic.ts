@@ -130,8 +130,13 @@ async function claimsOf(
   let after = 0;
   for (;;) {
     const res = await api(`/v1/topics/${topicId}/anchors?after_seq=${after}&limit=1000`);
-    if (!res.ok)
-      throw new Error(`coordinator answered ${res.status} for the anchors of ${topicId}`);
+    if (!res.ok) {
+      // A problem+json names the reason (say, a token limited to stream prefixes).
+      const detail = ((await res.json().catch(() => null)) as { detail?: unknown } | null)?.detail;
+      throw new Error(
+        `coordinator answered ${res.status} for the anchors of ${topicId}${typeof detail === 'string' ? `: ${detail}` : ''}`,
+      );
+    }
     const page = (await res.json()) as { wires: Claim[]; next_after_seq: number | null };
     claims.push(...page.wires);
     if (page.next_after_seq === null) return claims;
