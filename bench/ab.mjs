@@ -93,7 +93,7 @@ for (let rep = 0; rep < reps; rep++) {
     });
     rows.get(ref).push(r);
     const open = rate
-      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append (stand-in ${Math.round(r.openStandinPerAppendUs ?? 0)})`
+      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append (stand-in ${Math.round(r.openStandinPerAppendUs ?? 0)}; load generator stalled p99 ${r.openClientStallP99Ms.toFixed(1)} / max ${r.openClientStallMaxMs.toFixed(1)} ms)`
       : '';
     console.log(
       `rep ${rep + 1} ${ref}: ${openOnly ? '' : `${Math.round(r.throughput ?? 0)}/s, ${Math.round(r.cpuPerAppendUs ?? 0)} µs/append, `}errors ${r.errors ?? 0}${open}`,

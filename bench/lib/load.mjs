@@ -4,6 +4,7 @@
 // intended send time) measures latency below saturation without coordinated
 // omission.
 import http from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { now } from './stats.mjs';
 
 /** POSTs `body` and resolves with `{status, json, ms}`. */
@@ -88,6 +89,10 @@ export async function closedLoop({ origin, clients, ms, pathOf, bodyOf, headers,
 /** Appends at `rate` per second for `ms`, latency measured from the schedule. */
 export async function openLoop({ origin, rate, ms, pathOf, bodyOf, headers, seqOf }) {
   const agent = agentFor(256);
+  // The load generator's own stalls (GC, timers late) delay sends and
+  // answers alike and land in every system's latency: measured, not guessed.
+  const stalls = monitorEventLoopDelay({ resolution: 1 });
+  stalls.enable();
   const latencies = [];
   const sent = [];
   const pending = [];
@@ -119,6 +124,16 @@ export async function openLoop({ origin, rate, ms, pathOf, bodyOf, headers, seqO
     );
   }
   await Promise.all(pending);
+  stalls.disable();
   agent.destroy();
-  return { latencies, sent, errors, lastError, seconds: (now() - started) / 1000, rate };
+  return {
+    latencies,
+    sent,
+    errors,
+    lastError,
+    seconds: (now() - started) / 1000,
+    rate,
+    clientStallP99Ms: stalls.percentile(99) / 1e6,
+    clientStallMaxMs: stalls.max / 1e6,
+  };
 }

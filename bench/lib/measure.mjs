@@ -106,6 +106,8 @@ export async function measure(o) {
       result.openSamples = open.latencies;
       result.openLatency = summarize(open.latencies);
       result.openErrors = open.errors;
+      result.openClientStallP99Ms = open.clientStallP99Ms;
+      result.openClientStallMaxMs = open.clientStallMaxMs;
       if (open.errors) result.lastError = open.lastError;
       if (subs) {
         const stream0 = open.sent.filter((s) => s.stream % o.streams === 0);

@@ -29,7 +29,7 @@ function appendRows(title, scenario) {
       fmt(open.p50),
       fmt(open.p99),
       fmt(s.peakRssMiB, 0),
-      `open loop ${s.rate}/s (closed-loop p99 ${fmt(closed.p99)} ms)${err}`,
+      `open loop ${s.rate}/s (closed-loop p99 ${fmt(closed.p99)} ms; load generator stalled p99 ${fmt(s.clientStallP99Ms)} ms)${err}`,
     ];
   });
 }

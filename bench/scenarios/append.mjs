@@ -59,7 +59,7 @@ export async function appendScenario(o, builds, log) {
       });
       runs[system].push({ ...closed[system], open: r, rate });
       log(
-        `  ${o.id} rep ${rep + 1} ${system}: open loop ${rate}/s p99 ${r.openLatency.p99.toFixed(1)} ms`,
+        `  ${o.id} rep ${rep + 1} ${system}: open loop ${rate}/s p99 ${r.openLatency.p99.toFixed(1)} ms (load generator stalled p99 ${r.openClientStallP99Ms.toFixed(1)} / max ${r.openClientStallMaxMs.toFixed(1)} ms)`,
       );
     }
   }
@@ -81,6 +81,7 @@ export async function appendScenario(o, builds, log) {
       repDeliveryP99: list.map((r) => summarize(r.open.deliverySamples ?? []).p99),
       repOpenCpuPerAppendUs: list.map((r) => r.open.openCpuPerAppendUs),
       repOpenP99: list.map((r) => summarize(r.open.openSamples).p99),
+      clientStallP99Ms: median(list.map((r) => r.open.openClientStallP99Ms)),
       delivered: median(list.map((r) => r.open.delivered ?? Number.NaN)),
       subscribers: first.open.subscribers,
       connectMs: median(list.map((r) => r.open.connectMs ?? Number.NaN)),
