@@ -124,6 +124,19 @@ describe('a crash of the whole runtime mid-burst', () => {
       }
       return ids;
     };
+    const projected = async () => {
+      const ids = new Set<string>();
+      let cursor: string | null = null;
+      do {
+        const q = `correlation_id=${encodeURIComponent(project)}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+        const page: { wires: { wire_id: string }[]; next_cursor: string | null } = await getJson(
+          `${server.url}/v1/wires?${q}`,
+        );
+        for (const w of page.wires) ids.add(w.wire_id);
+        cursor = page.next_cursor;
+      } while (cursor);
+      return ids;
+    };
     const missing = (ids: Set<string> | undefined) =>
       [...acked.keys()].filter((id) => !ids?.has(id));
     const appender = async (c: number) => {
@@ -188,6 +201,16 @@ describe('a crash of the whole runtime mid-burst', () => {
       (ids) => `${missing(ids).length} of ${ackedBeforeCrash} not anchored`,
     );
 
+    // ... and reaches D1, still with nothing appended since.
+    const ackedIds = new Set(acked.keys());
+    await eventually(
+      30_000,
+      projected,
+      (ids) => [...ackedIds].every((id) => ids.has(id)),
+      (ids) =>
+        `${[...ackedIds].filter((id) => !ids?.has(id)).length} of ${ackedIds.size} not in D1`,
+    );
+
     // A client retries what it never heard back about: same Wire, same answer.
     for (const [wireId, sent] of unknown) {
       const r = await post(sent);
@@ -248,24 +271,11 @@ describe('a crash of the whole runtime mid-burst', () => {
     expect(new Set(onTopic)).toEqual(new Set(acked.keys()));
 
     // 5. Every one reaches D1.
-    const projected = async () => {
-      const ids = new Set<string>();
-      let cursor: string | null = null;
-      do {
-        const q = `correlation_id=${encodeURIComponent(project)}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const page: { wires: { wire_id: string }[]; next_cursor: string | null } = await getJson(
-          `${server.url}/v1/wires?${q}`,
-        );
-        for (const w of page.wires) ids.add(w.wire_id);
-        cursor = page.next_cursor;
-      } while (cursor);
-      return ids.size;
-    };
     await eventually(
       30_000,
       projected,
-      (n) => n === total,
-      (n) => `${n} of ${total} in D1`,
+      (ids) => ids.size === total,
+      (ids) => `${ids?.size} of ${total} in D1`,
     );
 
     console.log(

@@ -78,6 +78,10 @@ describe('following a stream live over WebSocket', () => {
       "after_seq=10 is past the stream's last_seq 3: resume from at most 3",
     );
     expect(problem.last_seq).toBe(3);
+    const next = await SELF.fetch(`https://ws.test/v1/streams/${stream}/ws?after_seq=4`, {
+      headers: { ...(await authHeaders()), Upgrade: 'websocket' },
+    });
+    expect(next.status).toBe(400);
     // At the head is fine: caught up at once, then live.
     const sub = await Subscriber.open(stream, 3);
     await sub.until(() => sub.frames.some((f) => f.kind === 'caught-up'));

@@ -88,7 +88,9 @@ coordination.get('/roles/:role/ws', async (c) => {
   );
   if (!after.ok) return problem(c, after);
   const stream = streamStub(c.env, role.streamId);
-  const refused = await subscribeProblem(c.env, stream, after.value, 'after');
+  // Named as the client sent it (the SDK sends after_seq).
+  const param = c.req.query('after') !== undefined ? 'after' : 'after_seq';
+  const refused = await subscribeProblem(c.env, stream, after.value, param);
   if (refused) return problem(c, refused);
   if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
     return problem(
