@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import type { Wire11Input } from '../protocol/envelope';
 import { newWireId } from '../protocol/ids';
-import { DEFAULT_RETRY, type RetryPolicy } from './backoff';
+import { DEFAULT_RETRY, type RetryPolicy, sleep } from './backoff';
+import { WirestreamError } from './errors';
 import { Http, type TokenSource } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
 import { verifyMessage } from './proof';
@@ -46,6 +47,12 @@ export interface AppendResult {
   /** True when the server already had this wire_id (a retry that had landed). */
   replay: boolean;
   wire: z.input<typeof Wire11Input>;
+}
+
+export interface ProofOptions {
+  /** Keep asking while the Wire is not anchored yet, for up to this long (default 0: ask once). */
+  waitMs?: number;
+  signal?: AbortSignal;
 }
 
 export interface WirePage {
@@ -211,10 +218,27 @@ export class WirestreamClient {
     return claimTask(this, sender, task, options);
   }
 
-  /** Where a Wire sits on HCS (404 `not-found` until it is anchored). */
-  async proof(wireId: string): Promise<WireProof> {
+  /**
+   * Where a Wire sits on HCS. The server answers 404 `not-found` until the
+   * Wire is anchored (about a second after the append); with `waitMs` the
+   * call asks again, backing off up to 1 s, until then, and throws that
+   * `not-found` only once `waitMs` has passed (as it does for an unknown id).
+   */
+  async proof(wireId: string, options: ProofOptions = {}): Promise<WireProof> {
     const path = `/v1/wires/${encodeURIComponent(wireId)}/proof`;
-    return (await this.http.request<WireProof>('GET', path)).body;
+    const deadline = Date.now() + (options.waitMs ?? 0);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const init = options.signal ? { signal: options.signal } : {};
+        return (await this.http.request<WireProof>('GET', path, init)).body;
+      } catch (error) {
+        const left = deadline - Date.now();
+        if (!(error instanceof WirestreamError) || error.code !== 'not-found' || left <= 0) {
+          throw error;
+        }
+        await sleep(Math.min(left, 100 * 2 ** Math.min(attempt, 3)), options.signal);
+      }
+    }
   }
 
   /**

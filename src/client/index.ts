@@ -11,6 +11,7 @@ export {
   type AppendResult,
   type ClientOptions,
   type Payload,
+  type ProofOptions,
   type StreamInfo,
   streamPath,
   type WirePage,

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WirestreamClient } from '../../src/client';
+import { WirestreamClient, WirestreamError } from '../../src/client';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 import { runScript, type ScriptRun } from '../support/run-script';
 
@@ -211,6 +211,26 @@ describe('npx wirestream', () => {
       problem: { sequence_number: n },
     });
   }, 90_000);
+
+  it('proof(id, { waitMs }) waits for the Wire to be anchored; an unknown id is not-found once the wait is over', async () => {
+    const client = new WirestreamClient({ baseUrl: server.url, token, sender: SENDER });
+    const stream = `project:proof-wait-${Date.now().toString(36)}`;
+    const { receipt } = await client.append(stream, {
+      type: 'review.concern',
+      payload: { concern: 'proof at once' },
+    });
+    // Asked at once, a fresh Wire is not anchored yet; with a wait the proof comes.
+    const proof = await client.proof(receipt.wire_id, { waitMs: 20_000 });
+    expect(proof).toMatchObject({ wire_id: receipt.wire_id, stream_id: stream, stream_seq: 1 });
+    expect(proof.hcs_sequence_number).toBeGreaterThan(0);
+    expect(await client.checkProof(proof)).toMatchObject({ ok: true });
+
+    const started = Date.now();
+    const error = await client.proof('wire_never_appended', { waitMs: 600 }).catch((e) => e);
+    expect(error).toBeInstanceOf(WirestreamError);
+    expect(error).toMatchObject({ code: 'not-found', status: 404 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(600);
+  }, 60_000);
 
   it('refuses a mistaken command line with exit code 2 and the rule, appending nothing', async () => {
     const stream = `project:cli-usage-${Date.now().toString(36)}`;
