@@ -26,6 +26,8 @@ export interface Env {
   RATE_PER_SECOND?: string;
   /** Burst a sender may append before being limited (token bucket size). */
   RATE_BURST?: string;
+  /** `off`: Wires put on a topic directly are recorded as hcs-first-rejected, never ingested. */
+  HCS_FIRST?: string;
   /** Longest lease a claim or heartbeat can get, in seconds (default 3600). */
   LEASE_MAX_SECONDS?: string;
   /** An agent silent this long is stale, in seconds (default 120). */

@@ -10,3 +10,18 @@ export const WireType = z
     WIRE_TYPE_PATTERN,
     'type must be dotted lowercase words, e.g. "task.claimed" (letters, digits, _; at least one dot)',
   );
+
+/** Wires that shape the plan; only coordinator and admin identities may post them. */
+export function isOrchestrationType(type: string): boolean {
+  return (
+    type.startsWith('project.') ||
+    [
+      'task.available',
+      'task.created',
+      'dependency.created',
+      'gate.opened',
+      'gate.passed',
+      'phase.created',
+    ].includes(type)
+  );
+}

@@ -1,6 +1,6 @@
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
-import { type Draft, parseAppend } from '../protocol';
+import { type Draft, findSecrets, isOrchestrationType, parseAppend } from '../protocol';
 import type { Sql } from '../stream/sql';
 import type { Alert, AlertKind } from './topic-directory';
 import type { TopicLog } from './topic-log';
@@ -40,6 +40,28 @@ export interface ListenDeps {
   ): Promise<IngestOutcome>;
   alert(alerts: Alert[]): Promise<void>;
   now(): number;
+  /** False when the operator turned HCS-first ingestion off (`HCS_FIRST=off`). */
+  hcsFirst: boolean;
+}
+
+/**
+ * What a Wire put on HCS directly may not be, beyond the stream's own rules.
+ * Topics have no submit key (agents post to them), so such a Wire proves no
+ * identity: its `sender` is only what the message says. What `POST …/wires`
+ * grants on the strength of a token is refused here: orchestration types
+ * (coordinator identities only), the reserved `system` sender, and payloads
+ * holding secrets (already public on the ledger; not spread further).
+ */
+export function hcsFirstProblem(draft: Draft): string | null {
+  if (draft.sender === 'system') return 'sender "system" is reserved for the coordinator itself';
+  if (isOrchestrationType(draft.type)) {
+    return `"${draft.type}" needs a coordinator identity, which a Wire put on HCS directly cannot prove; post it with POST /v1/streams/{id}/wires`;
+  }
+  const secrets = findSecrets(draft.payload);
+  if (secrets.length > 0) {
+    return `holds a secret-shaped value: ${secrets.map((s) => `${s.path} ${s.message}`).join('; ')}`;
+  }
+  return null;
 }
 
 export async function listenPass(deps: ListenDeps): Promise<ListenResult> {
@@ -159,6 +181,14 @@ async function onMessage(
   const parsed = typeof streamId === 'string' ? parseAppend(body, streamId) : null;
   if (parsed === null || !parsed.ok) {
     raise('hcs-first-rejected', seq, parsed === null ? 'message has no stream_id' : parsed.detail);
+    result.rejected++;
+    return;
+  }
+  const unproven = deps.hcsFirst
+    ? hcsFirstProblem(parsed.draft)
+    : 'HCS-first ingestion is off (HCS_FIRST=off)';
+  if (unproven !== null) {
+    raise('hcs-first-rejected', seq, `wire ${parsed.draft.wire_id}: ${unproven}`);
     result.rejected++;
     return;
   }

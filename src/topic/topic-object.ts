@@ -157,6 +157,7 @@ export class TopicObject extends DurableObject<Env> {
       topicId,
       mirrorUrl: config.mirrorUrl,
       now: Date.now,
+      hcsFirst: this.env.HCS_FIRST !== 'off',
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),

@@ -2,6 +2,7 @@ import {
   createExecutionContext,
   createScheduledController,
   env,
+  runInDurableObject,
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { hederaConfig } from '../../src/anchor/config';
 import { HcsAnchor } from '../../src/anchor/hcs-anchor';
 import { verifyTopic } from '../../src/anchor/verify-topic';
 import worker from '../../src/index';
+import type { TopicObject } from '../../src/topic/topic-object';
 import { api, readWires, standinUrl, untilAnchored } from './helpers/anchoring';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
@@ -130,5 +132,71 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
     expect(rejected?.detail).toContain('payload.task_id');
     const proof = await (await api(`/v1/wires/${good.wire_id}/proof`)).json();
     expect(proof).toMatchObject({ origin: 'hcs-first', hcs_sequence_number: 2 });
+  });
+
+  it('refuses from HCS-first what only a token can grant: orchestration, system, secrets; HCS_FIRST=off ingests nothing', async () => {
+    const { topic, topicId } = await anchoredTopic(1);
+    const agent = new HcsAnchor(
+      hederaConfig({ HEDERA_NETWORK: 'local', HEDERA_LOCAL_URL: standinUrl() }),
+    );
+    const submit = async (wire: Record<string, unknown>) => {
+      const message = new TextEncoder().encode(JSON.stringify(wire));
+      await agent.submit({
+        topicId,
+        message,
+        transactionIds: await agent.transactionIds(message.length),
+      });
+    };
+    const task = uniqueStream('task').split(':')[1] ?? 't';
+    const taskStream = `task:${task}:attempt:1`;
+    // Anyone may write to the topic: a forged offer, a forged system Wire, a leaked key.
+    await submit(
+      wire11(taskStream, {
+        sender: 'coordinator:mallory',
+        type: 'task.available',
+        payload: { task_id: task, role: 'developer' },
+      }),
+    );
+    const project = uniqueStream('project');
+    await submit(wire11(project, { sender: 'system', correlation_id: null }));
+    await submit(
+      wire11(project, {
+        correlation_id: null,
+        payload: { concern: 'oops', key: 'AKIAIOSFODNN7EXAMPLE' },
+      }),
+    );
+    await runCron();
+    const details = (await alertsFor(topicId)).map((a) => [a.kind, a.sequence_number, a.detail]);
+    expect(details.map(([kind, seq]) => [kind, seq])).toEqual([
+      ['hcs-first-rejected', 2],
+      ['hcs-first-rejected', 3],
+      ['hcs-first-rejected', 4],
+    ]);
+    expect(details[0]?.[2]).toContain(
+      '"task.available" needs a coordinator identity, which a Wire put on HCS directly cannot prove',
+    );
+    expect(details[1]?.[2]).toContain('sender "system" is reserved');
+    expect(details[2]?.[2]).toContain('secret-shaped value: payload.key');
+    expect(await readWires(taskStream)).toEqual([]);
+    expect(await readWires(project)).toEqual([]);
+
+    // Turned off, even a Wire that would pass is recorded and not ingested.
+    const fine = wire11(uniqueStream('project'), { correlation_id: null });
+    await submit(fine);
+    const stub = env.TOPICS.get(env.TOPICS.idFromName(topic));
+    await runInDurableObject(stub, async (object) => {
+      const instance = object as unknown as TopicObject;
+      const own = (object as unknown as { env: { HCS_FIRST?: string } }).env;
+      own.HCS_FIRST = 'off';
+      try {
+        await instance.listen();
+      } finally {
+        delete own.HCS_FIRST;
+      }
+    });
+    const off = (await alertsFor(topicId)).find((a) => a.sequence_number === 5);
+    expect(off).toMatchObject({ kind: 'hcs-first-rejected' });
+    expect(off?.detail).toContain('HCS-first ingestion is off (HCS_FIRST=off)');
+    expect(await readWires(fine.stream_id)).toEqual([]);
   });
 });

@@ -1,23 +1,8 @@
-import { type Draft, type Failure, fail, findSecrets } from '../../protocol';
+import { type Draft, type Failure, fail, findSecrets, isOrchestrationType } from '../../protocol';
 import { hasScope, isCoordinator, type Principal } from './claims';
 
 /** Claiming work takes the `claim` scope on top of `append`. */
 const CLAIM_TYPES = ['task.claim', 'task.claimed'];
-
-/** Wires that shape the plan; only coordinator and admin identities may post them. */
-export function isOrchestrationType(type: string): boolean {
-  return (
-    type.startsWith('project.') ||
-    [
-      'task.available',
-      'task.created',
-      'dependency.created',
-      'gate.opened',
-      'gate.passed',
-      'phase.created',
-    ].includes(type)
-  );
-}
 
 /**
  * May `principal` append `draft`? Pure: sender binding, orchestration rights,
