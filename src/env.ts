@@ -26,7 +26,7 @@ export interface Env {
   RATE_PER_SECOND?: string;
   /** Burst a sender may append before being limited (token bucket size). */
   RATE_BURST?: string;
-  /** `off`: Wires put on a topic directly are recorded as hcs-first-rejected, never ingested. */
+  /** Whose Wires put on a topic directly are ingested: `on` (default), `off`, or a JSON map payer → sender. */
   HCS_FIRST?: string;
   /** Longest lease a claim or heartbeat can get, in seconds (default 3600). */
   LEASE_MAX_SECONDS?: string;

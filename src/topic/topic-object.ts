@@ -7,7 +7,7 @@ import { sqlOf } from '../stream/sql';
 import { streamStub } from '../stream/stub';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { IdBlock } from './id-block';
-import { type IngestOutcome, type ListenResult, listenPass } from './listener';
+import { hcsFirstPolicy, type IngestOutcome, type ListenResult, listenPass } from './listener';
 import type { MirrorCursor } from './mirror-confirm';
 import type { AnchoredRow, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
@@ -157,7 +157,7 @@ export class TopicObject extends DurableObject<Env> {
       topicId,
       mirrorUrl: config.mirrorUrl,
       now: Date.now,
-      hcsFirst: this.env.HCS_FIRST !== 'off',
+      hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),

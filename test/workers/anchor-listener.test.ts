@@ -180,23 +180,48 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
     expect(await readWires(taskStream)).toEqual([]);
     expect(await readWires(project)).toEqual([]);
 
-    // Turned off, even a Wire that would pass is recorded and not ingested.
-    const fine = wire11(uniqueStream('project'), { correlation_id: null });
-    await submit(fine);
+    // The operator's policy: off, or only named payers, each as its own sender.
     const stub = env.TOPICS.get(env.TOPICS.idFromName(topic));
-    await runInDurableObject(stub, async (object) => {
-      const instance = object as unknown as TopicObject;
-      const own = (object as unknown as { env: { HCS_FIRST?: string } }).env;
-      own.HCS_FIRST = 'off';
-      try {
-        await instance.listen();
-      } finally {
-        delete own.HCS_FIRST;
-      }
-    });
-    const off = (await alertsFor(topicId)).find((a) => a.sequence_number === 5);
-    expect(off).toMatchObject({ kind: 'hcs-first-rejected' });
-    expect(off?.detail).toContain('HCS-first ingestion is off (HCS_FIRST=off)');
-    expect(await readWires(fine.stream_id)).toEqual([]);
+    const listenWith = (policy: string) =>
+      runInDurableObject(stub, async (object) => {
+        const own = (object as unknown as { env: { HCS_FIRST?: string } }).env;
+        own.HCS_FIRST = policy;
+        try {
+          await (object as unknown as TopicObject).listen();
+        } finally {
+          delete own.HCS_FIRST;
+        }
+      });
+    const detailAt = async (seq: number) =>
+      (await alertsFor(topicId)).find((a) => a.sequence_number === seq);
+    // The agent here pays with the stand-in's operator account, 0.0.2.
+    const fine = () => wire11(uniqueStream('project'), { correlation_id: null });
+    const off = fine();
+    await submit(off);
+    await listenWith('off');
+    expect(await detailAt(5)).toMatchObject({ kind: 'hcs-first-rejected' });
+    expect((await detailAt(5))?.detail).toContain('HCS-first ingestion is off (HCS_FIRST=off)');
+    expect(await readWires(off.stream_id)).toEqual([]);
+
+    const stranger = fine();
+    await submit(stranger);
+    await listenWith('{"0.0.999":"agent:test"}');
+    expect((await detailAt(6))?.detail).toContain('payer 0.0.2 is not in HCS_FIRST');
+
+    const impostor = { ...fine(), sender: 'agent:quinn-07' };
+    const genuine = { ...fine(), sender: 'agent:test' };
+    await submit(impostor);
+    await submit(genuine);
+    await listenWith('{"0.0.2":"agent:test"}');
+    expect((await detailAt(7))?.detail).toContain(
+      'sender "agent:quinn-07" is not "agent:test", the sender HCS_FIRST names for payer 0.0.2',
+    );
+    expect(await detailAt(8)).toMatchObject({ kind: 'hcs-first-ingested' });
+    expect((await readWires(genuine.stream_id)).map((w) => w.wire_id)).toEqual([genuine.wire_id]);
+    expect(await readWires(impostor.stream_id)).toEqual([]);
+
+    await submit(fine());
+    await listenWith('agents please');
+    expect((await detailAt(9))?.detail).toContain('HCS_FIRST is not "on", "off" or a JSON map');
   });
 });
