@@ -275,6 +275,68 @@ describe('routes added by other features', () => {
   });
 });
 
+describe('percent-encoded paths', () => {
+  // The router decodes the path before matching; authorization must judge the same path.
+  it('refuses /v1/%74okens to a token without the admin scope, as /v1/tokens', async () => {
+    const appender = await authHeaders('agent:quinn-07', ['append', 'claim']);
+    const res = await SELF.fetch(`${base}/v1/%74okens`, {
+      method: 'POST',
+      headers: { ...appender, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ sub: 'human:mallory', scopes: ['admin'] }),
+    });
+    const problem = await expectProblem(res, 403, 'forbidden');
+    expect(problem.detail).toContain('do not include "admin"');
+  });
+
+  it('keeps stream prefixes on /v1/%73treams/… and /v1/%63oordination/…', async () => {
+    const other = uniqueStream('project');
+    const limited = await authHeaders('agent:quinn-07', ['append', 'read'], {
+      streams: ['agent:'],
+    });
+    const read = await SELF.fetch(`${base}/v1/%73treams/${other}/wires`, { headers: limited });
+    await expectProblem(read, 403, 'forbidden');
+    const write = await SELF.fetch(`${base}/v1/%73treams/${other}/wires`, {
+      method: 'POST',
+      headers: { ...limited, 'Content-Type': 'application/json' },
+      body: JSON.stringify(wire11(other)),
+    });
+    await expectProblem(write, 403, 'forbidden');
+    await expectNothingStored(other);
+    const view = await SELF.fetch(`${base}/v1/%63oordination/${other}`, { headers: limited });
+    await expectProblem(view, 403, 'forbidden');
+  });
+
+  it('refuses /v1/%74ickets to a token without the read scope', async () => {
+    const appender = await authHeaders('agent:quinn-07', ['append']);
+    const res = await SELF.fetch(`${base}/v1/%74ickets`, { method: 'POST', headers: appender });
+    await expectProblem(res, 403, 'forbidden');
+  });
+});
+
+describe('an admin token limited to stream prefixes', () => {
+  it('mints only tokens within its prefixes, and may not rebuild every read model', async () => {
+    const admin = await authHeaders('human:ops', ['admin'], { streams: ['project:a'] });
+    const mint = (streams?: string[]) =>
+      SELF.fetch(`${base}/v1/tokens`, {
+        method: 'POST',
+        headers: { ...admin, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ sub: 'agent:x', scopes: ['read'], ...(streams ? { streams } : {}) }),
+      });
+    const unlimited = await expectProblem(await mint(), 403, 'forbidden');
+    expect(unlimited.detail).toContain('may only mint tokens limited to prefixes within them');
+    const wider = await expectProblem(await mint(['project:', 'project:ab']), 403, 'forbidden');
+    expect(wider.detail).toContain('[project:] are not');
+    expect((await mint(['project:ab'])).status).toBe(201);
+    const rebuild = await SELF.fetch(`${base}/v1/admin/rebuild`, {
+      method: 'POST',
+      headers: admin,
+    });
+    await expectProblem(rebuild, 403, 'forbidden');
+    const projection = await SELF.fetch(`${base}/v1/admin/projection`, { headers: admin });
+    await expectProblem(projection, 403, 'forbidden');
+  });
+});
+
 describe('POST /v1/tokens', () => {
   const issue = (headers: Record<string, string>, body: unknown) =>
     SELF.fetch(`${base}/v1/tokens`, {

@@ -132,22 +132,6 @@ export function streamProblem(principal: Principal, streamId: string) {
   );
 }
 
-/**
- * `new URL(url).pathname` without parsing the URL: a Request's url is already
- * serialized by the URL parser, so its path is the text between the
- * authority and the first `?` or `#`.
- */
-function pathnameOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start === -1) return '/';
-  let end = url.length;
-  const query = url.indexOf('?', start);
-  if (query !== -1) end = query;
-  const hash = url.indexOf('#', start);
-  if (hash !== -1 && hash < end) end = hash;
-  return url.slice(start, end);
-}
-
 /** The 101 must name the subprotocol the browser offered alongside its token. */
 function withSubprotocol(res: Response): Response {
   const headers = new Headers(res.headers);
@@ -163,7 +147,10 @@ function withSubprotocol(res: Response): Response {
 export function authenticate(): MiddlewareHandler<AppEnv> {
   return async (c: Context<AppEnv>, next) => {
     const url = c.req.url;
-    const path = pathnameOf(url);
+    // The path the router matched (hono decodes it first), never the raw one:
+    // judged on the raw path, /v1/%74okens would be routed to /v1/tokens but
+    // authorized as an unknown path.
+    const path = c.req.path;
     const method = c.req.method;
     const key = `${method} ${path}`;
     if (PUBLIC.has(key)) return next();

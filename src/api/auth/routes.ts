@@ -5,7 +5,7 @@ import type { AppEnv } from '../app-env';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 import { Scope, Subject, TokenClaims } from './claims';
-import { principalOf } from './require';
+import { principalOf, requireScope } from './require';
 import { issueToken, MAX_TOKEN_SECONDS } from './tokens';
 
 /** Tickets open one WebSocket within a minute; they never work elsewhere. */
@@ -28,6 +28,9 @@ const TokenBody = z.strictObject({
 export const authRoutes = new Hono<AppEnv>();
 
 authRoutes.post('/tokens', async (c) => {
+  // Also checked by authenticate(); kept here so the rule holds on its own.
+  const denied = requireScope(c, 'admin');
+  if (denied) return denied;
   if (!c.env.TOKEN_SECRET) {
     return problem(c, fail('forbidden', 'this deployment has no TOKEN_SECRET to sign tokens with'));
   }
@@ -45,6 +48,8 @@ authRoutes.post('/tokens', async (c) => {
     );
   }
   const { sub, scopes, roles, streams, expires_in } = parsed.data;
+  const outside = widerThanCaller(principalOf(c).streams, streams);
+  if (outside) return problem(c, fail('forbidden', outside));
   const now = Math.floor(Date.now() / 1000);
   const { token, exp } = await issueToken(
     c.env.TOKEN_SECRET,
@@ -72,6 +77,8 @@ authRoutes.post('/tokens', async (c) => {
 });
 
 authRoutes.post('/tickets', async (c) => {
+  const denied = requireScope(c, 'read');
+  if (denied) return denied;
   if (!c.env.TOKEN_SECRET) {
     return problem(
       c,
@@ -96,3 +103,17 @@ authRoutes.post('/tickets', async (c) => {
     'Cache-Control': 'no-store',
   });
 });
+
+/**
+ * Why a token limited to stream prefixes may not mint `requested`, or null:
+ * what it mints must be limited too, each prefix inside one of its own.
+ */
+function widerThanCaller(
+  mine: string[] | undefined,
+  requested: string[] | undefined,
+): string | null {
+  if (!mine) return null;
+  const within = (p: string) => mine.some((m) => p.startsWith(m));
+  if (requested?.every(within)) return null;
+  return `a token limited to the stream prefixes [${mine.join(', ')}] may only mint tokens limited to prefixes within them${requested ? `; [${requested.filter((p) => !within(p)).join(', ')}] are not` : ' (give "streams")'}`;
+}

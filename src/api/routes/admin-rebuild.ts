@@ -13,7 +13,7 @@ import {
 import { fail } from '../../protocol';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
-import { requireScope } from '../auth';
+import { requireAllStreams, requireScope } from '../auth';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 
@@ -48,7 +48,7 @@ async function knownTopics(env: AppEnv['Bindings'], db: D1Database): Promise<str
 }
 
 adminRebuild.post('/admin/rebuild', async (c) => {
-  const denied = requireScope(c, 'admin');
+  const denied = requireScope(c, 'admin') ?? requireAllStreams(c, 'POST /v1/admin/rebuild');
   if (denied) return denied;
   let models: (typeof MODEL_NAMES)[number][] | undefined;
   if (c.req.header('Content-Length') !== '0' && c.req.header('Content-Type')) {
@@ -110,7 +110,7 @@ adminRebuild.post('/admin/rebuild', async (c) => {
 });
 
 adminRebuild.get('/admin/projection', async (c) => {
-  const denied = requireScope(c, 'admin');
+  const denied = requireScope(c, 'admin') ?? requireAllStreams(c, 'GET /v1/admin/projection');
   if (denied) return denied;
   const rows = await c.env.DB.prepare(
     'SELECT model, reducer_version, status, watermark, last_received_at FROM projection_meta',
