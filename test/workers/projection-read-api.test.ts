@@ -130,6 +130,9 @@ describe('GET /v1/tasks', () => {
   it('hides streams outside the token prefixes', async () => {
     const { body } = await get('/tasks', 'human:scoped', { streams: ['task:R2:'] });
     expect((body.tasks as { task_id: string }[]).map((t) => t.task_id)).toEqual(['R2']);
+    // Prefixes are case-sensitive here as on every other route: task:r2: is not task:R2:.
+    const lower = await get('/tasks', 'human:scoped', { streams: ['task:r2:'] });
+    expect(lower.body.tasks).toEqual([]);
   });
 });
 

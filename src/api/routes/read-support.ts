@@ -118,8 +118,10 @@ export class Where {
     const prefixes = c.get('principal')?.streams;
     if (!prefixes) return this;
     if (prefixes.length === 0) return this.add('0');
-    const like = prefixes.map(() => `${column} LIKE ? ESCAPE '\\'`).join(' OR ');
-    return this.add(`(${like})`, ...prefixes.map((p) => `${p.replace(/[\\%_]/g, '\\$&')}%`));
+    // GLOB, not LIKE: LIKE ignores ASCII case, and prefixes are case-sensitive
+    // everywhere else (mayTouchStream). Prefixes cannot hold * ? [ ] (claims.ts).
+    const glob = prefixes.map(() => `${column} GLOB ?`).join(' OR ');
+    return this.add(`(${glob})`, ...prefixes.map((p) => `${p}*`));
   }
 
   get sql(): string {
