@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { canonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail, type Result } from './failure';
-import { newWireId } from './ids';
+import { newWireId, reservedWireIdProblem } from './ids';
 import { AnyPayload, isKnownType, PAYLOADS, referenceProblems } from './payloads';
 import { StreamId, streamIdProblem } from './stream-id';
 import { WireType } from './wire-type';
@@ -125,6 +125,11 @@ export function parseAppend(body: unknown, streamId: string): Result<ParsedAppen
   } else {
     const refProblem = referenceProblems(input.payload);
     if (refProblem !== null) return invalid([{ path: 'payload.sha256', message: refProblem }]);
+  }
+
+  if (input.wire === '1.1') {
+    const reserved = reservedWireIdProblem(input.wire_id);
+    if (reserved !== null) return invalid([{ path: 'wire_id', message: reserved }]);
   }
 
   const upgraded = input.wire === '1.0';

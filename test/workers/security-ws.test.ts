@@ -2,7 +2,7 @@ import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/api/auth/tokens';
 import { expectProblem } from './helpers/attack';
-import { authHeaders } from './helpers/auth';
+import { authHeaders, tokenFor } from './helpers/auth';
 import { Subscriber } from './helpers/subscriber';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
@@ -53,6 +53,17 @@ describe('WebSocket upgrades', () => {
     expect(res.status).toBe(101);
     res.webSocket?.accept();
     res.webSocket?.close(1000, 'done');
+  });
+
+  it('issues no ticket that outlives the token it came from', async () => {
+    const token = await tokenFor({ sub: 'agent:quinn-07', scopes: ['read'], expiresIn: 20 });
+    const res = await SELF.fetch(`${base}/v1/tickets`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(201);
+    const { expires_at } = (await res.json()) as { expires_at: string };
+    expect(Date.parse(expires_at) - Date.now()).toBeLessThanOrEqual(21_000);
   });
 
   it('refuses a long-lived token in the URL: ?ticket= takes tickets only', async () => {

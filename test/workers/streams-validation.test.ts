@@ -76,6 +76,25 @@ describe('validation of appended Wires', () => {
     expect(problem.errors?.[0]?.path).toBe('sender');
   });
 
+  it('reserves the wire_id kinds the coordinator derives (offer:, feed:, expired:, …)', async () => {
+    const s = uniqueStream();
+    for (const wireId of [
+      'offer:t1:2',
+      'feed:task:t1:attempt:1:1',
+      'expired:task:t1:attempt:1:1.2',
+    ]) {
+      await expectRejected(
+        s,
+        await post(s, wire11(s, { wire_id: wireId })),
+        422,
+        '/problems/invalid-wire',
+        `wire_id: wire_id "${wireId}" starts with "${wireId.split(':')[0]}:", which is reserved for Wires the coordinator derives`,
+      );
+    }
+    // Only the kind followed by ':' is reserved.
+    expect((await post(s, wire11(s, { wire_id: 'offer-9001' }))).status).toBe(201);
+  });
+
   it('rejects unknown envelope fields', async () => {
     const s = uniqueStream();
     await expectRejected(

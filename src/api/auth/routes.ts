@@ -95,7 +95,8 @@ authRoutes.post('/tickets', async (c) => {
       roles: principal.roles,
       ...(principal.streams ? { streams: principal.streams } : {}),
       purpose: 'ws',
-      expiresInSeconds: TICKET_SECONDS,
+      // Never outlives the token it came from.
+      expiresInSeconds: Math.max(1, Math.min(TICKET_SECONDS, principal.exp - now)),
     },
     now,
   );
