@@ -20,17 +20,24 @@ export function watermarkOf(row: Record<string, unknown> | undefined): Watermark
   };
 }
 
-/** Whether the Wire is in `wire_events` and folded into its stream's state. */
-export async function isVisible(db: D1Database, wireId: string): Promise<boolean> {
+/**
+ * Whether the Wire is in `wire_events` and folded into its stream's state,
+ * and its stream is one the reader may see (`visibleStream`).
+ */
+export async function isVisible(
+  db: D1Database,
+  wireId: string,
+  visibleStream: (streamId: string) => boolean = () => true,
+): Promise<boolean> {
   const row = await db
     .prepare(
-      `SELECT 1 AS seen FROM wire_events w JOIN stream_state s
+      `SELECT w.stream_id FROM wire_events w JOIN stream_state s
          ON s.stream_id = w.stream_id AND s.last_seq >= w.stream_seq
        WHERE w.wire_id = ?1`,
     )
     .bind(wireId)
-    .first();
-  return row !== null;
+    .first<{ stream_id: string }>();
+  return row !== null && visibleStream(row.stream_id);
 }
 
 /**
@@ -41,11 +48,12 @@ export async function waitForWire(
   db: D1Database,
   wireId: string,
   timeoutMs: number,
+  visibleStream?: (streamId: string) => boolean,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let delay = 10;
   for (;;) {
-    if (await isVisible(db, wireId)) return true;
+    if (await isVisible(db, wireId, visibleStream)) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));

@@ -134,6 +134,16 @@ describe('GET /v1/tasks', () => {
     const lower = await get('/tasks', 'human:scoped', { streams: ['task:r2:'] });
     expect(lower.body.tasks).toEqual([]);
   });
+
+  it('does not tell a prefix-limited reader whether a Wire of another stream exists (?wait_for=)', async () => {
+    const row = await env.DB.prepare(
+      "SELECT wire_id FROM wire_events WHERE stream_id = 'task:R1:attempt:1' LIMIT 1",
+    ).first<{ wire_id: string }>();
+    const q = `/tasks?wait_for=${row?.wire_id}&wait_ms=0`;
+    expect((await get(q)).res.headers.get('wirestream-wait-for')).toBe('visible');
+    const scoped = await get(q, 'human:scoped', { streams: ['task:R2:'] });
+    expect(scoped.res.headers.get('wirestream-wait-for')).toBe('timeout');
+  });
 });
 
 describe('GET /v1/agents', () => {

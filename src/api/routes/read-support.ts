@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { selectWatermark, waitForWire, watermarkOf } from '../../projection';
 import { type Failure, type FieldIssue, fail, type Result, WireId } from '../../protocol';
 import type { AppEnv } from '../app-env';
+import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
 
 /**
@@ -147,7 +148,12 @@ export async function answer(
   const db = c.env.DB;
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
   if (freshness.wait_for !== undefined) {
-    const seen = await waitForWire(db, freshness.wait_for, freshness.wait_ms);
+    // A Wire outside the token's prefixes is never "visible": the header must
+    // not tell whether it exists.
+    const principal = c.get('principal');
+    const seen = await waitForWire(db, freshness.wait_for, freshness.wait_ms, (streamId) =>
+      principal ? mayTouchStream(principal, streamId) : true,
+    );
     headers['Wirestream-Wait-For'] = seen ? 'visible' : 'timeout';
   }
   const results = await db.batch<Record<string, unknown>>([...statements, selectWatermark(db)]);
