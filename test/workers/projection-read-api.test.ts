@@ -220,4 +220,27 @@ describe('GET /v1/wires', () => {
     ]);
     expect((await get('/wires/wire_missing')).res.status).toBe(404);
   });
+
+  it('ends the causes a prefix-limited reader sees at the first Wire it may not see', async () => {
+    // note:… ← secret:… ← note:…, the first caused by a Wire never projected.
+    const f = new WireFactory();
+    const a = f.wire('note:leak-a', 'note.made', {}, { wire_id: 'leak_a', causation_id: 'ghost' });
+    const b = f.wire(
+      'secret:leak-b',
+      'note.made',
+      {},
+      { wire_id: 'leak_b', causation_id: 'leak_a' },
+    );
+    const c = f.wire('note:leak-c', 'note.made', {}, { wire_id: 'leak_c', causation_id: 'leak_b' });
+    await projectWires(env.DB, [a, b, c]);
+    const all = await get('/wires/leak_c');
+    expect((all.body.causes as { wire_id: string }[]).map((w) => w.wire_id)).toEqual([
+      'leak_b',
+      'leak_a',
+    ]);
+    expect(all.body.unresolved_cause).toBe('ghost');
+    const scoped = await get('/wires/leak_c', 'human:scoped', { streams: ['note:'] });
+    expect(scoped.body.causes).toEqual([]);
+    expect(scoped.body.unresolved_cause).toBeNull();
+  });
 });

@@ -115,13 +115,17 @@ readWires.get('/wires/:wire_id', async (c) => {
     const row = own[0];
     if (!row) return fail('not-found', `wire "${wireId}" is not projected`);
     const allowed = (r: Record<string, unknown>) => inScope(r, c.get('principal')?.streams);
-    const found = up.filter((r) => r.wire_id !== null);
-    const missing = up.find((r) => r.wire_id === null);
+    // Upwards the chain ends at the first cause the token may not see: what
+    // lies beyond it (and its causation_id) is that hidden Wire's business.
+    const hidden = up.findIndex((r) => r.wire_id !== null && !allowed(r));
+    const seen = hidden === -1 ? up : up.slice(0, hidden);
+    const found = seen.filter((r) => r.wire_id !== null);
+    const missing = seen.find((r) => r.wire_id === null);
     return {
       ok: true,
       body: {
         wire: wireJson(row),
-        causes: chain(found.filter(allowed)),
+        causes: chain(found),
         unresolved_cause: missing ? String(missing.wanted) : null,
         consequences: chain(down.slice(0, MAX_CONSEQUENCES).filter(allowed)),
         consequences_truncated: down.length > MAX_CONSEQUENCES,
