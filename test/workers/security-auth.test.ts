@@ -270,7 +270,9 @@ describe('routes added by other features', () => {
         403,
         'forbidden',
       );
-      expect(refused.detail).toContain('spans every stream on a topic');
+      expect(refused.detail).toContain(
+        'spans every stream; a token limited to the stream prefixes [agent:]',
+      );
     }
   });
 });

@@ -27,7 +27,8 @@ export function requireStream(c: Context<AppEnv>, streamId: string): Response | 
 
 /**
  * A 403 problem response when the token is limited to stream prefixes, else
- * null: for routes that list Wires of every stream on a topic at once.
+ * null: for routes that span every stream at once (topic listings, alerts,
+ * the read-model rebuild).
  */
 export function requireAllStreams(c: Context<AppEnv>, route: string): Response | null {
   const prefixes = principalOf(c).streams;
@@ -36,7 +37,7 @@ export function requireAllStreams(c: Context<AppEnv>, route: string): Response |
     c,
     fail(
       'forbidden',
-      `${route} spans every stream on a topic; a token limited to the stream prefixes [${prefixes.join(', ')}] may not read it`,
+      `${route} spans every stream; a token limited to the stream prefixes [${prefixes.join(', ')}] may not use it`,
     ),
   );
 }
