@@ -236,7 +236,7 @@ export class WirestreamClient {
         if (!(error instanceof WirestreamError) || error.code !== 'not-found' || left <= 0) {
           throw error;
         }
-        await sleep(Math.min(left, 100 * 2 ** Math.min(attempt, 3)), options.signal);
+        await sleep(Math.min(left, 1000, 100 * 2 ** Math.min(attempt, 4)), options.signal);
       }
     }
   }
