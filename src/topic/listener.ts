@@ -1,7 +1,8 @@
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
-import { type Draft, findSecrets, isOrchestrationType, parseAppend } from '../protocol';
+import { type Draft, parseAppend } from '../protocol';
 import type { Sql } from '../stream/sql';
+import { type HcsFirstPolicy, hcsFirstProblem } from './hcs-first';
 import type { Alert, AlertKind } from './topic-directory';
 import type { TopicLog } from './topic-log';
 import type { AnchorRecord } from './types';
@@ -42,74 +43,6 @@ export interface ListenDeps {
   now(): number;
   /** Whose Wires put on HCS directly are ingested (`HCS_FIRST`, see `hcsFirstPolicy`). */
   hcsFirst: HcsFirstPolicy;
-}
-
-/**
- * `HCS_FIRST`: unset or `on`, any payer's Wires are ingested (their sender
- * unproven); `off`, none; or a JSON map of payer account → sender
- * (`{"0.0.1234":"agent:quinn-07"}`): only those payers, each only as its
- * sender. The payer signed the HCS transaction, so the map makes the sender
- * proven. Anything else refuses all, naming the mistake.
- */
-export type HcsFirstPolicy =
-  | { kind: 'open' }
-  | { kind: 'off'; why: string }
-  | { kind: 'payers'; senders: Map<string, string> };
-
-export function hcsFirstPolicy(value: string | undefined): HcsFirstPolicy {
-  const text = value?.trim() ?? '';
-  if (text === '' || text === 'on') return { kind: 'open' };
-  if (text === 'off') return { kind: 'off', why: 'HCS-first ingestion is off (HCS_FIRST=off)' };
-  let map: unknown;
-  try {
-    map = JSON.parse(text);
-  } catch {
-    map = null;
-  }
-  const entries =
-    map !== null && typeof map === 'object' && !Array.isArray(map) ? Object.entries(map) : [];
-  const valid = entries.every(
-    ([payer, sender]) => /^\d+\.\d+\.\d+$/.test(payer) && typeof sender === 'string',
-  );
-  if (entries.length === 0 || !valid) {
-    return {
-      kind: 'off',
-      why: 'HCS_FIRST is not "on", "off" or a JSON map of payer account to sender ({"0.0.1234":"agent:quinn-07"}), so nothing is ingested',
-    };
-  }
-  return { kind: 'payers', senders: new Map(entries as [string, string][]) };
-}
-
-/**
- * What a Wire put on HCS directly may not be, beyond the stream's own rules.
- * Topics have no submit key (agents post to them), so such a Wire proves no
- * identity: its `sender` is only what the message says. What `POST …/wires`
- * grants on the strength of a token is refused here: orchestration types
- * (coordinator identities only), the reserved `system` sender, and payloads
- * holding secrets (already public on the ledger; not spread further).
- */
-export function hcsFirstProblem(
-  draft: Draft,
-  payer: string,
-  policy: HcsFirstPolicy = { kind: 'open' },
-): string | null {
-  if (policy.kind === 'off') return policy.why;
-  if (policy.kind === 'payers') {
-    const sender = policy.senders.get(payer);
-    if (sender === undefined) return `payer ${payer} is not in HCS_FIRST`;
-    if (sender !== draft.sender) {
-      return `sender "${draft.sender}" is not "${sender}", the sender HCS_FIRST names for payer ${payer}`;
-    }
-  }
-  if (draft.sender === 'system') return 'sender "system" is reserved for the coordinator itself';
-  if (isOrchestrationType(draft.type)) {
-    return `"${draft.type}" needs a coordinator identity, which a Wire put on HCS directly cannot prove; post it with POST /v1/streams/{id}/wires`;
-  }
-  const secrets = findSecrets(draft.payload);
-  if (secrets.length > 0) {
-    return `holds a secret-shaped value: ${secrets.map((s) => `${s.path} ${s.message}`).join('; ')}`;
-  }
-  return null;
 }
 
 export async function listenPass(deps: ListenDeps): Promise<ListenResult> {

@@ -96,6 +96,25 @@ export class TopicLog {
     return added;
   }
 
+  /**
+   * Stores a Wire an agent put on HCS directly, anchored where the mirror
+   * showed it and already notified (its stream took it with the anchor).
+   */
+  acceptIngested(
+    wire: Wire & { received_at: string },
+    message: string,
+    anchor: Omit<AnchorRecord, 'wire_id' | 'stream_id' | 'stream_seq'>,
+    now: number,
+  ): void {
+    this.sql`INSERT OR IGNORE INTO wires (wire_id, stream_id, stream_seq, message, body,
+      accepted_at, hcs_sequence_number, consensus_timestamp, running_hash, hcs_chunks,
+      anchored_at, notified, origin)
+      VALUES (${wire.wire_id}, ${wire.stream_id}, ${wire.stream_seq}, ${message},
+      ${JSON.stringify(wire)}, ${now}, ${anchor.hcs_sequence_number},
+      ${anchor.consensus_timestamp}, ${anchor.running_hash}, ${anchor.hcs_chunks}, ${now},
+      1, 'hcs-first')`;
+  }
+
   unanchored(limit: number): TopicRow[] {
     return this.sql<TopicRow>`SELECT * FROM wires WHERE hcs_sequence_number IS NULL
       ORDER BY pos LIMIT ${limit}`;

@@ -6,11 +6,13 @@ import { type Draft, wireMessage } from '../protocol';
 import { sqlOf } from '../stream/sql';
 import { streamStub } from '../stream/stub';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
+import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
-import { hcsFirstPolicy, type IngestOutcome, type ListenResult, listenPass } from './listener';
+import { type IngestOutcome, type ListenResult, listenPass } from './listener';
 import type { MirrorCursor } from './mirror-confirm';
 import type { AnchoredRow, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
+import { hcsTopicId } from './topic-id';
 import { anchorOf, TopicLog, type TopicRow } from './topic-log';
 import { TopicProjection } from './topic-projection';
 import type { AnchorRecord, OutboxWire } from './types';
@@ -213,51 +215,13 @@ export class TopicObject extends DurableObject<Env> {
     return pass;
   }
 
-  /** The HCS topic id: configured, or created on first use (always on `local`). */
-  async #topicId(): Promise<string> {
-    const name = this.#log.get('name') ?? 'default';
-    let id = this.#log.get('hcs_topic_id');
-    if (id === null) {
-      const { config } = anchorFor(this.env);
-      id = config.topics[name] ?? null;
-      if (id === null && config.autoCreateTopics) id = await this.#createTopic(name);
-      id ??= config.topics.default ?? null;
-      if (id === null) {
-        throw new AnchorError('rejected', `no HCS topic for "${name}": add it to HEDERA_TOPICS`);
-      }
-      this.#log.set('hcs_topic_id', id);
-    }
-    if (this.#log.get('registered') === null) {
-      await directoryStub(this.env).registerTopic(name, id);
-      this.#log.set('registered', 'true');
-    }
-    return id;
-  }
-
-  /**
-   * Same rule as for Wires: the transaction id is stored before the topic is
-   * asked for, and a later pass asks again under the same id (the network's
-   * duplicate check absorbs a create it already took). A new id is chosen
-   * only once the old one expired without making a topic. Waiting first for
-   * the old id's receipt cost ~15 s whenever the create never left (no
-   * healthy node at the time).
-   */
-  async #createTopic(name: string): Promise<string> {
-    const { anchor } = anchorFor(this.env);
-    const memo = `wirestream ${name}`;
-    const earlier = this.#log.get('create_tx');
-    if (earlier !== null) {
-      try {
-        return await anchor.createTopic(memo, earlier);
-      } catch (error) {
-        if (!(error instanceof AnchorError && error.kind === 'expired')) throw error;
-        const made = await anchor.createdTopic(earlier);
-        if (made !== null) return made;
-      }
-    }
-    const [[txId = ''] = []] = await this.#transactionIds([0]);
-    this.#log.set('create_tx', txId);
-    return anchor.createTopic(memo, txId);
+  /** The HCS topic id (`topic-id.ts`): configured, or created on first use. */
+  #topicId(): Promise<string> {
+    return hcsTopicId({
+      env: this.env,
+      log: this.#log,
+      transactionIds: (sizes) => this.#transactionIds(sizes),
+    });
   }
 
   /** Transaction ids for messages of these sizes, from this object's block (`id-block.ts`). */
@@ -312,13 +276,8 @@ export class TopicObject extends DurableObject<Env> {
     );
     if (!result.ok) return { ok: false, detail: `${result.code}: ${result.detail}` };
     if (result.replay) return { ok: true, replay: true };
-    this.#sql`INSERT OR IGNORE INTO wires (wire_id, stream_id, stream_seq, message, body,
-      accepted_at, hcs_sequence_number, consensus_timestamp, running_hash, hcs_chunks,
-      anchored_at, notified, origin)
-      VALUES (${draft.wire_id}, ${draft.stream_id}, ${result.receipt.stream_seq}, ${message},
-      ${JSON.stringify({ ...draft, stream_seq: result.receipt.stream_seq, received_at: result.receipt.received_at })}, ${Date.now()}, ${anchor.hcs_sequence_number},
-      ${anchor.consensus_timestamp}, ${anchor.running_hash}, ${anchor.hcs_chunks}, ${Date.now()},
-      1, 'hcs-first')`;
+    const { stream_seq, received_at } = result.receipt;
+    this.#log.acceptIngested({ ...draft, stream_seq, received_at }, message, anchor, Date.now());
     await directoryStub(this.env).indexWires(name, [
       { wire_id: draft.wire_id, stream_id: draft.stream_id },
     ]);

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { fail, streamIdProblem, WireId, WireType } from '../../protocol';
 import type { AppEnv } from '../app-env';
+import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
 import {
   answer,
@@ -114,7 +115,9 @@ readWires.get('/wires/:wire_id', async (c) => {
   return answer(c, parsed.query, [self, causes, consequences], ([own = [], up = [], down = []]) => {
     const row = own[0];
     if (!row) return fail('not-found', `wire "${wireId}" is not projected`);
-    const allowed = (r: Record<string, unknown>) => inScope(r, c.get('principal')?.streams);
+    const principal = c.get('principal');
+    const allowed = (r: Record<string, unknown>) =>
+      !principal || mayTouchStream(principal, String(r.stream_id));
     // Upwards the chain ends at the first cause the token may not see: what
     // lies beyond it (and its causation_id) is that hidden Wire's business.
     const hidden = up.findIndex((r) => r.wire_id !== null && !allowed(r));
@@ -136,8 +139,4 @@ readWires.get('/wires/:wire_id', async (c) => {
 
 function chain(rows: Rows) {
   return rows.map(({ wanted: _w, depth, ...r }) => ({ depth, ...wireJson(r) }));
-}
-
-function inScope(row: Record<string, unknown>, prefixes: string[] | undefined): boolean {
-  return !prefixes || prefixes.some((p) => String(row.stream_id).startsWith(p));
 }
