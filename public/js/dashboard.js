@@ -122,7 +122,7 @@ $('wires').addEventListener('click', async (event) => {
   if (!link) return;
   event.preventDefault();
   try {
-    const proof = await client.proof(link.dataset.proof);
+    const proof = await client.proof(link.dataset.proof, { streamId: link.dataset.stream });
     link.title = JSON.stringify(proof, null, 2);
     if (proof.mirror_url) window.open(proof.mirror_url, '_blank', 'noopener');
   } catch (error) {

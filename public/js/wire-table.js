@@ -74,6 +74,7 @@ export class WireTable {
     const tr = document.createElement('tr');
     tr.dataset.seq = String(wire.stream_seq);
     tr.dataset.wireId = wire.wire_id;
+    tr.dataset.streamId = wire.stream_id;
     const cells = [
       ['seq', `#${wire.stream_seq}`],
       ['time', (wire.received_at ?? '').slice(11, 23)],
@@ -105,8 +106,11 @@ export class WireTable {
     }
     this.anchoredCount++;
     const link = document.createElement('a');
-    link.href = `/v1/wires/${encodeURIComponent(wireId)}/proof`;
+    // A wire_id is unique within its stream only: name the stream too.
+    const stream = tr.dataset.streamId ?? '';
+    link.href = `/v1/wires/${encodeURIComponent(wireId)}/proof?stream_id=${encodeURIComponent(stream)}`;
     link.dataset.proof = wireId;
+    link.dataset.stream = stream;
     link.textContent = `HCS ${anchor.hcs_topic_id ?? ''} #${anchor.hcs_sequence_number}`;
     link.title = `consensus ${anchor.consensus_timestamp ?? ''}`;
     td.replaceChildren(link);

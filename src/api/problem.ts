@@ -16,6 +16,7 @@ export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title:
   'invalid-query': { status: 400, title: 'Invalid query parameter' },
   'invalid-header': { status: 400, title: 'Invalid request header' },
   'wire-id-conflict': { status: 409, title: 'wire_id already used for different content' },
+  'ambiguous-wire-id': { status: 409, title: 'wire_id names Wires on several streams' },
   'stale-stream': { status: 412, title: 'The stream has moved on' },
   'not-found': { status: 404, title: 'Not found' },
   unauthenticated: { status: 401, title: 'A valid bearer token is required' },

@@ -52,6 +52,12 @@ export interface AppendResult {
 export interface ProofOptions {
   /** Keep asking while the Wire is not anchored yet, for up to this long (default 0: ask once). */
   waitMs?: number;
+  /**
+   * The Wire's stream. A wire_id is unique within its stream only: when
+   * another stream carries the same id, the server answers 409
+   * `ambiguous-wire-id` unless the stream is named.
+   */
+  streamId?: string;
   signal?: AbortSignal;
 }
 
@@ -225,7 +231,8 @@ export class WirestreamClient {
    * `not-found` only once `waitMs` has passed (as it does for an unknown id).
    */
   async proof(wireId: string, options: ProofOptions = {}): Promise<WireProof> {
-    const path = `/v1/wires/${encodeURIComponent(wireId)}/proof`;
+    const query = options.streamId ? `?stream_id=${encodeURIComponent(options.streamId)}` : '';
+    const path = `/v1/wires/${encodeURIComponent(wireId)}/proof${query}`;
     const deadline = Date.now() + (options.waitMs ?? 0);
     for (let attempt = 0; ; attempt++) {
       try {

@@ -172,6 +172,7 @@ export function anchorsOf(wires: readonly ProjectedWire[]): AnchorUpdate[] {
     if (w.hcs_topic_id && w.hcs_sequence_number != null && w.consensus_timestamp) {
       anchors.push({
         wire_id: w.wire_id,
+        stream_id: w.stream_id,
         hcs_topic_id: w.hcs_topic_id,
         hcs_sequence_number: w.hcs_sequence_number,
         consensus_timestamp: w.consensus_timestamp,

@@ -14,6 +14,7 @@ export interface ProjectedWire extends Wire {
 /** Where a Wire landed on HCS, reported by the anchoring loop. */
 export interface AnchorUpdate {
   wire_id: string;
+  stream_id: string;
   hcs_topic_id: string;
   hcs_sequence_number: number;
   consensus_timestamp: string;

@@ -21,23 +21,24 @@ export function watermarkOf(row: Record<string, unknown> | undefined): Watermark
 }
 
 /**
- * Whether the Wire is in `wire_events` and folded into its stream's state,
- * and its stream is one the reader may see (`visibleStream`).
+ * Whether a Wire with this id is in `wire_events` and folded into its
+ * stream's state, on a stream the reader may see (`visibleStream`).
  */
 export async function isVisible(
   db: D1Database,
   wireId: string,
   visibleStream: (streamId: string) => boolean = () => true,
 ): Promise<boolean> {
-  const row = await db
+  // A wire_id is unique within its stream only: any stream's will do.
+  const { results } = await db
     .prepare(
       `SELECT w.stream_id FROM wire_events w JOIN stream_state s
          ON s.stream_id = w.stream_id AND s.last_seq >= w.stream_seq
        WHERE w.wire_id = ?1`,
     )
     .bind(wireId)
-    .first<{ stream_id: string }>();
-  return row !== null && visibleStream(row.stream_id);
+    .all<{ stream_id: string }>();
+  return results.some((row) => visibleStream(row.stream_id));
 }
 
 /**

@@ -84,7 +84,7 @@ export function wireJsonOfRow(row: WireEventRow) {
 }
 
 /**
- * Inserts new Wires (a known `wire_id` or `(stream_id, stream_seq)` is left
+ * Inserts new Wires (a known `(stream_id, wire_id)` or `(stream_id, stream_seq)` is left
  * alone) and then advances the watermark by exactly the rows inserted:
  * `changes()` is the previous statement's count, and a D1 batch runs its
  * statements in order in one transaction.
@@ -121,11 +121,12 @@ export function anchorWireEvents(db: D1Database, anchors: AnchorUpdate[]) {
         `UPDATE wire_events SET hcs_topic_id = a.topic, hcs_sequence_number = a.seq,
            consensus_timestamp = a.at
          FROM (SELECT json_extract(value, '$.wire_id') AS id,
+                      json_extract(value, '$.stream_id') AS stream,
                       json_extract(value, '$.hcs_topic_id') AS topic,
                       json_extract(value, '$.hcs_sequence_number') AS seq,
                       json_extract(value, '$.consensus_timestamp') AS at
                FROM json_each(?1)) AS a
-         WHERE wire_events.wire_id = a.id`,
+         WHERE wire_events.stream_id = a.stream AND wire_events.wire_id = a.id`,
       )
       .bind(json),
     rememberTopics(

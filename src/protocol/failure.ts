@@ -12,6 +12,7 @@ export type FailureCode =
   | 'invalid-query'
   | 'invalid-header'
   | 'wire-id-conflict'
+  | 'ambiguous-wire-id'
   | 'stale-stream'
   | 'not-found'
   | 'unauthenticated'
@@ -41,7 +42,7 @@ export interface Failure {
   detail: string;
   errors?: FieldIssue[];
   /** Extra members for the problem document (e.g. `current_seq`). */
-  extra?: Record<string, string | number | boolean | null>;
+  extra?: Record<string, string | number | boolean | null | string[]>;
 }
 
 export function fail(

@@ -36,3 +36,29 @@ export type Sql = ReturnType<typeof sqlOf>;
 export function fixed(text: string): TemplateStringsArray {
   return Object.assign([text], { raw: [text] }) as unknown as TemplateStringsArray;
 }
+
+/**
+ * SQLite cannot drop a constraint in place. When `table`'s stored definition
+ * still contains `outdated`, its rows move into the table `create` makes
+ * under the same name (same columns, same order), in one transaction.
+ * The old table's indexes go with it: create indexes after calling this.
+ * `table` is a fixed identifier from the caller, never input.
+ */
+export function rebuildIfOutdated(
+  storage: DurableObjectStorage,
+  table: string,
+  outdated: string,
+  create: () => void,
+): boolean {
+  const sql = sqlOf(storage.sql);
+  const stored = sql<{ sql: string }>`SELECT sql FROM sqlite_master
+    WHERE type = 'table' AND name = ${table}`[0]?.sql;
+  if (stored === undefined || !stored.includes(outdated)) return false;
+  storage.transactionSync(() => {
+    storage.sql.exec(`ALTER TABLE ${table} RENAME TO ${table}_outdated`);
+    create();
+    storage.sql.exec(`INSERT INTO ${table} SELECT * FROM ${table}_outdated`);
+    storage.sql.exec(`DROP TABLE ${table}_outdated`);
+  });
+  return true;
+}

@@ -131,7 +131,11 @@ async function onMessage(
     return;
   }
   const wireId = (body as { wire_id?: unknown } | null)?.wire_id;
-  const own = typeof wireId === 'string' ? deps.log.byWireId(wireId) : null;
+  const streamId = (body as { stream_id?: unknown } | null)?.stream_id;
+  const own =
+    typeof wireId === 'string' && typeof streamId === 'string'
+      ? deps.log.byWire(streamId, wireId)
+      : null;
   const anchor = {
     hcs_topic_id: deps.topicId,
     hcs_sequence_number: seq,
@@ -158,7 +162,6 @@ async function onMessage(
     }
     return;
   }
-  const streamId = (body as { stream_id?: unknown } | null)?.stream_id;
   const parsed = typeof streamId === 'string' ? parseAppend(body, streamId) : null;
   if (parsed === null || !parsed.ok) {
     raise('hcs-first-rejected', seq, parsed === null ? 'message has no stream_id' : parsed.detail);

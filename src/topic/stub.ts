@@ -39,7 +39,7 @@ export interface TopicApi {
     afterSeq: number,
     limit: number,
   ): Promise<{ hcs_topic_id: string | null; wires: AnchoredRow[] }>;
-  find(wireId: string): Promise<AnchoredRow | null>;
+  find(streamId: string, wireId: string): Promise<AnchoredRow | null>;
   status(): Promise<TopicStatus>;
 }
 

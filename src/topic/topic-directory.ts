@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { backdatedNow, nextValidStart } from '../anchor';
 import type { Env } from '../env';
-import { sqlOf } from '../stream/sql';
+import { rebuildIfOutdated, sqlOf } from '../stream/sql';
 
 /**
  * The one place that knows every topic (one instance, named "directory"):
@@ -32,6 +32,11 @@ export interface Alert {
   detail: string;
 }
 
+export type WireLocation = {
+  stream_id: string;
+  topic: string;
+};
+
 export class TopicDirectory extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
 
@@ -41,8 +46,11 @@ export class TopicDirectory extends DurableObject<Env> {
     this.#sql = sql;
     sql`CREATE TABLE IF NOT EXISTS topics (name TEXT PRIMARY KEY, hcs_topic_id TEXT NOT NULL,
       created_at TEXT NOT NULL)`;
-    sql`CREATE TABLE IF NOT EXISTS wire_index (wire_id TEXT PRIMARY KEY, stream_id TEXT NOT NULL,
-      topic TEXT NOT NULL)`;
+    // Keyed by stream too: a wire_id is unique within its stream only.
+    const createIndex = () => sql`CREATE TABLE IF NOT EXISTS wire_index (wire_id TEXT NOT NULL,
+      stream_id TEXT NOT NULL, topic TEXT NOT NULL, PRIMARY KEY (wire_id, stream_id))`;
+    rebuildIfOutdated(ctx.storage, 'wire_index', 'wire_id TEXT PRIMARY KEY', createIndex);
+    createIndex();
     sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
     sql`CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,
       topic TEXT NOT NULL, hcs_topic_id TEXT NOT NULL, kind TEXT NOT NULL,
@@ -88,11 +96,10 @@ export class TopicDirectory extends DurableObject<Env> {
     }
   }
 
-  locate(wireId: string): { stream_id: string; topic: string } | null {
-    return (
-      this.#sql<{ stream_id: string; topic: string }>`SELECT stream_id, topic FROM wire_index
-        WHERE wire_id = ${wireId}`[0] ?? null
-    );
+  /** Every stream that has a Wire with this id, and the topic it is on. */
+  locate(wireId: string): WireLocation[] {
+    return this.#sql<WireLocation>`SELECT stream_id, topic FROM wire_index
+      WHERE wire_id = ${wireId} ORDER BY stream_id`;
   }
 
   recordAlerts(alerts: Alert[]): void {
@@ -129,7 +136,7 @@ export interface DirectoryApi {
   registerTopic(name: string, hcsTopicId: string): Promise<void>;
   topics(): Promise<TopicEntry[]>;
   indexWires(topic: string, wires: { wire_id: string; stream_id: string }[]): Promise<void>;
-  locate(wireId: string): Promise<{ stream_id: string; topic: string } | null>;
+  locate(wireId: string): Promise<WireLocation[]>;
   recordAlerts(alerts: Alert[]): Promise<void>;
   alerts(afterId: number, limit: number): Promise<Alert[]>;
 }

@@ -1,9 +1,9 @@
 import type { Wire } from '../protocol';
-import { fixed, type Sql } from '../stream/sql';
+import { fixed, rebuildIfOutdated, type Sql } from '../stream/sql';
 import type { AnchorRecord, OutboxWire } from './types';
 
 /**
- * The TopicObject's SQLite: Wires in arrival order (idempotent by wire_id),
+ * The TopicObject's SQLite: Wires in arrival order (idempotent by stream and wire_id),
  * the transaction ids chosen for each before submission, and where each
  * landed on HCS. `meta` holds the topic's name, HCS id and listener offset.
  */
@@ -37,11 +37,17 @@ export const UNNOTIFIED_QUERY = `SELECT * FROM wires WHERE notified = 0
 const UNNOTIFIED = fixed(UNNOTIFIED_QUERY);
 
 export class TopicLog {
-  constructor(private readonly sql: Sql) {
+  constructor(
+    private readonly sql: Sql,
+    storage: DurableObjectStorage,
+  ) {
     sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
-    sql`CREATE TABLE IF NOT EXISTS wires (
+    // A wire_id is unique within its stream only: two streams on one topic may
+    // both carry a client-chosen "wire_1", and both must be anchored. Tables
+    // made before that keyed on wire_id alone and silently dropped the second.
+    const create = () => sql`CREATE TABLE IF NOT EXISTS wires (
       pos INTEGER PRIMARY KEY AUTOINCREMENT,
-      wire_id TEXT NOT NULL UNIQUE,
+      wire_id TEXT NOT NULL,
       stream_id TEXT NOT NULL,
       stream_seq INTEGER NOT NULL,
       message TEXT NOT NULL,
@@ -54,8 +60,11 @@ export class TopicLog {
       hcs_chunks INTEGER,
       anchored_at INTEGER,
       notified INTEGER NOT NULL DEFAULT 0,
-      origin TEXT NOT NULL DEFAULT 'coordinator'
+      origin TEXT NOT NULL DEFAULT 'coordinator',
+      UNIQUE (stream_id, wire_id)
     )`;
+    rebuildIfOutdated(storage, 'wires', 'wire_id TEXT NOT NULL UNIQUE', create);
+    create();
     sql`CREATE INDEX IF NOT EXISTS wires_unanchored ON wires (pos) WHERE hcs_sequence_number IS NULL`;
     sql`CREATE INDEX IF NOT EXISTS wires_unnotified ON wires (pos) WHERE notified = 0`;
     sql`CREATE INDEX IF NOT EXISTS wires_hcs_seq ON wires (hcs_sequence_number)`;
@@ -124,8 +133,11 @@ export class TopicLog {
     return this.sql<TopicRow>(UNNOTIFIED, limit);
   }
 
-  byWireId(wireId: string): TopicRow | null {
-    return this.sql<TopicRow>`SELECT * FROM wires WHERE wire_id = ${wireId}`[0] ?? null;
+  byWire(streamId: string, wireId: string): TopicRow | null {
+    return (
+      this.sql<TopicRow>`SELECT * FROM wires WHERE stream_id = ${streamId}
+        AND wire_id = ${wireId}`[0] ?? null
+    );
   }
 
   recordTransactionIds(pos: number, ids: string[] | null): void {

@@ -57,7 +57,7 @@ export class TopicObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = sqlOf(ctx.storage.sql);
-    this.#log = new TopicLog(this.#sql);
+    this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
   }
 
@@ -176,8 +176,8 @@ export class TopicObject extends DurableObject<Env> {
     };
   }
 
-  find(wireId: string): AnchoredRow | null {
-    const row = this.#log.byWireId(wireId);
+  find(streamId: string, wireId: string): AnchoredRow | null {
+    const row = this.#log.byWire(streamId, wireId);
     return row ? publicRow(row) : null;
   }
 

@@ -128,6 +128,7 @@ export class TopicProjection {
         db,
         anchored.map((r) => ({
           wire_id: r.wire_id,
+          stream_id: r.stream_id,
           hcs_topic_id: hcsTopicId,
           hcs_sequence_number: r.hcs_sequence_number ?? 0,
           consensus_timestamp: r.consensus_timestamp ?? '',

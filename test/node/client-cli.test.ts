@@ -224,6 +224,25 @@ describe('npx wirestream', () => {
     expect(proof).toMatchObject({ wire_id: receipt.wire_id, stream_id: stream, stream_seq: 1 });
     expect(proof.hcs_sequence_number).toBeGreaterThan(0);
     expect(await client.checkProof(proof)).toMatchObject({ ok: true });
+    // The same hand-picked wire_id on another stream: the bare id is ambiguous,
+    // and streamId picks each one.
+    const other = `project:proof-other-${Date.now().toString(36)}`;
+    await client.append(other, {
+      wire_id: receipt.wire_id,
+      type: 'review.concern',
+      payload: { concern: 'same id elsewhere' },
+    });
+    const mine = await client.proof(receipt.wire_id, { waitMs: 20_000, streamId: stream });
+    expect(mine).toMatchObject({
+      stream_id: stream,
+      hcs_sequence_number: proof.hcs_sequence_number,
+    });
+    const theirs = await client.proof(receipt.wire_id, { waitMs: 20_000, streamId: other });
+    expect(theirs).toMatchObject({ stream_id: other });
+    expect(JSON.parse(theirs.message)).toMatchObject({ payload: { concern: 'same id elsewhere' } });
+    const ambiguous = await client.proof(receipt.wire_id).catch((e) => e);
+    expect(ambiguous).toMatchObject({ code: 'ambiguous-wire-id', status: 409 });
+    expect(ambiguous.problem.stream_ids).toEqual([stream, other].sort());
 
     const started = Date.now();
     const error = await client.proof('wire_never_appended', { waitMs: 600 }).catch((e) => e);

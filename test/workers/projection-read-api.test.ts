@@ -243,4 +243,30 @@ describe('GET /v1/wires', () => {
     expect(scoped.body.causes).toEqual([]);
     expect(scoped.body.unresolved_cause).toBeNull();
   });
+
+  it('lists only the consequences a prefix-limited reader reaches through Wires it may see', async () => {
+    // note:down-a → secret:down-b → note:down-c, and note:down-a → note:down-d.
+    const f = new WireFactory();
+    const a = f.wire('note:down-a', 'note.made', {}, { wire_id: 'down_a' });
+    const b = f.wire(
+      'secret:down-b',
+      'note.made',
+      {},
+      { wire_id: 'down_b', causation_id: 'down_a' },
+    );
+    const c = f.wire('note:down-c', 'note.made', {}, { wire_id: 'down_c', causation_id: 'down_b' });
+    const d = f.wire('note:down-d', 'note.made', {}, { wire_id: 'down_d', causation_id: 'down_a' });
+    await projectWires(env.DB, [a, b, c, d]);
+    const ids = (body: Record<string, unknown>) =>
+      (body.consequences as { wire_id: string; depth: number }[]).map((w) => [w.depth, w.wire_id]);
+    const all = await get('/wires/down_a');
+    expect(ids(all.body)).toEqual([
+      [1, 'down_b'],
+      [1, 'down_d'],
+      [2, 'down_c'],
+    ]);
+    const scoped = await get('/wires/down_a', 'human:scoped', { streams: ['note:'] });
+    expect(ids(scoped.body)).toEqual([[1, 'down_d']]);
+    expect(scoped.body.consequences_truncated).toBe(false);
+  });
 });

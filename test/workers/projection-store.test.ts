@@ -81,6 +81,7 @@ describe('projectWires', () => {
     await updateAnchors(env.DB, [
       {
         wire_id: w.wire_id,
+        stream_id: w.stream_id,
         hcs_topic_id: '0.0.1001',
         hcs_sequence_number: 7,
         consensus_timestamp: '1777651200.000000001',

@@ -6,15 +6,10 @@ import { streamStub } from '../../stream/stub';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
-import {
-  mayTouchStream,
-  principalOf,
-  requireAllStreams,
-  requireScope,
-  requireStream,
-} from '../auth';
+import { requireAllStreams, requireScope, requireStream } from '../auth';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
+import { oneStreamOf, parseQuery, StreamIdFilter } from './read-support';
 
 /**
  * HCS anchoring as the API shows it:
@@ -45,11 +40,20 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
   if (!WireId.safeParse(wireId).success) {
     return problem(c, fail('invalid-query', `"${wireId}" is not a wire_id`));
   }
-  const where = await directoryStub(c.env).locate(wireId);
-  const row = where ? await topicStub(c.env, where.topic).find(wireId) : null;
-  // Outside the token's stream prefixes reads as unknown, as in GET /v1/wires/{id}.
-  const hidden = row !== null && !mayTouchStream(principalOf(c), row.stream_id);
-  if (!where || !row || row.hcs_sequence_number === null || hidden) {
+  const parsed = parseQuery(c, { stream_id: StreamIdFilter.optional() });
+  if (!parsed.ok) return problem(c, parsed);
+  // Streams outside the token's prefixes read as unknown, as in GET /v1/wires/{id}.
+  const places = await directoryStub(c.env).locate(wireId);
+  const chosen = oneStreamOf(
+    c,
+    wireId,
+    places.map((p) => p.stream_id),
+    parsed.query.stream_id,
+  );
+  if (chosen !== null && !chosen.ok) return problem(c, chosen);
+  const where = chosen && places.find((p) => p.stream_id === chosen.streamId);
+  const row = where ? await topicStub(c.env, where.topic).find(where.stream_id, wireId) : null;
+  if (!where || !row || row.hcs_sequence_number === null) {
     return problem(c, fail('not-found', `wire "${wireId}" is unknown or not anchored yet`));
   }
   const { hcs_topic_id } = await topicStub(c.env, where.topic).status();

@@ -1,7 +1,14 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { selectWatermark, waitForWire, watermarkOf } from '../../projection';
-import { type Failure, type FieldIssue, fail, type Result, WireId } from '../../protocol';
+import {
+  type Failure,
+  type FieldIssue,
+  fail,
+  type Result,
+  streamIdProblem,
+  WireId,
+} from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
@@ -95,6 +102,39 @@ export function decodeCursor(
     {
       errors: [{ path: 'cursor', message: 'not a cursor this endpoint issued' }],
     },
+  );
+}
+
+/** A `stream_id` query parameter: a well-formed stream id. */
+export const StreamIdFilter = Name.superRefine((value, ctx) => {
+  const text = streamIdProblem(value);
+  if (text !== null) ctx.addIssue({ code: 'custom', message: text });
+});
+
+/**
+ * A wire_id is unique within its stream only, so one id can name Wires on
+ * several streams. Of `streams` (those holding the id), picks the one the
+ * request means: `chosen` (its `?stream_id=`), or else the only one the
+ * token may see. `null` when there is none; a 409 naming them when the
+ * token sees several and did not choose.
+ */
+export function oneStreamOf(
+  c: Context<AppEnv>,
+  wireId: string,
+  streams: readonly string[],
+  chosen: string | undefined,
+): Result<{ streamId: string }> | null {
+  const principal = c.get('principal');
+  const visible = [...new Set(streams)].filter((s) => !principal || mayTouchStream(principal, s));
+  const candidates = chosen === undefined ? visible : visible.filter((s) => s === chosen);
+  const [only] = candidates;
+  if (only === undefined) return null;
+  if (candidates.length === 1) return { ok: true, streamId: only };
+  return fail(
+    'ambiguous-wire-id',
+    `wire_id "${wireId}" names Wires on ${candidates.length} streams (${candidates.join(', ')}): ` +
+      'add ?stream_id= to choose one',
+    { extra: { stream_ids: candidates } },
   );
 }
 

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { fail, streamIdProblem, WireId, WireType } from '../../protocol';
+import { fail, WireId, WireType } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
@@ -8,10 +8,12 @@ import {
   decodeCursor,
   Freshness,
   Name,
+  oneStreamOf,
   Paging,
   pageOf,
   parseQuery,
   type Rows,
+  StreamIdFilter,
   Times,
   Where,
   withJson,
@@ -26,11 +28,6 @@ export const readWires = new Hono<AppEnv>();
 /** How far a causal chain is followed each way, and how many consequences are listed. */
 const MAX_DEPTH = 64;
 const MAX_CONSEQUENCES = 500;
-
-const StreamIdFilter = Name.superRefine((value, ctx) => {
-  const text = streamIdProblem(value);
-  if (text !== null) ctx.addIssue({ code: 'custom', message: text });
-});
 
 function wireJson(row: Record<string, unknown>) {
   const { payload, ...rest } = withJson(row, ['payload']);
@@ -53,7 +50,7 @@ readWires.get('/wires', async (c) => {
   if (q.since !== undefined && q.until !== undefined && q.since > q.until) {
     return problem(c, fail('invalid-query', `since (${q.since}) is after until (${q.until})`));
   }
-  const cursor = decodeCursor(q.cursor, 2);
+  const cursor = decodeCursor(q.cursor, 3);
   if (!cursor.ok) return problem(c, cursor);
   const where = new Where()
     .eq('correlation_id', q.correlation_id)
@@ -64,12 +61,16 @@ readWires.get('/wires', async (c) => {
     .streams('stream_id', c);
   if (q.since !== undefined) where.add('received_at >= ?', q.since);
   if (q.until !== undefined) where.add('received_at < ?', q.until);
-  if (cursor.key) where.add('(received_at, wire_id) > (?, ?)', ...cursor.key);
+  if (cursor.key) where.add('(received_at, wire_id, stream_id) > (?, ?, ?)', ...cursor.key);
   const stmt = c.env.DB.prepare(
-    `SELECT * FROM wire_events ${where.sql} ORDER BY received_at, wire_id LIMIT ?`,
+    `SELECT * FROM wire_events ${where.sql} ORDER BY received_at, wire_id, stream_id LIMIT ?`,
   ).bind(...where.params, q.limit + 1);
   return answer(c, q, [stmt], ([rows = []]) => {
-    const page = pageOf(rows, q.limit, (r) => [String(r.received_at), String(r.wire_id)]);
+    const page = pageOf(rows, q.limit, (r) => [
+      String(r.received_at),
+      String(r.wire_id),
+      String(r.stream_id),
+    ]);
     return { ok: true, body: { wires: page.items.map(wireJson), next_cursor: page.next_cursor } };
   });
 });
@@ -80,61 +81,89 @@ readWires.get('/wires/:wire_id', async (c) => {
   if (!id.success) {
     return problem(c, fail('invalid-query', `wire_id "${wireId}": ${id.error.issues[0]?.message}`));
   }
-  const parsed = parseQuery(c, Freshness);
+  const parsed = parseQuery(c, { stream_id: StreamIdFilter.optional(), ...Freshness });
   if (!parsed.ok) return problem(c, parsed);
   const db = c.env.DB;
-  const scope = new Where().streams('w.stream_id', c);
-  const scoped = scope.sql ? `AND ${scope.sql.slice('WHERE '.length)}` : '';
+  const chosen = parsed.query.stream_id;
+  // Only `?` placeholders below, bound in order: the stream-prefix scope adds its own.
+  const scopeOf = (column: string) => {
+    const w = new Where().streams(column, c);
+    return { sql: w.sql ? `AND ${w.sql.slice('WHERE '.length)}` : '', params: w.params };
+  };
+  const own = scopeOf('w.stream_id');
+  const pick = chosen === undefined ? '' : 'AND w.stream_id = ?';
+  const candidate = [wireId, ...(chosen === undefined ? [] : [chosen]), ...own.params];
+  // A wire_id is unique within its stream only: every Wire the token may see
+  // with this id, of which the answer needs exactly one (oneStreamOf).
   const self = db
-    .prepare(`SELECT w.* FROM wire_events w WHERE w.wire_id = ? ${scoped}`)
-    .bind(wireId, ...scope.params);
+    .prepare(`SELECT w.* FROM wire_events w WHERE w.wire_id = ? ${pick} ${own.sql}`)
+    .bind(...candidate);
+  const root = `(SELECT w.stream_id FROM wire_events w WHERE w.wire_id = ? ${pick} ${own.sql}
+    ORDER BY w.stream_id LIMIT 1)`;
   // Causes: follow causation_id upwards; consequences: every Wire caused by
-  // this one, transitively. Depth-bounded so a cycle cannot run away.
+  // this one, transitively, through Wires the token may see only.
+  // Depth-bounded so a cycle cannot run away.
   const causes = db
     .prepare(
       `WITH RECURSIVE up(id, depth) AS (
-         SELECT causation_id, 1 FROM wire_events WHERE wire_id = ?1 AND causation_id IS NOT NULL
+         SELECT causation_id, 1 FROM wire_events
+         WHERE wire_id = ? AND stream_id = ${root} AND causation_id IS NOT NULL
          UNION
          SELECT e.causation_id, up.depth + 1 FROM wire_events e JOIN up ON e.wire_id = up.id
-         WHERE e.causation_id IS NOT NULL AND up.depth < ?2)
+         WHERE e.causation_id IS NOT NULL AND up.depth < ?)
        SELECT up.id AS wanted, up.depth, w.* FROM up LEFT JOIN wire_events w ON w.wire_id = up.id
        ORDER BY up.depth`,
     )
-    .bind(wireId, MAX_DEPTH);
+    .bind(wireId, ...candidate, MAX_DEPTH);
+  const seen = scopeOf('e.stream_id');
   const consequences = db
     .prepare(
-      `WITH RECURSIVE down(id, depth) AS (
-         SELECT wire_id, 1 FROM wire_events WHERE causation_id = ?1
+      `WITH RECURSIVE down(id, stream, depth) AS (
+         SELECT e.wire_id, e.stream_id, 1 FROM wire_events e WHERE e.causation_id = ? ${seen.sql}
          UNION
-         SELECT e.wire_id, down.depth + 1 FROM wire_events e JOIN down ON e.causation_id = down.id
-         WHERE down.depth < ?2)
-       SELECT MIN(down.depth) AS depth, w.* FROM down JOIN wire_events w ON w.wire_id = down.id
-       GROUP BY w.wire_id ORDER BY depth, w.received_at, w.wire_id LIMIT ?3`,
+         SELECT e.wire_id, e.stream_id, down.depth + 1 FROM wire_events e
+         JOIN down ON e.causation_id = down.id
+         WHERE down.depth < ? ${seen.sql})
+       SELECT MIN(down.depth) AS depth, w.* FROM down
+       JOIN wire_events w ON w.wire_id = down.id AND w.stream_id = down.stream
+       GROUP BY w.stream_id, w.wire_id ORDER BY depth, w.received_at, w.wire_id LIMIT ?`,
     )
-    .bind(wireId, MAX_DEPTH, MAX_CONSEQUENCES + 1);
-  return answer(c, parsed.query, [self, causes, consequences], ([own = [], up = [], down = []]) => {
-    const row = own[0];
-    if (!row) return fail('not-found', `wire "${wireId}" is not projected`);
-    const principal = c.get('principal');
-    const allowed = (r: Record<string, unknown>) =>
-      !principal || mayTouchStream(principal, String(r.stream_id));
-    // Upwards the chain ends at the first cause the token may not see: what
-    // lies beyond it (and its causation_id) is that hidden Wire's business.
-    const hidden = up.findIndex((r) => r.wire_id !== null && !allowed(r));
-    const seen = hidden === -1 ? up : up.slice(0, hidden);
-    const found = seen.filter((r) => r.wire_id !== null);
-    const missing = seen.find((r) => r.wire_id === null);
-    return {
-      ok: true,
-      body: {
-        wire: wireJson(row),
-        causes: chain(found),
-        unresolved_cause: missing ? String(missing.wanted) : null,
-        consequences: chain(down.slice(0, MAX_CONSEQUENCES).filter(allowed)),
-        consequences_truncated: down.length > MAX_CONSEQUENCES,
-      },
-    };
-  });
+    .bind(wireId, ...seen.params, MAX_DEPTH, ...seen.params, MAX_CONSEQUENCES + 1);
+  return answer(
+    c,
+    parsed.query,
+    [self, causes, consequences],
+    ([mine = [], up = [], down = []]) => {
+      const picked = oneStreamOf(
+        c,
+        wireId,
+        mine.map((r) => String(r.stream_id)),
+        chosen,
+      );
+      if (picked === null) return fail('not-found', `wire "${wireId}" is not projected`);
+      if (!picked.ok) return picked;
+      const row = mine.find((r) => r.stream_id === picked.streamId) ?? {};
+      const principal = c.get('principal');
+      const allowed = (r: Record<string, unknown>) =>
+        !principal || mayTouchStream(principal, String(r.stream_id));
+      // Upwards the chain ends at the first cause the token may not see: what
+      // lies beyond it (and its causation_id) is that hidden Wire's business.
+      const hidden = up.findIndex((r) => r.wire_id !== null && !allowed(r));
+      const visible = hidden === -1 ? up : up.slice(0, hidden);
+      const found = visible.filter((r) => r.wire_id !== null);
+      const missing = visible.find((r) => r.wire_id === null);
+      return {
+        ok: true,
+        body: {
+          wire: wireJson(row),
+          causes: chain(found),
+          unresolved_cause: missing ? String(missing.wanted) : null,
+          consequences: chain(down.slice(0, MAX_CONSEQUENCES)),
+          consequences_truncated: down.length > MAX_CONSEQUENCES,
+        },
+      };
+    },
+  );
 });
 
 function chain(rows: Rows) {
