@@ -1,3 +1,4 @@
+import type { TicketLedger } from './api/auth/ticket-ledger';
 import type { RateLimiter } from './api/limits/rate-limiter';
 import type { StreamObject } from './stream/stream-object';
 import type { TopicDirectory } from './topic/topic-directory';
@@ -7,6 +8,7 @@ import type { TopicObject } from './topic/topic-object';
 export interface Env {
   STREAMS: DurableObjectNamespace<StreamObject>;
   RATE_LIMITER: DurableObjectNamespace<RateLimiter>;
+  TICKETS: DurableObjectNamespace<TicketLedger>;
   TOPICS: DurableObjectNamespace<TopicObject>;
   TOPIC_DIRECTORY: DurableObjectNamespace<TopicDirectory>;
   DB: D1Database;

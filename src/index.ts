@@ -2,6 +2,7 @@ import { createApp } from './api/app';
 import type { Env } from './env';
 import { listenAll } from './topic/listen-all';
 
+export { TicketLedger } from './api/auth/ticket-ledger';
 export { RateLimiter } from './api/limits/rate-limiter';
 export { StreamObject } from './stream/stream-object';
 export { TopicDirectory } from './topic/topic-directory';

@@ -55,6 +55,26 @@ describe('WebSocket upgrades', () => {
     res.webSocket?.close(1000, 'done');
   });
 
+  it('opens one socket per ticket: the same ticket again is 401, a fresh one opens', async () => {
+    const headers = await authHeaders('agent:quinn-07', ['read']);
+    const t = await ticket(headers);
+    const first = await upgrade(uniqueStream(), `&ticket=${t}`);
+    expect(first.status).toBe(101);
+    first.webSocket?.accept();
+    // Replayed from a log or a proxy, on the same stream or another one.
+    for (const stream of [uniqueStream(), uniqueStream('project')]) {
+      const again = await upgrade(stream, `&ticket=${t}`);
+      const problem = await expectProblem(again, 401, 'unauthenticated');
+      expect(problem.detail).toContain('used already');
+      expect(again.webSocket).toBeNull();
+    }
+    const next = await upgrade(uniqueStream(), `&ticket=${await ticket(headers)}`);
+    expect(next.status).toBe(101);
+    next.webSocket?.accept();
+    next.webSocket?.close(1000, 'done');
+    first.webSocket?.close(1000, 'done');
+  });
+
   it('issues no ticket that outlives the token it came from', async () => {
     const token = await tokenFor({ sub: 'agent:quinn-07', scopes: ['read'], expiresIn: 20 });
     const res = await SELF.fetch(`${base}/v1/tickets`, {

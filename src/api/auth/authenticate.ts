@@ -5,6 +5,7 @@ import { problem } from '../problem';
 import { isAdminSecret } from './admin-secret';
 import { hasScope, mayTouchStream, type Principal, type Scope } from './claims';
 import { type Credential, credentialOf, isWebSocketPath, WS_SUBPROTOCOL } from './credentials';
+import { spendTicket } from './ticket-ledger';
 import { verifyToken } from './tokens';
 import { cachedPrincipal, rememberPrincipal } from './verified-cache';
 
@@ -59,6 +60,15 @@ async function principalOf(
       'unauthenticated',
       '?ticket= takes a ticket from POST /v1/tickets, never a long-lived token',
     );
+  }
+  if (credential.kind === 'ticket') {
+    const { sub, exp } = verified.principal;
+    if (!(await spendTicket(env, sub, credential.token, exp))) {
+      return fail(
+        'unauthenticated',
+        'this ticket was used already: a ticket opens one WebSocket (POST /v1/tickets for another)',
+      );
+    }
   }
   return verified;
 }

@@ -34,6 +34,9 @@ export async function issueToken(
     ...(request.purpose ? { purpose: request.purpose } : {}),
     iat: nowSeconds,
     exp,
+    // Unique even for the same claims minted in the same second: a ticket's
+    // digest is what the ticket ledger marks spent.
+    jti: crypto.randomUUID(),
   };
   return { token: await sign(claims, secret, ALG), exp };
 }
