@@ -79,7 +79,9 @@ try {
   log('scenario 1: append, one stream');
   results.append1 = await run({
     id: 'append1',
-    systems: quick ? ['ceiling-rpc', 'wirestream'] : ['ceiling-rpc', 'ceiling-fetch', 'wirestream'],
+    systems: quick
+      ? ['ceiling-rpc', 'wirestream', 'wirestream-split']
+      : ['ceiling-rpc', 'ceiling-fetch', 'wirestream', 'wirestream-split'],
     streams: 1,
     clients: 16,
     rate: quick ? 50 : undefined,

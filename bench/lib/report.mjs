@@ -196,41 +196,52 @@ function p99(samples) {
   return summarize(samples ?? []).p99;
 }
 
+/**
+ * The two one-stream targets for `key` against the ceiling. Verdicts go by the
+ * median of per-repetition ratios: within a repetition the systems ran back
+ * to back (side by side), while one stall in one repetition can decide a
+ * pooled p99 on this machine.
+ */
+function oneStreamTargets(a, key, suffix, verdict) {
+  const w = a[key];
+  const ceilings = [a['ceiling-rpc'], a['ceiling-fetch']].filter(Boolean);
+  const reps = w.throughputs.map((_, i) => i);
+  const repTput = reps.map((i) =>
+    ratio(w.throughputs[i], Math.max(...ceilings.map((c) => c.throughputs[i] ?? 0))),
+  );
+  const repCeilP99 = reps.map((i) => Math.min(...ceilings.map((c) => c.repOpenP99[i])));
+  const repLat = reps.map((i) => ratio(w.repOpenP99[i], repCeilP99[i]));
+  const best = Math.max(...ceilings.map((c) => c.throughput ?? 0));
+  const tput = middle(repTput);
+  const lat = middle(repLat);
+  const ceil = Math.min(...ceilings.map((c) => p99(c.openSamples)));
+  const pooled = `${fmt(ratio(p99(w.openSamples), ceil), 2)}× (${fmt(p99(w.openSamples))} vs ${fmt(ceil)} ms)`;
+  return [
+    [
+      `append one stream ≥ 70% of ceiling${suffix}`,
+      reps.length > 1
+        ? `${pct(tput)}, median of ${reps.length} repetitions (${repTput.map(pct).join(' / ')}); medians ${fmt(w.throughput, 0)} vs ${fmt(best, 0)}/s`
+        : `${pct(tput)} (${fmt(w.throughput, 0)} vs ${fmt(best, 0)}/s)`,
+      verdict(tput >= 0.7),
+    ],
+    [
+      `append p99 ≤ 2× ceiling p99${suffix}`,
+      reps.length > 1
+        ? `${fmt(lat, 2)}×, median of ${reps.length} repetitions (${reps.map((i) => `${fmt(repLat[i], 2)}×: ${fmt(w.repOpenP99[i])} vs ${fmt(repCeilP99[i])} ms`).join(' / ')}); pooled ${pooled}`
+        : pooled,
+      verdict(lat <= 2),
+    ],
+  ];
+}
+
 /** [target, measured, verdict] rows. */
 export function targetRows(r) {
   const rows = [];
   const verdict = (ok) => (ok === undefined ? 'n/a' : ok ? 'met' : 'MISSED');
   const a = r.append1;
-  if (a?.wirestream) {
-    // Verdicts go by the median of per-repetition ratios: within a repetition
-    // the systems ran back to back (side by side), while one stall in one
-    // repetition can decide a pooled p99 on this machine.
-    const ceilings = [a['ceiling-rpc'], a['ceiling-fetch']].filter(Boolean);
-    const reps = a.wirestream.throughputs.map((_, i) => i);
-    const repTput = reps.map((i) =>
-      ratio(a.wirestream.throughputs[i], Math.max(...ceilings.map((c) => c.throughputs[i] ?? 0))),
-    );
-    const repCeilP99 = reps.map((i) => Math.min(...ceilings.map((c) => c.repOpenP99[i])));
-    const repLat = reps.map((i) => ratio(a.wirestream.repOpenP99[i], repCeilP99[i]));
-    const best = Math.max(...ceilings.map((c) => c.throughput ?? 0));
-    const tput = middle(repTput);
-    rows.push([
-      'append one stream ≥ 70% of ceiling',
-      reps.length > 1
-        ? `${pct(tput)}, median of ${reps.length} repetitions (${repTput.map(pct).join(' / ')}); medians ${fmt(a.wirestream.throughput, 0)} vs ${fmt(best, 0)}/s`
-        : `${pct(tput)} (${fmt(a.wirestream.throughput, 0)} vs ${fmt(best, 0)}/s)`,
-      verdict(tput >= 0.7),
-    ]);
-    const lat = middle(repLat);
-    const ceil = Math.min(...ceilings.map((c) => p99(c.openSamples)));
-    const pooled = `${fmt(ratio(p99(a.wirestream.openSamples), ceil), 2)}× (${fmt(p99(a.wirestream.openSamples))} vs ${fmt(ceil)} ms)`;
-    rows.push([
-      'append p99 ≤ 2× ceiling p99',
-      reps.length > 1
-        ? `${fmt(lat, 2)}×, median of ${reps.length} repetitions (${reps.map((i) => `${fmt(repLat[i], 2)}×: ${fmt(a.wirestream.repOpenP99[i])} vs ${fmt(repCeilP99[i])} ms`).join(' / ')}); pooled ${pooled}`
-        : pooled,
-      verdict(lat <= 2),
-    ]);
+  if (a?.wirestream) rows.push(...oneStreamTargets(a, 'wirestream', '', verdict));
+  if (a?.['wirestream-split']) {
+    rows.push(...oneStreamTargets(a, 'wirestream-split', ', HCS side in a 2nd process', verdict));
   }
   const f = r.fanout?.wirestream;
   if (f) {

@@ -59,13 +59,17 @@ export async function disposeShared() {
  * adds or overrides plain vars (e.g. the stand-in's URL).
  */
 export async function start(bundle, options = {}) {
+  if (options.split) return startSplit(bundle, options);
   if (!reuse) return startFresh(bundle, options);
   if (!shared.has(bundle.name)) shared.set(bundle.name, startFresh(bundle, options));
   const rt = await shared.get(bundle.name);
   return { ...rt, dispose: async () => {} };
 }
 
-async function startFresh(bundle, { bindings = {}, inspectorPort } = {}) {
+async function startFresh(
+  bundle,
+  { bindings = {}, inspectorPort, extra = {}, migrate = true } = {},
+) {
   const before = new Set(workerdChildren());
   const started = performance.now();
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.config);
@@ -81,13 +85,15 @@ async function startFresh(bundle, { bindings = {}, inspectorPort } = {}) {
     cf: false,
     verbose: false,
     ...(inspectorPort ? { inspectorPort } : {}),
+    ...extra,
+    durableObjects: { ...workerOptions.durableObjects, ...extra.durableObjects },
   });
   const url = await mf.ready;
   const readyMs = performance.now() - started;
   const pid = workerdChildren().find((p) => !before.has(p));
   for (const [binding, db] of Object.entries(workerOptions.d1Databases ?? {})) {
     const dir = path.join(path.dirname(bundle.config), db.migrationsDir ?? 'migrations');
-    if (binding === 'DB') await applyMigrations(mf, binding, dir).catch(() => {});
+    if (binding === 'DB' && migrate) await applyMigrations(mf, binding, dir).catch(() => {});
   }
   return {
     mf,
@@ -100,6 +106,69 @@ async function startFresh(bundle, { bindings = {}, inspectorPort } = {}) {
     peakRss: () => (pid ? peakRssMiB(pid) : Number.NaN),
     rss: () => (pid ? rssMiB(pid) : Number.NaN),
     dispose: () => mf.dispose(),
+  };
+}
+
+/**
+ * Wirestream as Cloudflare runs it, where every Durable Object has a thread of
+ * its own: the HCS side (TopicObject, TopicDirectory) in a second workerd
+ * process, reached through Miniflare's dev registry (cross-process RPC, as
+ * between two `wrangler dev` sessions), with D1 in one shared directory (only
+ * the TopicObject writes it here). Under a single Miniflare every object shares
+ * one thread, so anchoring competes with appending; this shows the sequencer
+ * without that. CPU and memory are the two processes' sums.
+ */
+async function startSplit(bundle, { bindings = {} } = {}) {
+  const dir = mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'wirestream-split-'));
+  const api = `bench-${bundle.name}-api`;
+  const topics = `bench-${bundle.name}-topics`;
+  const shared = {
+    unsafeDevRegistryPath: path.join(dir, 'registry'),
+    d1Persist: path.join(dir, 'd1'),
+  };
+  const remote = (className, scriptName) => ({ className, scriptName, useSQLite: true });
+  const hcs = await startFresh(bundle, {
+    bindings,
+    migrate: false,
+    extra: {
+      ...shared,
+      name: topics,
+      durableObjects: {
+        STREAMS: remote('StreamObject', api),
+        RATE_LIMITER: remote('RateLimiter', api),
+        TICKETS: remote('TicketLedger', api),
+      },
+    },
+  });
+  const front = await startFresh(bundle, {
+    bindings,
+    extra: {
+      ...shared,
+      name: api,
+      durableObjects: {
+        TOPICS: remote('TopicObject', topics),
+        TOPIC_DIRECTORY: remote('TopicDirectory', topics),
+      },
+    },
+  });
+  const both = (f) => f(front) + f(hcs);
+  return {
+    ...front,
+    pids: [front.pid, hcs.pid],
+    readyMs: front.readyMs + hcs.readyMs,
+    cpu: () => both((rt) => rt.cpu()),
+    cpuSplit: () => {
+      const a = front.cpuSplit();
+      const b = hcs.cpuSplit();
+      return { user: a.user + b.user, system: a.system + b.system };
+    },
+    peakRss: () => both((rt) => rt.peakRss()),
+    rss: () => both((rt) => rt.rss()),
+    dispose: async () => {
+      await front.dispose();
+      await hcs.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

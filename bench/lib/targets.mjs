@@ -45,6 +45,18 @@ export const SYSTEMS = {
     ack: true,
     ackPolicy: { ackEvery: 1, ackDelayMs: 0 },
   },
+  // The same Worker with its HCS side (TopicObject, TopicDirectory) in a
+  // second workerd process, as on Cloudflare where each object has its own
+  // thread (lib/runtime.mjs, startSplit).
+  'wirestream-split': {
+    project: 'wirestream',
+    label: 'Wirestream, topics in a 2nd process',
+    appendPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/wires`,
+    wsPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/ws?after_seq=0`,
+    seqOf: (receipt) => receipt.stream_seq,
+    ack: true,
+    split: true,
+  },
   'ceiling-rpc': {
     project: 'ceiling',
     label: 'bare DO, RPC',
