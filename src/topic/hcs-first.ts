@@ -1,19 +1,30 @@
 import { type Draft, findSecrets, isOrchestrationType } from '../protocol';
 
 /**
- * `HCS_FIRST`: unset or `on`, any payer's Wires are ingested (their sender
- * unproven); `off`, none; or a JSON map of payer account → sender
+ * `HCS_FIRST`: `on`, any payer's Wires are ingested (their sender unproven);
+ * `off`, none; or a JSON map of payer account → sender
  * (`{"0.0.1234":"agent:quinn-07"}`): only those payers, each only as its
  * sender. The payer signed the HCS transaction, so the map makes the sender
  * proven. Anything else refuses all, naming the mistake.
+ *
+ * Unset, it is `on` on the local network only. On a public network anyone
+ * with an account can post to the topics, and every anchored Wire, fencing
+ * tokens included, is public on the mirror: unproven senders could take and
+ * finish any agent's tasks, so they are ingested only when asked for.
  */
 export type HcsFirstPolicy =
   | { kind: 'open' }
   | { kind: 'off'; why: string }
   | { kind: 'payers'; senders: Map<string, string> };
 
-export function hcsFirstPolicy(value: string | undefined): HcsFirstPolicy {
+export function hcsFirstPolicy(value: string | undefined, network = 'local'): HcsFirstPolicy {
   const text = value?.trim() ?? '';
+  if (text === '' && network !== 'local') {
+    return {
+      kind: 'off',
+      why: `HCS_FIRST is unset on ${network}, so nothing put on HCS directly is ingested: set a JSON map of payer account to sender, or "on" to accept unproven senders`,
+    };
+  }
   if (text === '' || text === 'on') return { kind: 'open' };
   if (text === 'off') return { kind: 'off', why: 'HCS-first ingestion is off (HCS_FIRST=off)' };
   let map: unknown;

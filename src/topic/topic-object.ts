@@ -159,7 +159,7 @@ export class TopicObject extends DurableObject<Env> {
       topicId,
       mirrorUrl: config.mirrorUrl,
       now: Date.now,
-      hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST),
+      hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),

@@ -182,14 +182,22 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
 
     // The operator's policy: off, or only named payers, each as its own sender.
     const stub = env.TOPICS.get(env.TOPICS.idFromName(topic));
-    const listenWith = (policy: string) =>
+    type Vars = Record<'HCS_FIRST' | 'HEDERA_NETWORK' | 'HEDERA_MIRROR_URL', string | undefined>;
+    const listenWith = (policy: string | undefined, more: Partial<Vars> = {}) =>
       runInDurableObject(stub, async (object) => {
-        const own = (object as unknown as { env: { HCS_FIRST?: string } }).env;
-        own.HCS_FIRST = policy;
+        const own = (object as unknown as { env: Vars }).env;
+        const patch: Partial<Vars> = { HCS_FIRST: policy, ...more };
+        const before = Object.fromEntries(
+          Object.keys(patch).map((k) => [k, own[k as keyof Vars]]),
+        ) as Partial<Vars>;
+        Object.assign(own, patch);
         try {
           await (object as unknown as TopicObject).listen();
         } finally {
-          delete own.HCS_FIRST;
+          for (const [k, v] of Object.entries(before)) {
+            if (v === undefined) delete own[k as keyof Vars];
+            else own[k as keyof Vars] = v;
+          }
         }
       });
     const detailAt = async (seq: number) =>
@@ -223,5 +231,21 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
     await submit(fine());
     await listenWith('agents please');
     expect((await detailAt(9))?.detail).toContain('HCS_FIRST is not "on", "off" or a JSON map');
+
+    // Unset on a public network: nothing unproven, since anyone can post there
+    // and every anchored fencing token is public. Asked for with "on", it is.
+    const publicNet = { HEDERA_NETWORK: 'testnet', HEDERA_MIRROR_URL: standinUrl() };
+    const unasked = fine();
+    await submit(unasked);
+    await listenWith(undefined, publicNet);
+    expect((await detailAt(10))?.detail).toContain(
+      'HCS_FIRST is unset on testnet, so nothing put on HCS directly is ingested',
+    );
+    expect(await readWires(unasked.stream_id)).toEqual([]);
+    const asked = fine();
+    await submit(asked);
+    await listenWith('on', publicNet);
+    expect(await detailAt(11)).toMatchObject({ kind: 'hcs-first-ingested' });
+    expect((await readWires(asked.stream_id)).map((w) => w.wire_id)).toEqual([asked.wire_id]);
   });
 });
