@@ -40,9 +40,11 @@ export function fixed(text: string): TemplateStringsArray {
 /**
  * SQLite cannot drop a constraint in place. When `table`'s stored definition
  * still contains `outdated`, its rows move into the table `create` makes
- * under the same name (same columns, same order), in one transaction.
- * The old table's indexes go with it: create indexes after calling this.
- * `table` is a fixed identifier from the caller, never input.
+ * under the same name, in one transaction. Columns the old table has and
+ * `create` does not (added later by `ALTER TABLE`, perhaps by another owner)
+ * are added back first, so every value is kept. The old table's indexes go
+ * with it: create indexes after calling this. `table` is a fixed identifier
+ * from the caller, never input.
  */
 export function rebuildIfOutdated(
   storage: DurableObjectStorage,
@@ -54,11 +56,23 @@ export function rebuildIfOutdated(
   const stored = sql<{ sql: string }>`SELECT sql FROM sqlite_master
     WHERE type = 'table' AND name = ${table}`[0]?.sql;
   if (stored === undefined || !stored.includes(outdated)) return false;
+  type Column = { name: string; type: string; notnull: number; dflt_value: string | null };
+  const columnsOf = (name: string) =>
+    storage.sql.exec<Column>(`PRAGMA table_info(${name})`).toArray();
   storage.transactionSync(() => {
-    storage.sql.exec(`ALTER TABLE ${table} RENAME TO ${table}_outdated`);
+    const old = `${table}_outdated`;
+    storage.sql.exec(`ALTER TABLE ${table} RENAME TO ${old}`);
     create();
-    storage.sql.exec(`INSERT INTO ${table} SELECT * FROM ${table}_outdated`);
-    storage.sql.exec(`DROP TABLE ${table}_outdated`);
+    const fresh = new Set(columnsOf(table).map((c) => c.name));
+    const columns = columnsOf(old);
+    for (const c of columns.filter((c) => !fresh.has(c.name))) {
+      const notNull = c.notnull && c.dflt_value !== null ? ' NOT NULL' : '';
+      const fallback = c.dflt_value !== null ? ` DEFAULT ${c.dflt_value}` : '';
+      storage.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${c.name} ${c.type}${notNull}${fallback}`);
+    }
+    const list = columns.map((c) => c.name).join(', ');
+    storage.sql.exec(`INSERT INTO ${table} (${list}) SELECT ${list} FROM ${old}`);
+    storage.sql.exec(`DROP TABLE ${old}`);
   });
   return true;
 }

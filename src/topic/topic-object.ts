@@ -61,7 +61,7 @@ export class TopicObject extends DurableObject<Env> {
     this.#projection = new TopicProjection(this.#sql);
   }
 
-  /** Takes Wires from a stream's outbox; idempotent by wire_id. */
+  /** Takes Wires from a stream's outbox; idempotent by stream and wire_id. */
   accept(name: string, wires: OutboxWire[]): number {
     if (this.#log.get('name') === null) this.#log.set('name', name);
     const added = this.#log.accept(wires, wireMessage, Date.now());

@@ -193,7 +193,16 @@ describe('dashboard', () => {
       },
     );
     expect(await anchored.textContent()).toMatch(/^HCS \d+\.\d+\.\d+ #\d+$/);
-    expect(await anchored.getAttribute('href')).toMatch(/^\/v1\/wires\/wire_[0-9A-Z]+\/proof$/);
+    // The link names the stream (a wire_id is unique within its stream only),
+    // and answers with that Wire's proof.
+    const href = (await anchored.getAttribute('href')) ?? '';
+    expect(href).toMatch(/^\/v1\/wires\/wire_[0-9A-Z]+\/proof\?stream_id=project%3A/);
+    expect(decodeURIComponent(href.split('stream_id=')[1] ?? '')).toBe(stream);
+    const proof = await fetch(`${server.url}${href}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(proof.status).toBe(200);
+    expect(await proof.json()).toMatchObject({ stream_id: stream, stream_seq: 1 });
   }, 60_000);
 
   it('reconnects after the server restarts and shows later Wires with no duplicates and no gaps', async () => {

@@ -221,7 +221,7 @@ describe('GET /v1/wires', () => {
     expect((await get('/wires/wire_missing')).res.status).toBe(404);
   });
 
-  it('ends the causes a prefix-limited reader sees at the first Wire it may not see', async () => {
+  it('ends the causes a prefix-limited reader sees at the first Wire it may not see, told as unresolved', async () => {
     // note:… ← secret:… ← note:…, the first caused by a Wire never projected.
     const f = new WireFactory();
     const a = f.wire('note:leak-a', 'note.made', {}, { wire_id: 'leak_a', causation_id: 'ghost' });
@@ -239,9 +239,20 @@ describe('GET /v1/wires', () => {
       'leak_a',
     ]);
     expect(all.body.unresolved_cause).toBe('ghost');
+    // The hidden cause reads as one not projected: its id is already in
+    // leak_c's causation_id, and whether it exists is not told.
     const scoped = await get('/wires/leak_c', 'human:scoped', { streams: ['note:'] });
     expect(scoped.body.causes).toEqual([]);
-    expect(scoped.body.unresolved_cause).toBeNull();
+    expect(scoped.body.unresolved_cause).toBe('leak_b');
+    const guess = f.wire(
+      'note:leak-d',
+      'note.made',
+      {},
+      { wire_id: 'leak_d', causation_id: 'nope' },
+    );
+    await projectWires(env.DB, [guess]);
+    const unknown = await get('/wires/leak_d', 'human:scoped', { streams: ['note:'] });
+    expect(unknown.body.unresolved_cause).toBe('nope');
   });
 
   it('lists only the consequences a prefix-limited reader reaches through Wires it may see', async () => {

@@ -75,6 +75,36 @@ describe('WebSocket upgrades', () => {
     first.webSocket?.close(1000, 'done');
   });
 
+  it('takes a ticket in ?ticket= only, where it is spent: as bearer or subprotocol it is 401', async () => {
+    const t = await ticket(await authHeaders('agent:quinn-07', ['read']));
+    const ways: Record<string, string>[] = [
+      { Authorization: `Bearer ${t}` },
+      { 'Sec-WebSocket-Protocol': `wirestream, wirestream.bearer.${t}` },
+    ];
+    for (const headers of ways) {
+      for (let i = 0; i < 2; i++) {
+        const res = await upgrade(uniqueStream(), '', headers);
+        const problem = await expectProblem(res, 401, 'unauthenticated');
+        expect(problem.detail).toContain('?ticket=<ticket> only');
+      }
+    }
+    // Unspent by those refusals.
+    const res = await upgrade(uniqueStream(), `&ticket=${t}`);
+    expect(res.status).toBe(101);
+    res.webSocket?.accept();
+    res.webSocket?.close(1000, 'done');
+  });
+
+  it('does not spend a ticket on an upgrade refused for its stream', async () => {
+    const limited = await authHeaders('agent:quinn-07', ['read'], { streams: ['agent:'] });
+    const t = await ticket(limited);
+    await expectProblem(await upgrade(uniqueStream('project'), `&ticket=${t}`), 403, 'forbidden');
+    const res = await upgrade(uniqueStream('agent'), `&ticket=${t}`);
+    expect(res.status).toBe(101);
+    res.webSocket?.accept();
+    res.webSocket?.close(1000, 'done');
+  });
+
   it('issues no ticket that outlives the token it came from', async () => {
     const token = await tokenFor({ sub: 'agent:quinn-07', scopes: ['read'], expiresIn: 20 });
     const res = await SELF.fetch(`${base}/v1/tickets`, {

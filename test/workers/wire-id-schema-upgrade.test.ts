@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sqlOf } from '../../src/stream/sql';
 import { TopicDirectory } from '../../src/topic/topic-directory';
 import { TopicLog } from '../../src/topic/topic-log';
+import { TopicObject } from '../../src/topic/topic-object';
 
 /**
  * Storage made before a wire_id was keyed per stream still holds tables
@@ -10,25 +11,30 @@ import { TopicLog } from '../../src/topic/topic-log';
  * row kept as it was, and a second stream's Wire with the same id fits.
  */
 describe('upgrading storage keyed on wire_id alone', () => {
-  it("keeps a topic's Wires and then takes another stream's same wire_id", async () => {
+  it("keeps a topic's Wires, every column, and then takes another stream's same wire_id", async () => {
     const topic = env.TOPICS.get(env.TOPICS.idFromName(`upgrade-${Date.now()}`));
     await runInDurableObject(topic, (_object, state) => {
       const sql = sqlOf(state.storage.sql);
       sql`DROP TABLE wires`;
-      // The table as TopicLog created it before, with two Wires, one anchored.
+      // The table as TopicLog created it before, plus the column TopicProjection
+      // adds to it, with two Wires: one anchored and projected, one neither.
       sql`CREATE TABLE wires (pos INTEGER PRIMARY KEY AUTOINCREMENT,
         wire_id TEXT NOT NULL UNIQUE, stream_id TEXT NOT NULL, stream_seq INTEGER NOT NULL,
         message TEXT NOT NULL, body TEXT NOT NULL, accepted_at INTEGER NOT NULL, tx_ids TEXT,
         hcs_sequence_number INTEGER, consensus_timestamp TEXT, running_hash TEXT,
         hcs_chunks INTEGER, anchored_at INTEGER, notified INTEGER NOT NULL DEFAULT 0,
         origin TEXT NOT NULL DEFAULT 'coordinator')`;
+      sql`ALTER TABLE wires ADD COLUMN projected INTEGER NOT NULL DEFAULT 0`;
       sql`INSERT INTO wires (wire_id, stream_id, stream_seq, message, body, accepted_at,
-        hcs_sequence_number, notified) VALUES ('w1', 'agent:a', 1, 'm1', '{}', 5, 9, 1),
-        ('w2', 'agent:a', 2, 'm2', '{}', 6, NULL, 0)`;
+        hcs_sequence_number, notified, projected) VALUES
+        ('w1', 'agent:a', 1, 'm1', '{}', 5, 9, 1, 2),
+        ('w2', 'agent:a', 2, 'm2', '{}', 6, NULL, 0, 0)`;
       const before = sql`SELECT * FROM wires ORDER BY pos`;
 
-      const log = new TopicLog(sql, state.storage);
+      // What activating the object after the upgrade does.
+      new TopicObject(state, env);
       expect(sql`SELECT * FROM wires ORDER BY pos`).toEqual(before);
+      const log = new TopicLog(sql, state.storage);
       expect(log.byWire('agent:a', 'w1')).toMatchObject({ pos: 1, hcs_sequence_number: 9 });
       expect(log.unanchored(10).map((r) => r.wire_id)).toEqual(['w2']);
       const wire = {
@@ -45,13 +51,15 @@ describe('upgrading storage keyed on wire_id alone', () => {
         received_at: '2026-05-01T16:00:00.000Z',
       };
       expect(log.accept([wire], () => 'm3', 7)).toBe(1);
-      expect(log.byWire('agent:b', 'w1')).toMatchObject({ pos: 3, message: 'm3' });
+      expect(log.byWire('agent:b', 'w1')).toMatchObject({ pos: 3, message: 'm3', projected: 0 });
       // Still idempotent per stream.
       expect(log.accept([wire], () => 'm3', 8)).toBe(0);
       const indexes = sql<{ name: string }>`SELECT name FROM sqlite_master
         WHERE type = 'index' AND tbl_name = 'wires' AND name NOT LIKE 'sqlite_%' ORDER BY name`;
       expect(indexes.map((i) => i.name)).toEqual([
         'wires_hcs_seq',
+        'wires_projection_anchored',
+        'wires_projection_fresh',
         'wires_unanchored',
         'wires_unnotified',
       ]);

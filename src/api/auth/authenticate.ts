@@ -53,7 +53,6 @@ async function principalOf(
   }
   const verified = await verifyToken(env.TOKEN_SECRET, credential.token);
   if (!verified.ok) return verified;
-  if (credential.kind === 'bearer') rememberPrincipal(credential.token, env, verified.principal);
   const purpose = verified.principal.purpose;
   if (credential.kind === 'ticket' && purpose !== 'ws') {
     return fail(
@@ -61,15 +60,15 @@ async function principalOf(
       '?ticket= takes a ticket from POST /v1/tickets, never a long-lived token',
     );
   }
-  if (credential.kind === 'ticket') {
-    const { sub, exp } = verified.principal;
-    if (!(await spendTicket(env, sub, credential.token, exp))) {
-      return fail(
-        'unauthenticated',
-        'this ticket was used already: a ticket opens one WebSocket (POST /v1/tickets for another)',
-      );
-    }
+  // A ticket is spent where it is accepted, in ?ticket= (authenticate);
+  // taken as a bearer token or subprotocol it could be replayed.
+  if (credential.kind !== 'ticket' && purpose === 'ws') {
+    return fail(
+      'unauthenticated',
+      'a ticket opens a WebSocket as ?ticket=<ticket> only, never as a bearer token or subprotocol',
+    );
   }
+  if (credential.kind === 'bearer') rememberPrincipal(credential.token, env, verified.principal);
   return verified;
 }
 
@@ -176,6 +175,21 @@ export function authenticate(): MiddlewareHandler<AppEnv> {
     if (scopeDenied) return problem(c, scopeDenied);
     const streamDenied = streamId === null ? null : streamProblem(principal, streamId);
     if (streamDenied) return problem(c, streamDenied);
+    // Spent once it is known to be good for this socket, so a refusal above
+    // does not burn it; the route's own checks (after_seq, caps) may still.
+    if (
+      credential.kind === 'ticket' &&
+      !(await spendTicket(c.env, principal.sub, credential.token, principal.exp))
+    ) {
+      return problem(
+        c,
+        fail(
+          'unauthenticated',
+          'this ticket was used already: a ticket opens one WebSocket (POST /v1/tickets for another)',
+        ),
+        CHALLENGE,
+      );
+    }
     c.set('principal', principal);
     await next();
     if (credential.kind === 'subprotocol' && c.res.status === 101) c.res = withSubprotocol(c.res);

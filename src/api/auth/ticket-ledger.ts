@@ -8,6 +8,8 @@ import { sqlOf } from '../../stream/sql';
  * the tickets it spent until they expire, in storage, so a ticket stays spent
  * when the object is evicted. Keyed by subject, no one ledger sees everyone.
  */
+const GRACE_SECONDS = 60;
+
 export class TicketLedger extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
 
@@ -19,7 +21,9 @@ export class TicketLedger extends DurableObject<Env> {
 
   /** True the first time `ticket` (a digest) is spent, false ever after. */
   spend(ticket: string, exp: number): boolean {
-    this.#sql`DELETE FROM spent WHERE exp < ${Math.floor(Date.now() / 1000)}`;
+    // Kept a minute past expiry: the Worker that found the ticket unexpired
+    // judged by its own clock, which may run behind this one.
+    this.#sql`DELETE FROM spent WHERE exp < ${Math.floor(Date.now() / 1000) - GRACE_SECONDS}`;
     return (
       this.#sql`INSERT OR IGNORE INTO spent (ticket, exp) VALUES (${ticket}, ${exp})
         RETURNING ticket`.length === 1

@@ -112,7 +112,7 @@ readWires.get('/wires/:wire_id', async (c) => {
          SELECT e.causation_id, up.depth + 1 FROM wire_events e JOIN up ON e.wire_id = up.id
          WHERE e.causation_id IS NOT NULL AND up.depth < ?)
        SELECT up.id AS wanted, up.depth, w.* FROM up LEFT JOIN wire_events w ON w.wire_id = up.id
-       ORDER BY up.depth`,
+       ORDER BY up.depth, w.stream_id`,
     )
     .bind(wireId, ...candidate, MAX_DEPTH);
   const seen = scopeOf('e.stream_id');
@@ -146,12 +146,12 @@ readWires.get('/wires/:wire_id', async (c) => {
       const principal = c.get('principal');
       const allowed = (r: Record<string, unknown>) =>
         !principal || mayTouchStream(principal, String(r.stream_id));
-      // Upwards the chain ends at the first cause the token may not see: what
-      // lies beyond it (and its causation_id) is that hidden Wire's business.
-      const hidden = up.findIndex((r) => r.wire_id !== null && !allowed(r));
-      const visible = hidden === -1 ? up : up.slice(0, hidden);
-      const found = visible.filter((r) => r.wire_id !== null);
-      const missing = visible.find((r) => r.wire_id === null);
+      // Upwards the chain ends at the first cause that is not projected or
+      // that the token may not see, and both read alike (`unresolved_cause`):
+      // what lies beyond a hidden Wire, and whether it exists, is its stream's.
+      const end = up.findIndex((r) => r.wire_id === null || !allowed(r));
+      const found = end === -1 ? up : up.slice(0, end);
+      const missing = end === -1 ? undefined : up[end];
       return {
         ok: true,
         body: {
