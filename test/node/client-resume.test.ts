@@ -382,6 +382,47 @@ describe('WebSocket authentication', () => {
     expect(seen).toEqual([1, 2, 3]);
   }, 30_000);
 
+  it('resumes after a dropped connection with a fresh ticket: each ticket opens one socket', async () => {
+    const streamId = `project:ticket-drop-${Date.now().toString(36)}`;
+    await appendMany(streamId, 3);
+    const ticketed = new WirestreamClient({
+      baseUrl: proxy.url,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      wsAuth: 'ticket',
+      reconnect: { baseMs: 20, maxMs: 100 },
+      ...(token ? { token } : {}),
+    });
+    const seen: number[] = [];
+    const states: string[] = [];
+    let caughtUp = -1;
+    const sub = ticketed.subscribe(streamId, {
+      onWires: (wires) => {
+        seen.push(...wires.map((w) => w.stream_seq));
+      },
+      onCaughtUp: (last) => {
+        caughtUp = last;
+      },
+      onState: (state) => {
+        states.push(state);
+      },
+    });
+    await until(
+      () => caughtUp === 3,
+      10_000,
+      () => `caught up at ${caughtUp}`,
+    );
+    proxy.dropAll();
+    await appendMany(streamId, 3);
+    await until(
+      () => seen.length === 6,
+      15_000,
+      () => `saw ${seen.join(',')}; states ${states.join(' → ')}`,
+    );
+    sub.close();
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(states).toContain('reconnecting');
+  }, 30_000);
+
   it("stops with the server's 401 instead of reconnecting forever when the token is refused", async () => {
     const refused = new WirestreamClient({
       baseUrl: server.url,
