@@ -2,14 +2,16 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../../env';
 import { sqlOf } from '../../stream/sql';
 
+/** How long past its expiry a spent ticket is remembered. */
+const GRACE_SECONDS = 60;
+
 /**
  * Tickets (`POST /v1/tickets`) ride in a WebSocket URL, and URLs end up in
  * logs and proxies: each opens one socket only. One ledger per subject holds
- * the tickets it spent until they expire, in storage, so a ticket stays spent
- * when the object is evicted. Keyed by subject, no one ledger sees everyone.
+ * the tickets it spent until a minute past expiry, in storage, so a ticket
+ * stays spent when the object is evicted. Keyed by subject, no one ledger
+ * sees everyone.
  */
-const GRACE_SECONDS = 60;
-
 export class TicketLedger extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
 
