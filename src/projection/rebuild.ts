@@ -1,7 +1,7 @@
 import type { RebuildSource } from './mirror-source';
 import { clearRows, upsertRows } from './model-sql';
 import { MODEL_NAMES, REDUCERS } from './models';
-import { anchorsOf, groupByStream, projectWires } from './project-wires';
+import { anchorsOf, projectWires } from './project-wires';
 import { applyWire, type ModelName } from './reducer';
 import type { BaseRow, ProjectedWire } from './types';
 import {
@@ -9,6 +9,7 @@ import {
   insertWireEvents,
   rememberTopics,
   toWireEventRow,
+  WIRE_EVENT_COLUMNS,
   type WireEventRow,
   wireOfRow,
 } from './wire-events';
@@ -36,6 +37,8 @@ export interface RebuildOptions {
   onProgress?: (progress: RebuildProgress) => void | Promise<void>;
   /** Injected clock (ms), for the speed figure only. */
   now?: () => number;
+  /** Rows of wire_events read per query while folding (tests use small pages). */
+  foldPage?: number;
 }
 
 /** Models whose stored reducer_version differs from the code's. */
@@ -46,8 +49,6 @@ export async function staleModels(db: D1Database): Promise<ModelName[]> {
   const stored = new Map(rows.results.map((r) => [r.model, r.reducer_version]));
   return REDUCERS.filter((r) => stored.get(r.model) !== r.version).map((r) => r.model);
 }
-
-const WRITE_STREAMS = 100;
 
 /**
  * Drops the derived tables and replays every topic in stream order (grouped
@@ -67,7 +68,7 @@ export async function rebuild(db: D1Database, source: RebuildSource, options: Re
   const full = options.models === undefined;
   await report({ phase: 'start', models, full, topics: source.topics });
   try {
-    return await replay(db, source, models, full, report, now, started);
+    return await replay(db, source, models, full, report, now, started, options.foldPage);
   } catch (error) {
     // Live projection keeps skipping these models until a rebuild succeeds.
     await db
@@ -88,6 +89,7 @@ async function replay(
   report: (p: RebuildProgress) => Promise<void>,
   now: () => number,
   started: number,
+  foldPage = FOLD_PAGE,
 ): Promise<Extract<RebuildProgress, { phase: 'done' }>> {
   const reducers = REDUCERS.filter((r) => models.includes(r.model));
   await db.batch([rememberTopics(db, source.topics)]);
@@ -103,8 +105,10 @@ async function replay(
     ...(full ? [db.prepare('DELETE FROM wire_events WHERE hcs_topic_id IS NOT NULL')] : []),
   ]);
 
-  // Read every topic; a stream's Wires may sit on more than one topic.
-  const all: ProjectedWire[] = [];
+  // Read every topic into wire_events page by page (a stream's Wires may sit
+  // on more than one topic; a known (stream_id, stream_seq) is left alone),
+  // so memory holds one page, never the whole history.
+  let read = 0;
   let skipped = 0;
   for (const topic of source.topics) {
     let messages = 0;
@@ -114,51 +118,49 @@ async function replay(
       messages += page.messages;
       wires += page.wires.length;
       skipped += page.skipped;
-      all.push(...page.wires);
+      read += page.wires.length;
+      const statements: D1PreparedStatement[] = [];
+      for (let j = 0; j < page.wires.length; j += 200) {
+        const slice = page.wires.slice(j, j + 200);
+        statements.push(...insertWireEvents(db, slice.map(toWireEventRow)));
+        // A Wire kept as unanchored (its anchor not reported yet) gets it from HCS.
+        statements.push(...anchorWireEvents(db, anchorsOf(slice)));
+      }
+      if (statements.length > 0) await db.batch(statements);
       if (++pages % 20 === 0) await report({ phase: 'read', topic, messages, wires, skipped });
     }
     await report({ phase: 'read', topic, messages, wires, skipped });
   }
 
-  const byStream = groupByStream(all);
-  const streamIds = [...byStream.keys()].sort();
-  let written = 0;
-  for (let i = 0; i < streamIds.length; i += WRITE_STREAMS) {
-    const slice = streamIds.slice(i, i + WRITE_STREAMS);
-    const statements: D1PreparedStatement[] = [];
-    const events: WireEventRow[] = [];
-    const anchored: ProjectedWire[] = [];
-    const rows = new Map<ModelName, BaseRow[]>();
-    for (const streamId of slice) {
-      const wires = byStream.get(streamId) ?? [];
-      events.push(...wires.map(toWireEventRow));
-      anchored.push(...wires);
-      for (const reducer of reducers) {
-        if (!reducer.owns(streamId)) continue;
-        const row = foldPrefix(reducer, wires);
-        if (row) rows.set(reducer.model, [...(rows.get(reducer.model) ?? []), row]);
-      }
-    }
-    for (let j = 0; j < events.length; j += 200) {
-      statements.push(...insertWireEvents(db, events.slice(j, j + 200)));
-      // A Wire kept as unanchored (its anchor not reported yet) gets it from HCS.
-      statements.push(...anchorWireEvents(db, anchorsOf(anchored.slice(j, j + 200))));
-    }
-    for (const reducer of reducers) {
-      const list = rows.get(reducer.model) ?? [];
-      for (let j = 0; j < list.length; j += 200) {
-        statements.push(upsertRows(db, reducer, list.slice(j, j + 200)));
-      }
-    }
-    if (statements.length > 0) await db.batch(statements);
-    written += events.length;
+  // Then fold every stream from seq 1 while contiguous, reading wire_events in
+  // (stream_id, stream_seq) order a page at a time.
+  const total = await db
+    .prepare('SELECT COUNT(DISTINCT stream_id) AS n FROM wire_events')
+    .first<{ n: number }>();
+  const streamsTotal = total?.n ?? 0;
+  const folder = new StreamFolder(db, reducers);
+  let after: [string, number] = ['', 0];
+  for (;;) {
+    const page = await db
+      .prepare(
+        `SELECT ${WIRE_EVENT_COLUMNS.join(', ')} FROM wire_events
+         WHERE (stream_id, stream_seq) > (?1, ?2) ORDER BY stream_id, stream_seq LIMIT ?3`,
+      )
+      .bind(after[0], after[1], foldPage)
+      .all<WireEventRow>();
+    for (const row of page.results) folder.add(wireOfRow(row));
+    await folder.write(false);
+    const last = page.results.at(-1);
+    if (last) after = [last.stream_id, last.stream_seq];
     await report({
       phase: 'write',
-      streams: Math.min(i + WRITE_STREAMS, streamIds.length),
-      streams_total: streamIds.length,
-      wires: written,
+      streams: folder.streams,
+      streams_total: streamsTotal,
+      wires: folder.wires,
     });
+    if (page.results.length < foldPage) break;
   }
+  await folder.write(true);
 
   // Back to live, then fold what HCS does not have yet (or arrived meanwhile).
   await db.batch([
@@ -188,24 +190,86 @@ async function replay(
     phase: 'done',
     models,
     topics: source.topics.length,
-    streams: streamIds.length,
-    wires: all.length,
+    streams: streamsTotal,
+    wires: read,
     skipped,
     seconds,
-    wires_per_second: seconds > 0 ? Math.round(all.length / seconds) : all.length,
+    wires_per_second: seconds > 0 ? Math.round(read / seconds) : read,
   };
   await report(done);
   return done;
 }
 
-/** Folds a stream's Wires from seq 1 while they are contiguous. */
-function foldPrefix(reducer: (typeof REDUCERS)[number], wires: ProjectedWire[]): BaseRow | null {
-  let row: BaseRow | null = null;
-  for (const wire of wires) {
-    if (wire.stream_seq !== (row?.last_seq ?? 0) + 1) break;
-    row = applyWire(reducer, row, wire);
+/** Rows of wire_events read per query while folding. */
+const FOLD_PAGE = 2000;
+/** Read-model rows written per upsert. */
+const UPSERT_ROWS = 200;
+
+type Reducer = (typeof REDUCERS)[number];
+
+/**
+ * Folds Wires arriving in (stream_id, stream_seq) order, one stream at a
+ * time, each model from seq 1 while the Wires are contiguous (a gap waits for
+ * the catch-up), and writes the finished rows in batches: memory holds one
+ * stream's current rows and the batch, whatever the history's size.
+ */
+class StreamFolder {
+  streams = 0;
+  wires = 0;
+  #stream: string | null = null;
+  #rows = new Map<Reducer, BaseRow | null>();
+  #pending = new Map<Reducer, BaseRow[]>();
+
+  constructor(
+    private readonly db: D1Database,
+    private readonly reducers: readonly Reducer[],
+  ) {}
+
+  add(wire: ProjectedWire): void {
+    if (wire.stream_id !== this.#stream) this.#next(wire.stream_id);
+    this.wires++;
+    for (const [reducer, row] of this.#rows) {
+      if (wire.stream_seq !== (row?.last_seq ?? 0) + 1) {
+        this.#finish(reducer, row);
+        continue;
+      }
+      this.#rows.set(reducer, applyWire(reducer, row, wire));
+    }
   }
-  return row;
+
+  /** Writes full batches; with `all`, the current stream's rows and every partial batch too. */
+  async write(all: boolean): Promise<void> {
+    if (all) this.#next(null);
+    const statements: D1PreparedStatement[] = [];
+    for (const [reducer, rows] of this.#pending) {
+      const cut = all ? rows.length : rows.length - (rows.length % UPSERT_ROWS);
+      for (let j = 0; j < cut; j += UPSERT_ROWS) {
+        statements.push(
+          upsertRows(this.db, reducer, rows.slice(j, Math.min(j + UPSERT_ROWS, cut))),
+        );
+      }
+      this.#pending.set(reducer, rows.slice(cut));
+    }
+    if (statements.length > 0) await this.db.batch(statements);
+  }
+
+  #next(streamId: string | null): void {
+    for (const [reducer, row] of this.#rows) this.#finish(reducer, row);
+    this.#rows.clear();
+    this.#stream = streamId;
+    if (streamId === null) return;
+    this.streams++;
+    for (const reducer of this.reducers) if (reducer.owns(streamId)) this.#rows.set(reducer, null);
+  }
+
+  /** The model's row for this stream is final: a gap, or the stream ended. */
+  #finish(reducer: Reducer, row: BaseRow | null): void {
+    this.#rows.delete(reducer);
+    if (!row) return;
+    const pending = this.#pending.get(reducer);
+    if (pending) pending.push(row);
+    else this.#pending.set(reducer, [row]);
+  }
 }
 
 /**
