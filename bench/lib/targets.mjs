@@ -19,44 +19,34 @@ export const PROJECTS = {
 
 const enc = encodeURIComponent;
 
+/** Wirestream's own API: append over HTTP, follow over its WebSocket. */
+const WIRESTREAM = {
+  project: 'wirestream',
+  label: 'Wirestream',
+  appendPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/wires`,
+  wsPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/ws?after_seq=0`,
+  seqOf: (receipt) => receipt.stream_seq,
+  ack: true,
+};
+
 /**
  * Systems under test: a project plus how to append to a stream and follow it.
  * `ack` marks clients that must acknowledge (Wirestream's flow control).
  */
 export const SYSTEMS = {
-  wirestream: {
-    project: 'wirestream',
-    label: 'Wirestream',
-    appendPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/wires`,
-    wsPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/ws?after_seq=0`,
-    seqOf: (receipt) => receipt.stream_seq,
-    ack: true,
-    wire11: true,
-  },
+  wirestream: WIRESTREAM,
   // The same server, with clients that acknowledge every frame instead of as
   // the server's `hello` asks (every 512 Wires or within 1 s): what eager
   // acks cost at fan-out.
   'wirestream-eager-ack': {
-    project: 'wirestream',
+    ...WIRESTREAM,
     label: 'Wirestream, ack per frame',
-    appendPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/wires`,
-    wsPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/ws?after_seq=0`,
-    seqOf: (receipt) => receipt.stream_seq,
-    ack: true,
     ackPolicy: { ackEvery: 1, ackDelayMs: 0 },
   },
   // The same Worker with its HCS side (TopicObject, TopicDirectory) in a
   // second workerd process, as on Cloudflare where each object has its own
   // thread (lib/runtime.mjs, startSplit).
-  'wirestream-split': {
-    project: 'wirestream',
-    label: 'Wirestream, topics in a 2nd process',
-    appendPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/wires`,
-    wsPath: (stream) => `/v1/streams/${enc(`bench:${stream}`)}/ws?after_seq=0`,
-    seqOf: (receipt) => receipt.stream_seq,
-    ack: true,
-    split: true,
-  },
+  'wirestream-split': { ...WIRESTREAM, label: 'Wirestream, topics in a 2nd process', split: true },
   'ceiling-rpc': {
     project: 'ceiling',
     label: 'bare DO, RPC',

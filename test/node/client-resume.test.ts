@@ -353,16 +353,22 @@ describe('follow (async iterator)', () => {
   }, 30_000);
 });
 
+/** A client that opens its feeds with a ticket from POST /v1/tickets each time. */
+function ticketClient(baseUrl: string, reconnect?: { baseMs: number; maxMs: number }) {
+  return new WirestreamClient({
+    baseUrl,
+    WebSocket: WebSocket as unknown as WebSocketConstructor,
+    wsAuth: 'ticket',
+    ...(reconnect ? { reconnect } : {}),
+    ...(token ? { token } : {}),
+  });
+}
+
 describe('WebSocket authentication', () => {
   it('opens the feed with a short-lived ticket instead of the token when asked to', async () => {
     const streamId = `project:ticket-${Date.now().toString(36)}`;
     await appendMany(streamId, 3);
-    const ticketed = new WirestreamClient({
-      baseUrl: server.url,
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
-      wsAuth: 'ticket',
-      ...(token ? { token } : {}),
-    });
+    const ticketed = ticketClient(server.url);
     const seen: number[] = [];
     let caughtUp = -1;
     const sub = ticketed.subscribe(streamId, {
@@ -385,13 +391,7 @@ describe('WebSocket authentication', () => {
   it('resumes after a dropped connection with a fresh ticket: each ticket opens one socket', async () => {
     const streamId = `project:ticket-drop-${Date.now().toString(36)}`;
     await appendMany(streamId, 3);
-    const ticketed = new WirestreamClient({
-      baseUrl: proxy.url,
-      WebSocket: WebSocket as unknown as WebSocketConstructor,
-      wsAuth: 'ticket',
-      reconnect: { baseMs: 20, maxMs: 100 },
-      ...(token ? { token } : {}),
-    });
+    const ticketed = ticketClient(proxy.url, { baseMs: 20, maxMs: 100 });
     const seen: number[] = [];
     const states: string[] = [];
     let caughtUp = -1;
