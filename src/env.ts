@@ -1,5 +1,6 @@
 import type { TicketLedger } from './api/auth/ticket-ledger';
 import type { RateLimiter } from './api/limits/rate-limiter';
+import type { Rebuilder } from './projection/rebuilder';
 import type { StreamObject } from './stream/stream-object';
 import type { TopicDirectory } from './topic/topic-directory';
 import type { TopicObject } from './topic/topic-object';
@@ -11,6 +12,7 @@ export interface Env {
   TICKETS: DurableObjectNamespace<TicketLedger>;
   TOPICS: DurableObjectNamespace<TopicObject>;
   TOPIC_DIRECTORY: DurableObjectNamespace<TopicDirectory>;
+  REBUILDER: DurableObjectNamespace<Rebuilder>;
   DB: D1Database;
   /** Largest accepted envelope in bytes (default 8192). */
   WIRE_MAX_BYTES?: string;

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// `npm run rebuild`: drops the D1 read models and replays every HCS topic from
-// the mirror node, by calling POST /v1/admin/rebuild on a running Wirestream
-// (npm start) and printing its progress as it streams in.
+// `npm run rebuild`: replays every HCS topic from the mirror node into the D1
+// read models, by calling POST /v1/admin/rebuild on a running Wirestream
+// (npm start) and printing its progress as it streams in. The rebuild runs in
+// the coordinator: stopping this command does not stop it (--follow resumes).
 //
 //   npm run rebuild                          every read model and wire_events
 //   npm run rebuild -- --stale               only models whose reducer_version changed
 //   npm run rebuild -- --models task_run_state,agent_runtime_state
+//   npm run rebuild -- --follow              follow the running (or last) rebuild
 //   npm run rebuild -- --url https://wirestream.example.workers.dev
 //
 // The admin credential comes from WIRESTREAM_ADMIN_TOKEN, else from
@@ -19,17 +21,18 @@ const { values } = commandLine(
       url: { type: 'string', default: process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787' },
       models: { type: 'string' },
       stale: { type: 'boolean', default: false },
+      follow: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   },
-  'usage: npm run rebuild -- [--url URL] [--models a,b | --stale]',
+  'usage: npm run rebuild -- [--url URL] [--models a,b | --stale | --follow]',
 );
 
 if (values.help) {
   console.log(
     readFileSync(new URL(import.meta.url), 'utf8')
       .split('\n')
-      .slice(1, 12)
+      .slice(1, 14)
       .join('\n'),
   );
   process.exit(0);
@@ -54,19 +57,25 @@ const body = values.stale
     : undefined;
 
 const res = await fetch(`${values.url.replace(/\/$/, '')}/v1/admin/rebuild`, {
-  method: 'POST',
+  method: values.follow ? 'GET' : 'POST',
   headers: {
     Authorization: `Bearer ${adminToken()}`,
-    ...(body ? { 'Content-Type': 'application/json' } : {}),
+    ...(body && !values.follow ? { 'Content-Type': 'application/json' } : {}),
   },
-  ...(body ? { body: JSON.stringify(body) } : {}),
+  ...(body && !values.follow ? { body: JSON.stringify(body) } : {}),
 }).catch((error) => {
   console.error(`cannot reach ${values.url}: ${error.message} (is npm start running?)`);
   process.exit(1);
 });
 
 if (!res.ok) {
-  console.error(`rebuild refused: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  let detail = text;
+  try {
+    detail = JSON.parse(text).detail ?? text;
+  } catch {}
+  console.error(`rebuild refused: ${res.status} ${detail}`);
+  if (res.status === 409) console.error('follow it with: npm run rebuild -- --follow');
   process.exit(1);
 }
 
@@ -78,10 +87,12 @@ function show(p) {
       return `  read ${p.topic}: ${p.messages} messages, ${p.wires} Wires${p.skipped ? `, ${p.skipped} not Wires` : ''}`;
     case 'write':
       return `  wrote ${p.streams}/${p.streams_total} streams (${p.wires} Wires)`;
+    case 'retry':
+      return `  step failed (${p.detail}); retry ${p.attempt}`;
     case 'catch-up':
       return `  caught up ${p.wires} Wire(s) not on HCS yet`;
     case 'done':
-      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)`;
+      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)${p.ahead_of_mirror ? `; kept ${p.ahead_of_mirror} anchored Wire(s) the mirror does not show yet` : ''}`;
     case 'error':
       process.exitCode = 1;
       return `rebuild failed: ${p.detail}`;

@@ -26,6 +26,7 @@ export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title:
   'rate-limited': { status: 429, title: 'Too many Wires from this sender' },
   'too-many-subscribers': { status: 429, title: 'The stream has too many subscribers' },
   'invalid-body': { status: 422, title: 'The request body is not valid' },
+  'rebuild-running': { status: 409, title: 'A rebuild is running already' },
   'task-already-claimed': { status: 409, title: 'Another agent holds the lease on this task' },
   'task-not-available': { status: 409, title: 'The task is not open for claims' },
   'stale-fencing-token': { status: 409, title: 'The fencing token is not the live lease' },

@@ -7,7 +7,15 @@ export { agentRuntimeState } from './agent-runtime-state';
 export { decodeMessage, mirrorSource, type RebuildSource } from './mirror-source';
 export { isModelName, MODEL_NAMES, REDUCERS } from './models';
 export { groupByStream, projectWires, updateAnchors } from './project-wires';
-export { catchUp, type RebuildProgress, rebuild, staleModels } from './rebuild';
+export {
+  catchUp,
+  newRebuild,
+  type RebuildProgress,
+  type RebuildState,
+  rebuild,
+  staleModels,
+  stepRebuild,
+} from './rebuild';
 export type { ModelName, Reducer } from './reducer';
 export { applyWire, foldStream } from './reducer';
 export { streamState } from './stream-state';

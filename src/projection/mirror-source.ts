@@ -1,13 +1,33 @@
 import * as z from 'zod';
-import { ChunkAssembler, readTopicMessages } from '../anchor/mirror';
+import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { AnyPayload, StreamId, WireId, WireType } from '../protocol';
 import type { ProjectedWire } from './types';
 
-/** Where a rebuild reads Wires from: HCS topics, page by page. */
+/**
+ * Where a topic's reading stands between pages: the last sequence number read
+ * and the chunks still waiting for the rest of their message. Plain JSON, so a
+ * rebuild can keep it in storage and resume after a restart.
+ */
+export interface TopicCursor {
+  after: number;
+  pending: MirrorMessage[];
+}
+
+export interface SourcePage {
+  /** Decoded Wires, in topic order. */
+  wires: ProjectedWire[];
+  messages: number;
+  /** Whole messages that are not Wires. */
+  skipped: number;
+  cursor: TopicCursor;
+  /** False once the topic has no more messages (as far as the mirror knows). */
+  more: boolean;
+}
+
+/** Where a rebuild reads Wires from: HCS topics, a page at a time. */
 export interface RebuildSource {
-  topics: string[];
-  /** Pages of decoded Wires in topic order; `skipped` counts messages that are not Wires. */
-  read(topic: string): AsyncIterable<{ wires: ProjectedWire[]; messages: number; skipped: number }>;
+  /** The page after `cursor` (from the topic's start: `{ after: 0, pending: [] }`). */
+  page(topic: string, cursor: TopicCursor): Promise<SourcePage>;
 }
 
 /**
@@ -72,32 +92,34 @@ export function decodeMessage(
  * (a chunked Wire is identified by its last chunk, as the anchoring loop
  * records it).
  */
-export function mirrorSource(mirrorUrl: string, topics: string[]): RebuildSource {
+export function mirrorSource(mirrorUrl: string, pageSize = 100): RebuildSource {
   return {
-    topics,
-    async *read(topic) {
-      const assembler = new ChunkAssembler();
-      let after = 0;
-      for (;;) {
-        const page = await readTopicMessages(mirrorUrl, topic, after, 100);
-        const wires: ProjectedWire[] = [];
-        let skipped = 0;
-        for (const m of page.messages) {
-          after = m.sequence_number;
-          const whole = assembler.add(m);
-          if (!whole) continue;
-          const wire = decodeMessage(
-            whole.bytes,
-            topic,
-            whole.last.sequence_number,
-            whole.last.consensus_timestamp,
-          );
-          if (wire) wires.push(wire);
-          else skipped++;
-        }
-        yield { wires, messages: page.messages.length, skipped };
-        if (!page.hasMore || page.messages.length === 0) return;
+    async page(topic, cursor) {
+      const assembler = new ChunkAssembler(cursor.pending);
+      const page = await readTopicMessages(mirrorUrl, topic, cursor.after, pageSize);
+      let after = cursor.after;
+      const wires: ProjectedWire[] = [];
+      let skipped = 0;
+      for (const m of page.messages) {
+        after = m.sequence_number;
+        const whole = assembler.add(m);
+        if (!whole) continue;
+        const wire = decodeMessage(
+          whole.bytes,
+          topic,
+          whole.last.sequence_number,
+          whole.last.consensus_timestamp,
+        );
+        if (wire) wires.push(wire);
+        else skipped++;
       }
+      return {
+        wires,
+        messages: page.messages.length,
+        skipped,
+        cursor: { after, pending: assembler.pending() },
+        more: page.hasMore && page.messages.length > 0,
+      };
     },
   };
 }

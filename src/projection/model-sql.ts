@@ -15,17 +15,25 @@ function extract(columns: readonly string[]): string {
 
 /**
  * Upserts rows; a row only replaces one with a lower `last_seq`, so a late or
- * repeated write can never move a read model backwards.
+ * repeated write can never move a read model backwards. A rebuild (`replace`)
+ * overwrites whatever is there: it refolds from seq 1, perhaps with a new
+ * reducer, while live projection leaves the model alone.
  */
-export function upsertRows(db: D1Database, reducer: Reducer<BaseRow>, rows: BaseRow[]) {
+export function upsertRows(
+  db: D1Database,
+  reducer: Reducer<BaseRow>,
+  rows: BaseRow[],
+  { replace = false } = {},
+) {
   const { model, columns, key } = reducer;
   const sets = columns
     .filter((c) => c !== key)
     .map((c) => `${c} = excluded.${c}`)
     .join(', ');
+  const guard = replace ? '' : ` WHERE excluded.last_seq > ${model}.last_seq`;
   const sql = `INSERT INTO ${model} (${columns.join(', ')})
     SELECT ${extract(columns)} FROM json_each(?1) WHERE true
-    ON CONFLICT (${key}) DO UPDATE SET ${sets} WHERE excluded.last_seq > ${model}.last_seq`;
+    ON CONFLICT (${key}) DO UPDATE SET ${sets}${guard}`;
   const payload = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
   return db.prepare(sql).bind(JSON.stringify(payload));
 }
@@ -40,6 +48,15 @@ export function selectRows(db: D1Database, reducer: Reducer<BaseRow>, streamIds:
     .bind(JSON.stringify(streamIds));
 }
 
-export function clearRows(db: D1Database, reducer: Reducer<BaseRow>) {
-  return db.prepare(`DELETE FROM ${reducer.model}`);
+/**
+ * Rows a refold from seq 1 cannot produce: their stream has no first Wire in
+ * `wire_events`. What a rebuild removes after refolding instead of emptying
+ * the table first (readers keep seeing the old rows meanwhile).
+ */
+export function deleteUnfoldable(db: D1Database, reducer: Reducer<BaseRow>) {
+  const { model } = reducer;
+  return db.prepare(
+    `DELETE FROM ${model} WHERE NOT EXISTS (SELECT 1 FROM wire_events w
+       WHERE w.stream_id = ${model}.stream_id AND w.stream_seq = 1)`,
+  );
 }

@@ -1,5 +1,5 @@
-import type { RebuildSource } from './mirror-source';
-import { clearRows, upsertRows } from './model-sql';
+import type { RebuildSource, TopicCursor } from './mirror-source';
+import { deleteUnfoldable, upsertRows } from './model-sql';
 import { MODEL_NAMES, REDUCERS } from './models';
 import { anchorsOf, projectWires } from './project-wires';
 import { applyWire, type ModelName } from './reducer';
@@ -7,6 +7,7 @@ import type { BaseRow, ProjectedWire } from './types';
 import {
   anchorWireEvents,
   insertWireEvents,
+  refreshWireEvents,
   rememberTopics,
   toWireEventRow,
   WIRE_EVENT_COLUMNS,
@@ -27,14 +28,48 @@ export type RebuildProgress =
       streams: number;
       wires: number;
       skipped: number;
+      /** Anchored Wires D1 holds that the mirror did not show yet (kept, not dropped). */
+      ahead_of_mirror: number;
       seconds: number;
       wires_per_second: number;
     };
 
+export type Report = (progress: RebuildProgress) => void | Promise<void>;
+
+/** One read model's row for the stream being folded (null: no Wire folded yet). */
+type FolderRows = [ModelName, BaseRow | null][];
+
+/**
+ * Everything a rebuild needs to go on from where it stopped: plain JSON, so a
+ * Durable Object keeps it in storage between steps and resumes it after a
+ * restart. Every step is idempotent: redoing one after a crash is harmless.
+ */
+export interface RebuildState {
+  models: ModelName[];
+  /** Every model and wire_events (rewritten from HCS), not chosen models only. */
+  full: boolean;
+  topics: string[];
+  /** ms since the epoch, for the speed figure. */
+  startedAt: number;
+  phase: 'begin' | 'read' | 'fold' | 'finish' | 'done';
+  /** Reading: which topic, where in it, and that topic's counts so far. */
+  topic: number;
+  cursor: TopicCursor;
+  topicCounts: { messages: number; wires: number; pages: number };
+  /** Highest sequence number the mirror showed, per topic. */
+  mirrorEnd: Record<string, number>;
+  read: number;
+  skipped: number;
+  /** Folding: the last (stream_id, stream_seq) folded, and the stream in hand. */
+  foldAfter: [string, number];
+  streamsTotal: number;
+  folder: { streams: number; wires: number; stream: string | null; rows: FolderRows };
+}
+
 export interface RebuildOptions {
   /** Models to rebuild; all of them (and wire_events) when omitted. */
   models?: ModelName[];
-  onProgress?: (progress: RebuildProgress) => void | Promise<void>;
+  onProgress?: Report;
   /** Injected clock (ms), for the speed figure only. */
   now?: () => number;
   /** Rows of wire_events read per query while folding (tests use small pages). */
@@ -50,120 +85,186 @@ export async function staleModels(db: D1Database): Promise<ModelName[]> {
   return REDUCERS.filter((r) => stored.get(r.model) !== r.version).map((r) => r.model);
 }
 
-/**
- * Drops the derived tables and replays every topic in stream order (grouped
- * by stream_id, sorted by stream_seq). A full rebuild also rebuilds
- * `wire_events` from HCS, keeping only Wires not anchored yet (they are not
- * on HCS so far; the anchoring loop fills them in later). Rebuilding chosen
- * models leaves the others alone. While a model rebuilds, live projection
- * skips it; the closing catch-up folds whatever arrived meanwhile.
- */
-export async function rebuild(db: D1Database, source: RebuildSource, options: RebuildOptions = {}) {
-  const now = options.now ?? (() => Date.now());
-  const started = now();
-  const report = async (p: RebuildProgress) => {
-    await options.onProgress?.(p);
+/** A rebuild about to begin: every model (a full rebuild) unless `models` chooses. */
+export function newRebuild(
+  topics: string[],
+  models: ModelName[] | undefined,
+  startedAt: number,
+): RebuildState {
+  return {
+    models: models ?? [...MODEL_NAMES],
+    full: models === undefined,
+    topics,
+    startedAt,
+    phase: 'begin',
+    topic: 0,
+    cursor: { after: 0, pending: [] },
+    topicCounts: { messages: 0, wires: 0, pages: 0 },
+    mirrorEnd: {},
+    read: 0,
+    skipped: 0,
+    foldAfter: ['', 0],
+    streamsTotal: 0,
+    folder: { streams: 0, wires: 0, stream: null, rows: [] },
   };
-  const models = options.models ?? [...MODEL_NAMES];
-  const full = options.models === undefined;
-  await report({ phase: 'start', models, full, topics: source.topics });
+}
+
+/**
+ * Replays the HCS topics into D1 in one go (tests). The coordinator runs the
+ * same steps in the `Rebuilder` Durable Object instead, so a rebuild outlives
+ * the request that asked for it; like there, the state goes through JSON
+ * between steps.
+ */
+export async function rebuild(
+  db: D1Database,
+  source: RebuildSource,
+  options: RebuildOptions & { topics: string[] },
+): Promise<RebuildState> {
+  const now = options.now ?? (() => Date.now());
+  let state = newRebuild(options.topics, options.models, now());
+  const report: Report = (p) => options.onProgress?.(p);
+  const step = { now, ...(options.foldPage ? { foldPage: options.foldPage } : {}) };
   try {
-    return await replay(db, source, models, full, report, now, started, options.foldPage);
+    while (state.phase !== 'done') {
+      const next = await stepRebuild(db, source, state, report, step);
+      state = JSON.parse(JSON.stringify(next)) as RebuildState;
+    }
   } catch (error) {
-    // Live projection keeps skipping these models until a rebuild succeeds.
-    await db
-      .prepare(
-        `UPDATE projection_meta SET status = 'failed' WHERE model IN (SELECT value FROM json_each(?1))`,
-      )
-      .bind(JSON.stringify(models))
-      .run();
+    await markFailed(db, state.models);
     throw error;
+  }
+  return state;
+}
+
+/** Live projection keeps skipping these models until a rebuild succeeds. */
+export async function markFailed(db: D1Database, models: ModelName[]) {
+  await db
+    .prepare(
+      `UPDATE projection_meta SET status = 'failed' WHERE model IN (SELECT value FROM json_each(?1))`,
+    )
+    .bind(JSON.stringify(models))
+    .run();
+}
+
+/**
+ * One step of a rebuild: marking the models, one mirror page, one page of
+ * folding, or the finish. Returns the state after it.
+ *
+ * Nothing is emptied first: readers keep the old rows until refolded ones
+ * overwrite them, and `wire_events` keeps every row, so a Wire the mirror does
+ * not show yet (it lags) is not lost. A full rebuild rewrites stored Wires from
+ * their HCS copy and adds the ones D1 lacks; a rebuild of chosen models only
+ * adds what D1 lacks. Then every stream is refolded from seq 1 while its Wires
+ * are contiguous; rows no refold produces are removed; the models go back to
+ * live, and a catch-up folds what arrived meanwhile (live projection skips a
+ * model while it rebuilds).
+ */
+export async function stepRebuild(
+  db: D1Database,
+  source: RebuildSource,
+  state: RebuildState,
+  report: Report,
+  { now = () => Date.now(), foldPage = FOLD_PAGE }: { now?: () => number; foldPage?: number } = {},
+): Promise<RebuildState> {
+  const s: RebuildState = structuredClone(state);
+  switch (s.phase) {
+    case 'begin': {
+      await report({ phase: 'start', models: s.models, full: s.full, topics: s.topics });
+      await db.batch([
+        rememberTopics(db, s.topics),
+        db
+          .prepare(
+            `UPDATE projection_meta SET status = 'rebuilding' WHERE model IN (SELECT value FROM json_each(?1))`,
+          )
+          .bind(JSON.stringify(s.models)),
+      ]);
+      s.phase = 'read';
+      return s;
+    }
+    case 'read': {
+      const topic = s.topics[s.topic];
+      if (topic === undefined) return startFolding(db, s);
+      const page = await source.page(topic, s.cursor);
+      const statements: D1PreparedStatement[] = [];
+      for (let j = 0; j < page.wires.length; j += 200) {
+        const rows = page.wires.slice(j, j + 200).map(toWireEventRow);
+        statements.push(...insertWireEvents(db, rows));
+        // A Wire stored before its anchor was reported gets it from HCS.
+        if (s.full) statements.push(refreshWireEvents(db, rows));
+        else statements.push(...anchorWireEvents(db, anchorsOf(page.wires.slice(j, j + 200))));
+      }
+      if (statements.length > 0) await db.batch(statements);
+      s.cursor = page.cursor;
+      s.read += page.wires.length;
+      s.skipped += page.skipped;
+      const counts = s.topicCounts;
+      counts.messages += page.messages;
+      counts.wires += page.wires.length;
+      counts.pages++;
+      s.mirrorEnd[topic] = page.cursor.after;
+      const line = { phase: 'read' as const, topic, ...counts, skipped: s.skipped };
+      const { pages: _p, ...shown } = line;
+      if (!page.more) {
+        await report(shown);
+        s.topic++;
+        s.cursor = { after: 0, pending: [] };
+        s.topicCounts = { messages: 0, wires: 0, pages: 0 };
+      } else if (counts.pages % 20 === 0) {
+        await report(shown);
+      }
+      return s;
+    }
+    case 'fold': {
+      const reducers = REDUCERS.filter((r) => s.models.includes(r.model));
+      const folder = new StreamFolder(db, reducers, s.folder);
+      const page = await db
+        .prepare(
+          `SELECT ${WIRE_EVENT_COLUMNS.join(', ')} FROM wire_events
+           WHERE (stream_id, stream_seq) > (?1, ?2) ORDER BY stream_id, stream_seq LIMIT ?3`,
+        )
+        .bind(s.foldAfter[0], s.foldAfter[1], foldPage)
+        .all<WireEventRow>();
+      for (const row of page.results) folder.add(wireOfRow(row));
+      const last = page.results.at(-1);
+      if (last) s.foldAfter = [last.stream_id, last.stream_seq];
+      const finished = page.results.length < foldPage;
+      await folder.flush(finished);
+      s.folder = folder.state();
+      await report({
+        phase: 'write',
+        streams: folder.streams,
+        streams_total: s.streamsTotal,
+        wires: folder.wires,
+      });
+      if (finished) s.phase = 'finish';
+      return s;
+    }
+    case 'finish':
+      return finish(db, s, report, now);
+    case 'done':
+      return s;
   }
 }
 
-async function replay(
-  db: D1Database,
-  source: RebuildSource,
-  models: ModelName[],
-  full: boolean,
-  report: (p: RebuildProgress) => Promise<void>,
-  now: () => number,
-  started: number,
-  foldPage = FOLD_PAGE,
-): Promise<Extract<RebuildProgress, { phase: 'done' }>> {
-  const reducers = REDUCERS.filter((r) => models.includes(r.model));
-  await db.batch([rememberTopics(db, source.topics)]);
-
-  const mark = db
-    .prepare(
-      `UPDATE projection_meta SET status = 'rebuilding' WHERE model IN (SELECT value FROM json_each(?1))`,
-    )
-    .bind(JSON.stringify(models));
-  await db.batch([
-    mark,
-    ...reducers.map((r) => clearRows(db, r)),
-    ...(full ? [db.prepare('DELETE FROM wire_events WHERE hcs_topic_id IS NOT NULL')] : []),
-  ]);
-
-  // Read every topic into wire_events page by page (a stream's Wires may sit
-  // on more than one topic; a known (stream_id, stream_seq) is left alone),
-  // so memory holds one page, never the whole history.
-  let read = 0;
-  let skipped = 0;
-  for (const topic of source.topics) {
-    let messages = 0;
-    let wires = 0;
-    let pages = 0;
-    for await (const page of source.read(topic)) {
-      messages += page.messages;
-      wires += page.wires.length;
-      skipped += page.skipped;
-      read += page.wires.length;
-      const statements: D1PreparedStatement[] = [];
-      for (let j = 0; j < page.wires.length; j += 200) {
-        const slice = page.wires.slice(j, j + 200);
-        statements.push(...insertWireEvents(db, slice.map(toWireEventRow)));
-        // A Wire kept as unanchored (its anchor not reported yet) gets it from HCS.
-        statements.push(...anchorWireEvents(db, anchorsOf(slice)));
-      }
-      if (statements.length > 0) await db.batch(statements);
-      if (++pages % 20 === 0) await report({ phase: 'read', topic, messages, wires, skipped });
-    }
-    await report({ phase: 'read', topic, messages, wires, skipped });
-  }
-
-  // Then fold every stream from seq 1 while contiguous, reading wire_events in
-  // (stream_id, stream_seq) order a page at a time.
+async function startFolding(db: D1Database, s: RebuildState): Promise<RebuildState> {
   const total = await db
     .prepare('SELECT COUNT(DISTINCT stream_id) AS n FROM wire_events')
     .first<{ n: number }>();
-  const streamsTotal = total?.n ?? 0;
-  const folder = new StreamFolder(db, reducers);
-  let after: [string, number] = ['', 0];
-  for (;;) {
-    const page = await db
-      .prepare(
-        `SELECT ${WIRE_EVENT_COLUMNS.join(', ')} FROM wire_events
-         WHERE (stream_id, stream_seq) > (?1, ?2) ORDER BY stream_id, stream_seq LIMIT ?3`,
-      )
-      .bind(after[0], after[1], foldPage)
-      .all<WireEventRow>();
-    for (const row of page.results) folder.add(wireOfRow(row));
-    await folder.write(false);
-    const last = page.results.at(-1);
-    if (last) after = [last.stream_id, last.stream_seq];
-    await report({
-      phase: 'write',
-      streams: folder.streams,
-      streams_total: streamsTotal,
-      wires: folder.wires,
-    });
-    if (page.results.length < foldPage) break;
-  }
-  await folder.write(true);
+  s.streamsTotal = total?.n ?? 0;
+  s.phase = 'fold';
+  return s;
+}
 
+async function finish(
+  db: D1Database,
+  s: RebuildState,
+  report: Report,
+  now: () => number,
+): Promise<RebuildState> {
+  const reducers = REDUCERS.filter((r) => s.models.includes(r.model));
   // Back to live, then fold what HCS does not have yet (or arrived meanwhile).
   await db.batch([
+    ...reducers.map((r) => deleteUnfoldable(db, r)),
     db
       .prepare(
         `UPDATE projection_meta SET status = 'ready', reducer_version = json_extract(?1, '$.' || model)
@@ -171,33 +272,39 @@ async function replay(
       )
       .bind(
         JSON.stringify(Object.fromEntries(reducers.map((r) => [r.model, r.version]))),
-        JSON.stringify(models),
+        JSON.stringify(s.models),
       ),
   ]);
   const behind = await catchUp(db);
   await report({ phase: 'catch-up', wires: behind });
-  await db
-    .prepare(
+  const [, ahead] = await db.batch<{ n: number }>([
+    db.prepare(
       `UPDATE projection_meta SET
          watermark = (SELECT COUNT(*) FROM wire_events),
          last_received_at = (SELECT MAX(received_at) FROM wire_events)
        WHERE model = 'wire_events'`,
-    )
-    .run();
-
-  const seconds = (now() - started) / 1000;
-  const done: Extract<RebuildProgress, { phase: 'done' }> = {
+    ),
+    db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM wire_events w JOIN json_each(?1) e
+           ON w.hcs_topic_id = e.key AND w.hcs_sequence_number > e.value`,
+      )
+      .bind(JSON.stringify(s.mirrorEnd)),
+  ]);
+  const seconds = (now() - s.startedAt) / 1000;
+  await report({
     phase: 'done',
-    models,
-    topics: source.topics.length,
-    streams: streamsTotal,
-    wires: read,
-    skipped,
+    models: s.models,
+    topics: s.topics.length,
+    streams: s.streamsTotal,
+    wires: s.read,
+    skipped: s.skipped,
+    ahead_of_mirror: ahead?.results[0]?.n ?? 0,
     seconds,
-    wires_per_second: seconds > 0 ? Math.round(read / seconds) : read,
-  };
-  await report(done);
-  return done;
+    wires_per_second: seconds > 0 ? Math.round(s.read / seconds) : s.read,
+  });
+  s.phase = 'done';
+  return s;
 }
 
 /** Rows of wire_events read per query while folding. */
@@ -211,19 +318,29 @@ type Reducer = (typeof REDUCERS)[number];
  * Folds Wires arriving in (stream_id, stream_seq) order, one stream at a
  * time, each model from seq 1 while the Wires are contiguous (a gap waits for
  * the catch-up), and writes the finished rows in batches: memory holds one
- * stream's current rows and the batch, whatever the history's size.
+ * stream's current rows and a page's finished ones, whatever the history's
+ * size. The stream in hand travels in the rebuild's state between pages.
  */
 class StreamFolder {
-  streams = 0;
-  wires = 0;
-  #stream: string | null = null;
+  streams: number;
+  wires: number;
+  #stream: string | null;
   #rows = new Map<Reducer, BaseRow | null>();
-  #pending = new Map<Reducer, BaseRow[]>();
+  #finished = new Map<Reducer, BaseRow[]>();
 
   constructor(
     private readonly db: D1Database,
     private readonly reducers: readonly Reducer[],
-  ) {}
+    from: RebuildState['folder'],
+  ) {
+    this.streams = from.streams;
+    this.wires = from.wires;
+    this.#stream = from.stream;
+    for (const [model, row] of from.rows) {
+      const reducer = reducers.find((r) => r.model === model);
+      if (reducer) this.#rows.set(reducer, row);
+    }
+  }
 
   add(wire: ProjectedWire): void {
     if (wire.stream_id !== this.#stream) this.#next(wire.stream_id);
@@ -237,20 +354,28 @@ class StreamFolder {
     }
   }
 
-  /** Writes full batches; with `all`, the current stream's rows and every partial batch too. */
-  async write(all: boolean): Promise<void> {
-    if (all) this.#next(null);
+  /** Writes the finished rows; with `end`, the stream in hand's too. */
+  async flush(end: boolean): Promise<void> {
+    if (end) this.#next(null);
     const statements: D1PreparedStatement[] = [];
-    for (const [reducer, rows] of this.#pending) {
-      const cut = all ? rows.length : rows.length - (rows.length % UPSERT_ROWS);
-      for (let j = 0; j < cut; j += UPSERT_ROWS) {
+    for (const [reducer, rows] of this.#finished) {
+      for (let j = 0; j < rows.length; j += UPSERT_ROWS) {
         statements.push(
-          upsertRows(this.db, reducer, rows.slice(j, Math.min(j + UPSERT_ROWS, cut))),
+          upsertRows(this.db, reducer, rows.slice(j, j + UPSERT_ROWS), { replace: true }),
         );
       }
-      this.#pending.set(reducer, rows.slice(cut));
     }
+    this.#finished.clear();
     if (statements.length > 0) await this.db.batch(statements);
+  }
+
+  state(): RebuildState['folder'] {
+    return {
+      streams: this.streams,
+      wires: this.wires,
+      stream: this.#stream,
+      rows: [...this.#rows].map(([reducer, row]) => [reducer.model, row]),
+    };
   }
 
   #next(streamId: string | null): void {
@@ -266,9 +391,9 @@ class StreamFolder {
   #finish(reducer: Reducer, row: BaseRow | null): void {
     this.#rows.delete(reducer);
     if (!row) return;
-    const pending = this.#pending.get(reducer);
-    if (pending) pending.push(row);
-    else this.#pending.set(reducer, [row]);
+    const finished = this.#finished.get(reducer);
+    if (finished) finished.push(row);
+    else this.#finished.set(reducer, [row]);
   }
 }
 

@@ -5,24 +5,36 @@
 export interface Watermark {
   projected: number;
   last_received_at: string | null;
+  /**
+   * Read models live projection is not keeping up to date right now: being
+   * rebuilt (their rows are the old ones until refolded) or whose rebuild
+   * failed. Empty almost always.
+   */
+  stale_models: string[];
 }
 
 export function selectWatermark(db: D1Database) {
   return db.prepare(
-    `SELECT watermark AS projected, last_received_at FROM projection_meta WHERE model = 'wire_events'`,
+    `SELECT watermark AS projected, last_received_at,
+       (SELECT group_concat(model) FROM projection_meta WHERE status <> 'ready') AS stale_models
+     FROM projection_meta WHERE model = 'wire_events'`,
   );
 }
 
 export function watermarkOf(row: Record<string, unknown> | undefined): Watermark {
+  const stale = typeof row?.stale_models === 'string' ? row.stale_models : '';
   return {
     projected: Number(row?.projected ?? 0),
     last_received_at: typeof row?.last_received_at === 'string' ? row.last_received_at : null,
+    stale_models: stale.split(',').filter(Boolean).sort(),
   };
 }
 
 /**
  * Whether a Wire with this id is in `wire_events` and folded into its
- * stream's state, on a stream the reader may see (`visibleStream`).
+ * stream's state, on a stream the reader may see (`visibleStream`). While
+ * stream_state is being rebuilt, being in `wire_events` is enough: the
+ * rebuild folds it in at its end, and reads say which models are stale.
  */
 export async function isVisible(
   db: D1Database,
@@ -32,9 +44,9 @@ export async function isVisible(
   // A wire_id is unique within its stream only: any stream's will do.
   const { results } = await db
     .prepare(
-      `SELECT w.stream_id FROM wire_events w JOIN stream_state s
-         ON s.stream_id = w.stream_id AND s.last_seq >= w.stream_seq
-       WHERE w.wire_id = ?1`,
+      `SELECT w.stream_id FROM wire_events w LEFT JOIN stream_state s ON s.stream_id = w.stream_id
+       WHERE w.wire_id = ?1 AND (s.last_seq >= w.stream_seq OR (SELECT status FROM projection_meta
+         WHERE model = 'stream_state') <> 'ready')`,
     )
     .bind(wireId)
     .all<{ stream_id: string }>();

@@ -136,6 +136,26 @@ export function anchorWireEvents(db: D1Database, anchors: AnchorUpdate[]) {
   ];
 }
 
+/**
+ * Rewrites stored Wires from their HCS copy (content and anchor), matched on
+ * `(stream_id, wire_id, stream_seq)`. `received_at` stays: HCS does not carry
+ * the coordinator's receive time.
+ */
+export function refreshWireEvents(db: D1Database, rows: WireEventRow[]) {
+  const replaced = COLUMNS.filter(
+    (c) => c !== 'wire_id' && c !== 'stream_id' && c !== 'stream_seq' && c !== 'received_at',
+  );
+  return db
+    .prepare(
+      `UPDATE wire_events SET ${replaced.map((c) => `${c} = a.${c}`).join(', ')}
+       FROM (SELECT ${COLUMNS.map((c) => `json_extract(value, '$.${c}') AS ${c}`).join(', ')}
+             FROM json_each(?1)) AS a
+       WHERE wire_events.stream_id = a.stream_id AND wire_events.wire_id = a.wire_id
+         AND wire_events.stream_seq = a.stream_seq`,
+    )
+    .bind(JSON.stringify(rows));
+}
+
 export function rememberTopics(db: D1Database, topics: string[]) {
   return db
     .prepare(

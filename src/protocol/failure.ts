@@ -22,6 +22,7 @@ export type FailureCode =
   | 'rate-limited'
   | 'too-many-subscribers'
   | 'invalid-body'
+  | 'rebuild-running'
   // coordination (src/coordination/)
   | 'task-already-claimed'
   | 'task-not-available'

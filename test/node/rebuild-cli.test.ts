@@ -80,6 +80,11 @@ describe('npm run rebuild', () => {
     expect(after).toEqual(before);
     expect(after).toMatchObject({ available_units: 3, max_units: 5 });
 
+    // The rebuild ran in the coordinator: --follow replays its progress.
+    const followed = await rebuild(['--follow']);
+    expect(followed.code).toBe(0);
+    expect(followed.stdout).toBe(stdout);
+
     const stale = await rebuild(['--stale']);
     expect(stale.stdout).toMatch(/done: 0 Wires/);
   }, 90_000);
@@ -92,7 +97,7 @@ describe('npm run rebuild', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toBe(
-      "error: Unknown option '--model'\n\nusage: npm run rebuild -- [--url URL] [--models a,b | --stale]\n",
+      "error: Unknown option '--model'\n\nusage: npm run rebuild -- [--url URL] [--models a,b | --stale | --follow]\n",
     );
     const after = await fetch(`${server.url}/v1/admin/projection`, {
       headers: { Authorization: `Bearer ${server.adminToken}` },

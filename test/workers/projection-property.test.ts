@@ -176,15 +176,18 @@ describe('rebuild from the stand-in mirror', () => {
         // Replaying the same Wires twice leaves the read models unchanged.
         await runRebuild();
         expect(await comparableDump()).toEqual(rebuilt);
-        // Folding wire_events three rows a page (streams span pages) changes nothing.
+        // Reading the mirror five messages a page (chunked Wires span pages)
+        // and folding wire_events three rows a page (streams span pages),
+        // with the state through JSON between steps, changes nothing.
         const topics = await env.DB.prepare('SELECT topic_id FROM projection_topics').all<{
           topic_id: string;
         }>();
-        const source = mirrorSource(
-          standinUrl(),
-          topics.results.map((t) => t.topic_id),
-        );
-        expect(await rebuild(env.DB, source, { foldPage: 3 })).toMatchObject({ skipped: 0 });
+        const source = mirrorSource(standinUrl(), 5);
+        const state = await rebuild(env.DB, source, {
+          topics: topics.results.map((t) => t.topic_id),
+          foldPage: 3,
+        });
+        expect(state).toMatchObject({ phase: 'done', skipped: 0 });
         expect(await comparableDump()).toEqual(rebuilt);
       }),
       { numRuns: 6, endOnFailure: true },

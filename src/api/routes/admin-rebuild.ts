@@ -1,15 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { hederaConfig } from '../../anchor';
-import {
-  isModelName,
-  MODEL_NAMES,
-  mirrorSource,
-  REDUCERS,
-  type RebuildProgress,
-  rebuild,
-  staleModels,
-} from '../../projection';
+import { isModelName, MODEL_NAMES, type ModelName, REDUCERS } from '../../projection';
+import { type RebuildJob, rebuilderStub } from '../../projection/rebuilder';
 import { fail } from '../../protocol';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
@@ -18,9 +11,11 @@ import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 
 /**
- * `POST /v1/admin/rebuild`: drop the read models and replay the HCS topics
- * from the mirror node, streaming progress as NDJSON (one JSON object per
- * line). `GET /v1/admin/projection`: reducer versions, status, watermark.
+ * `POST /v1/admin/rebuild`: start replaying the HCS topics from the mirror
+ * node into the read models (in the Rebuilder Durable Object), streaming its
+ * progress as NDJSON (one JSON object per line). `GET /v1/admin/rebuild`:
+ * follow the running (or last) rebuild. `GET /v1/admin/projection`: reducer
+ * versions, status, watermark.
  */
 export const adminRebuild = new Hono<AppEnv>();
 
@@ -50,7 +45,7 @@ async function knownTopics(env: AppEnv['Bindings'], db: D1Database): Promise<str
 adminRebuild.post('/admin/rebuild', async (c) => {
   const denied = requireScope(c, 'admin') ?? requireAllStreams(c, 'POST /v1/admin/rebuild');
   if (denied) return denied;
-  let models: (typeof MODEL_NAMES)[number][] | undefined;
+  let models: ModelName[] | 'stale' | undefined;
   if (c.req.header('Content-Length') !== '0' && c.req.header('Content-Type')) {
     const body = await readJsonBody(c, 4096);
     if (!body.ok) return problem(c, body);
@@ -66,48 +61,75 @@ adminRebuild.post('/admin/rebuild', async (c) => {
       );
     }
     const wanted = parsed.data.models;
-    if (wanted === 'stale') models = await staleModels(c.env.DB);
-    else if (wanted) models = wanted.filter(isModelName);
+    models = wanted === 'stale' ? 'stale' : wanted?.filter(isModelName);
   }
-  const db = c.env.DB;
-  const source = mirrorSource(hederaConfig(c.env).mirrorUrl, await knownTopics(c.env, db));
-
-  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = writable.getWriter();
-  const encoder = new TextEncoder();
-  const line = (value: RebuildProgress | { phase: 'error'; detail: string }) =>
-    writer.write(encoder.encode(`${JSON.stringify(value)}\n`));
-  const run = (async () => {
-    try {
-      if (models !== undefined && models.length === 0) {
-        await line({
-          phase: 'done',
-          models: [],
-          topics: 0,
-          streams: 0,
-          wires: 0,
-          skipped: 0,
-          seconds: 0,
-          wires_per_second: 0,
-        });
-        return;
-      }
-      await rebuild(db, source, { ...(models ? { models } : {}), onProgress: line });
-    } catch (error) {
-      console.error('rebuild failed', error);
-      await line({
-        phase: 'error',
-        detail: error instanceof Error ? error.message : String(error),
-      });
-    } finally {
-      await writer.close();
-    }
-  })();
-  c.executionCtx.waitUntil(run);
-  return new Response(readable, {
-    headers: { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' },
-  });
+  const rebuilder = rebuilderStub(c.env);
+  const outcome = await rebuilder.start(models, await knownTopics(c.env, c.env.DB));
+  if (!outcome.started) {
+    const { job } = outcome;
+    return problem(
+      c,
+      fail(
+        'rebuild-running',
+        `a rebuild of ${job.models.join(', ')} started at ${job.started_at} is running; follow it with GET /v1/admin/rebuild`,
+        { extra: { rebuild_id: job.id, started_at: job.started_at, models: job.models } },
+      ),
+    );
+  }
+  return followRebuild(rebuilder, outcome.job);
 });
+
+/** The running or last rebuild's progress from its first line, as NDJSON, until it ends. */
+adminRebuild.get('/admin/rebuild', async (c) => {
+  const denied = requireScope(c, 'admin') ?? requireAllStreams(c, 'GET /v1/admin/rebuild');
+  if (denied) return denied;
+  const rebuilder = rebuilderStub(c.env);
+  const job = await rebuilder.current();
+  if (!job) return problem(c, fail('not-found', 'no rebuild has run yet'));
+  return followRebuild(rebuilder, job);
+});
+
+/** How often a follower asks the Rebuilder for new lines. */
+const FOLLOW_POLL_MS = 100;
+
+/**
+ * Streams a rebuild's progress lines as they come. The rebuild runs in the
+ * Rebuilder, not here: a caller that hangs up stops only its own stream.
+ */
+function followRebuild(rebuilder: ReturnType<typeof rebuilderStub>, job: RebuildJob): Response {
+  const encoder = new TextEncoder();
+  let next = 0;
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        const got = await rebuilder.follow(job.id, next);
+        next = got.next;
+        if (got.lines.length > 0) controller.enqueue(encoder.encode(`${got.lines.join('\n')}\n`));
+        if (got.status === 'gone') {
+          const line = { phase: 'error', detail: 'a newer rebuild replaced this one' };
+          controller.enqueue(encoder.encode(`${JSON.stringify(line)}\n`));
+        }
+        if (got.status !== 'running') {
+          controller.close();
+          return;
+        }
+        if (got.lines.length > 0 || cancelled) return;
+        await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+      }
+    },
+    cancel() {
+      cancelled = true;
+    },
+  });
+  return new Response(body, {
+    headers: {
+      'Content-Type': 'application/x-ndjson',
+      'Cache-Control': 'no-store',
+      'Wirestream-Rebuild-Id': job.id,
+    },
+  });
+}
 
 adminRebuild.get('/admin/projection', async (c) => {
   const denied = requireScope(c, 'admin') ?? requireAllStreams(c, 'GET /v1/admin/projection');

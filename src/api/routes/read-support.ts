@@ -178,6 +178,9 @@ export type Rows = Record<string, unknown>[];
  *   Wirestream-Watermark              Wires projected so far
  *   Wirestream-Watermark-Received-At  received_at of the newest projected Wire
  *   Wirestream-Wait-For               visible | timeout (only with ?wait_for=)
+ *   Wirestream-Stale-Models           read models not kept up to date right now,
+ *                                     comma-separated (only while a rebuild runs
+ *                                     or after one failed)
  */
 export async function answer(
   c: Context<AppEnv>,
@@ -201,6 +204,9 @@ export async function answer(
   headers['Wirestream-Watermark'] = String(watermark.projected);
   if (watermark.last_received_at) {
     headers['Wirestream-Watermark-Received-At'] = watermark.last_received_at;
+  }
+  if (watermark.stale_models.length > 0) {
+    headers['Wirestream-Stale-Models'] = watermark.stale_models.join(',');
   }
   const built = build(results.slice(0, -1).map((r) => r.results));
   if (!built.ok) return problem(c, built, headers);

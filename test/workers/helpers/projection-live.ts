@@ -64,6 +64,19 @@ export async function runRebuild(body?: unknown): Promise<RebuildLine[]> {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (res.status !== 200) throw new Error(`rebuild answered ${res.status}: ${await res.text()}`);
+  return linesOf(res);
+}
+
+/** Follows the running (or last) rebuild to its end: GET /v1/admin/rebuild. */
+export async function followRebuild(): Promise<RebuildLine[]> {
+  const res = await SELF.fetch('https://ws.test/v1/admin/rebuild', {
+    headers: await authHeaders('human:ops', ['admin']),
+  });
+  if (res.status !== 200) throw new Error(`follow answered ${res.status}: ${await res.text()}`);
+  return linesOf(res);
+}
+
+async function linesOf(res: Response): Promise<RebuildLine[]> {
   // NDJSON is UTF-8 text, though workerd's .text() warns on the media type.
   const text = new TextDecoder().decode(await res.arrayBuffer());
   return text

@@ -1,0 +1,186 @@
+import { DurableObject } from 'cloudflare:workers';
+import { hederaConfig } from '../anchor/config';
+import type { Env } from '../env';
+import { sqlOf } from '../stream/sql';
+import { mirrorSource } from './mirror-source';
+import {
+  markFailed,
+  newRebuild,
+  type RebuildProgress,
+  type RebuildState,
+  staleModels,
+  stepRebuild,
+} from './rebuild';
+import type { ModelName } from './reducer';
+
+/** Wall time one alarm spends on steps before it saves and re-arms. */
+const SLICE_MS = 2_000;
+/** Failed steps retried (after 1, 2, 4 s) before the rebuild is given up. */
+const RETRIES = 3;
+
+/** A progress line as the API streams it: a step's report, a retry, or the end. */
+export type RebuildLine =
+  | RebuildProgress
+  | { phase: 'retry'; attempt: number; detail: string }
+  | { phase: 'error'; detail: string };
+
+export interface RebuildJob {
+  id: string;
+  status: 'running' | 'done' | 'failed';
+  models: ModelName[];
+  full: boolean;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export type StartOutcome = { started: true; job: RebuildJob } | { started: false; job: RebuildJob };
+
+/**
+ * Runs `POST /v1/admin/rebuild` on its own, one rebuild at a time (a single
+ * instance, named "projection"). The rebuild is a series of small idempotent
+ * steps (src/projection/rebuild.ts) driven by this object's alarm, with the
+ * state saved after each: a caller that hangs up, a restarted isolate or a
+ * failing step leaves it running or resumed, never half done with the models
+ * stuck. Progress lines are kept here for callers to follow.
+ */
+export class Rebuilder extends DurableObject<Env> {
+  readonly #sql: ReturnType<typeof sqlOf>;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = sqlOf(ctx.storage.sql);
+    this.#sql`CREATE TABLE IF NOT EXISTS job (
+      one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL, status TEXT NOT NULL,
+      state TEXT NOT NULL, attempts INTEGER NOT NULL, started_at TEXT NOT NULL,
+      finished_at TEXT)`;
+    this.#sql`CREATE TABLE IF NOT EXISTS line (n INTEGER PRIMARY KEY, text TEXT NOT NULL)`;
+  }
+
+  /**
+   * Starts a rebuild of `models` (every model and wire_events when omitted;
+   * `stale`: those whose reducer version changed) over `topics`, unless one
+   * is running: then says which.
+   */
+  async start(models: ModelName[] | 'stale' | undefined, topics: string[]): Promise<StartOutcome> {
+    const running = this.#job();
+    if (running?.status === 'running') return { started: false, job: running };
+    const chosen = models === 'stale' ? await staleModels(this.env.DB) : models;
+    const state = newRebuild(topics, chosen, Date.now());
+    const id = crypto.randomUUID();
+    const now = new Date().toISOString();
+    this.#sql`DELETE FROM line`;
+    this.#sql`INSERT OR REPLACE INTO job (one, id, status, state, attempts, started_at)
+      VALUES (1, ${id}, 'running', ${JSON.stringify(state)}, 0, ${now})`;
+    if (chosen !== undefined && chosen.length === 0) {
+      // Nothing is stale: done before it began.
+      this.#finish(id, 'done', {
+        phase: 'done',
+        models: [],
+        topics: 0,
+        streams: 0,
+        wires: 0,
+        skipped: 0,
+        ahead_of_mirror: 0,
+        seconds: 0,
+        wires_per_second: 0,
+      });
+    } else {
+      await this.ctx.storage.setAlarm(Date.now());
+    }
+    return { started: true, job: this.#job() as RebuildJob };
+  }
+
+  /** The running or last rebuild, if any. */
+  current(): RebuildJob | null {
+    return this.#job();
+  }
+
+  /** Progress lines of rebuild `id` after line `after` (0: from the first). */
+  async follow(
+    id: string,
+    after: number,
+  ): Promise<{ lines: string[]; next: number; status: RebuildJob['status'] | 'gone' }> {
+    const job = this.#job();
+    if (!job || job.id !== id) return { lines: [], next: after, status: 'gone' };
+    // Self-healing: a running rebuild always has an alarm ahead of it.
+    if (job.status === 'running' && (await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm(Date.now());
+    }
+    const rows = this.#sql<{ n: number; text: string }>`
+      SELECT n, text FROM line WHERE n > ${after} ORDER BY n LIMIT 500`;
+    return {
+      lines: rows.map((r) => r.text),
+      next: rows.at(-1)?.n ?? after,
+      // Finished only once every line is handed out.
+      status: rows.length === 500 ? 'running' : job.status,
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    const row = this.#sql<{ id: string; state: string; attempts: number }>`
+      SELECT id, state, attempts FROM job WHERE status = 'running'`[0];
+    if (!row) return;
+    let state = JSON.parse(row.state) as RebuildState;
+    const source = mirrorSource(hederaConfig(this.env).mirrorUrl);
+    const report = (p: RebuildProgress) => this.#line(p);
+    const until = Date.now() + SLICE_MS;
+    try {
+      while (state.phase !== 'done' && Date.now() < until) {
+        state = await stepRebuild(this.env.DB, source, state, report);
+        this
+          .#sql`UPDATE job SET state = ${JSON.stringify(state)}, attempts = 0 WHERE id = ${row.id}`;
+      }
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      const attempt = row.attempts + 1;
+      if (attempt <= RETRIES) {
+        console.warn(`rebuild: step failed (attempt ${attempt}), retrying`, error);
+        this.#line({ phase: 'retry', attempt, detail });
+        this.#sql`UPDATE job SET attempts = ${attempt} WHERE id = ${row.id}`;
+        await this.ctx.storage.setAlarm(Date.now() + 500 * 2 ** attempt);
+        return;
+      }
+      console.error('rebuild failed', error);
+      await markFailed(this.env.DB, state.models).catch(() => {});
+      this.#finish(row.id, 'failed', { phase: 'error', detail });
+      return;
+    }
+    if (state.phase === 'done') this.#finish(row.id, 'done', null);
+    else await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  #line(line: RebuildLine): void {
+    this.#sql`INSERT INTO line (text) VALUES (${JSON.stringify(line)})`;
+  }
+
+  #finish(id: string, status: 'done' | 'failed', last: RebuildLine | null): void {
+    if (last) this.#line(last);
+    this.#sql`UPDATE job SET status = ${status}, finished_at = ${new Date().toISOString()}
+      WHERE id = ${id}`;
+  }
+
+  #job(): RebuildJob | null {
+    const row = this.#sql<{
+      id: string;
+      status: RebuildJob['status'];
+      state: string;
+      started_at: string;
+      finished_at: string | null;
+    }>`SELECT id, status, state, started_at, finished_at FROM job`[0];
+    if (!row) return null;
+    const state = JSON.parse(row.state) as RebuildState;
+    return {
+      id: row.id,
+      status: row.status,
+      models: state.models,
+      full: state.full,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+    };
+  }
+}
+
+/** The one Rebuilder. */
+export function rebuilderStub(env: Pick<Env, 'REBUILDER'>) {
+  return env.REBUILDER.get(env.REBUILDER.idFromName('projection'));
+}

@@ -1,0 +1,212 @@
+import { env, SELF } from 'cloudflare:test';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mirrorSource, newRebuild, type RebuildState, stepRebuild } from '../../src/projection';
+import { faults, standinUrl } from './helpers/anchoring';
+import { authHeaders } from './helpers/auth';
+import {
+  claim,
+  lifecycle,
+  offer,
+  send,
+  setCapacity,
+  taskStream,
+  uid,
+} from './helpers/coordination';
+import { comparableDump, followRebuild, runRebuild, untilQuiet } from './helpers/projection-live';
+
+/**
+ * A rebuild replaces read models that users are reading, from a mirror that
+ * may lag or fail, on behalf of a caller that may hang up. None of that may
+ * lose a Wire, leave a model stuck, or show readers empty tables.
+ */
+
+const ADMIN = () => authHeaders('human:ops', ['admin']);
+
+/** A task claimed, started and half done by an agent with capacity. */
+async function workload() {
+  const agent = uid('dev');
+  await setCapacity(agent, 4, 4);
+  const task = uid('T');
+  await offer(task, 'developer', 1, 'project:resilience');
+  const won = await claim(task, agent, { units: 1 });
+  expect(won.status).toBe(201);
+  const token = String(won.body.fencing_token);
+  await lifecycle(task, agent, 'task.started', token);
+  await lifecycle(task, agent, 'review.concern', token, { concern: 'y'.repeat(1500) });
+  return { agent, task, token };
+}
+
+async function projectionStatus() {
+  const res = await SELF.fetch('https://ws.test/v1/admin/projection', { headers: await ADMIN() });
+  const body = (await res.json()) as { models: { model: string; status: string }[] };
+  return Object.fromEntries(body.models.map((m) => [m.model, m.status]));
+}
+
+async function startRebuild() {
+  return SELF.fetch('https://ws.test/v1/admin/rebuild', { method: 'POST', headers: await ADMIN() });
+}
+
+const ALL_READY = {
+  wire_events: 'ready',
+  stream_state: 'ready',
+  task_run_state: 'ready',
+  agent_runtime_state: 'ready',
+};
+
+afterEach(async () => {
+  await faults({});
+});
+
+describe('a rebuild runs apart from its caller', () => {
+  it('goes on to its end when the caller hangs up, through mirror errors', async () => {
+    await workload();
+    await untilQuiet();
+    const live = await comparableDump();
+
+    // The mirror fails: the rebuild retries instead of giving up at once.
+    await faults({ mirrorUnavailable: true });
+    const res = await startRebuild();
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('"phase":"start"');
+    // The caller hangs up mid-rebuild.
+    await reader.cancel();
+    expect(Object.values(await projectionStatus())).toContain('rebuilding');
+
+    // One rebuild at a time: a second is refused, naming the running one.
+    const second = await startRebuild();
+    expect(second.status).toBe(409);
+    expect(second.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(await second.json()).toMatchObject({
+      type: '/problems/rebuild-running',
+      rebuild_id: res.headers.get('Wirestream-Rebuild-Id'),
+    });
+
+    await new Promise((r) => setTimeout(r, 300));
+    await faults({});
+    const lines = await followRebuild();
+    expect(lines[0]).toMatchObject({ phase: 'start', full: true });
+    expect(lines.some((l) => l.phase === 'retry')).toBe(true);
+    expect(lines.at(-1)).toMatchObject({ phase: 'done' });
+    expect(await projectionStatus()).toEqual(ALL_READY);
+    expect(await comparableDump()).toEqual(live);
+  });
+
+  it('gives up after its retries, marks the models failed, and the next rebuild recovers', async () => {
+    await workload();
+    await untilQuiet();
+    const live = await comparableDump();
+    await faults({ mirrorUnavailable: true });
+    const lines = await runRebuild();
+    expect(lines.filter((l) => l.phase === 'retry').map((l) => l.attempt)).toEqual([1, 2, 3]);
+    expect(lines.at(-1)).toMatchObject({ phase: 'error' });
+    expect(String(lines.at(-1)?.detail)).toMatch(/mirror .* answered 503/);
+    expect(await projectionStatus()).toMatchObject({ stream_state: 'failed' });
+    // Readers are told, and still see the rows.
+    const read = await SELF.fetch('https://ws.test/v1/streams', {
+      headers: await authHeaders('human:reader', ['read']),
+    });
+    expect(read.headers.get('Wirestream-Stale-Models')).toBe(
+      'agent_runtime_state,stream_state,task_run_state',
+    );
+    expect(((await read.json()) as { streams: unknown[] }).streams.length).toBeGreaterThan(0);
+
+    await faults({});
+    expect((await runRebuild()).at(-1)).toMatchObject({ phase: 'done' });
+    expect(await projectionStatus()).toEqual(ALL_READY);
+    expect(await comparableDump()).toEqual(live);
+  }, 30_000);
+});
+
+describe('a rebuild against a lagging mirror', () => {
+  it('keeps the anchored Wires the mirror does not show yet', async () => {
+    const { task } = await workload();
+    await untilQuiet();
+    const live = await comparableDump();
+    const topics = await env.DB.prepare(
+      `SELECT hcs_topic_id AS topic, COUNT(*) AS n FROM wire_events
+       WHERE stream_id = ?1 GROUP BY hcs_topic_id`,
+    )
+      .bind(taskStream(task))
+      .all<{ topic: string; n: number }>();
+    expect(topics.results.length).toBeGreaterThan(0);
+    // Ten minutes behind: the mirror shows none of these topics' messages.
+    let hidden = 0;
+    for (const { topic } of topics.results) {
+      await faults({ topicId: topic, mirrorLagMs: 600_000 });
+      const onTopic = await env.DB.prepare(
+        'SELECT COUNT(*) AS n FROM wire_events WHERE hcs_topic_id = ?1',
+      )
+        .bind(topic)
+        .first<{ n: number }>();
+      hidden += onTopic?.n ?? 0;
+    }
+
+    const lines = await runRebuild();
+    expect(lines.at(-1)).toMatchObject({ phase: 'done', ahead_of_mirror: hidden });
+    expect(await comparableDump()).toEqual(live);
+    const read = await SELF.fetch(`https://ws.test/v1/tasks/${task}`, {
+      headers: await authHeaders('human:reader', ['read']),
+    });
+    expect(((await read.json()) as { current: unknown }).current).toMatchObject({
+      status: 'started',
+      concerns: 1,
+    });
+  });
+});
+
+describe('reading while a rebuild runs', () => {
+  it('serves the old rows, names the stale models, and sees new Wires through wait_for', async () => {
+    const { agent, task } = await workload();
+    await untilQuiet();
+    const live = await comparableDump();
+    const reader = await authHeaders('human:reader', ['read']);
+    const topics = (
+      await env.DB.prepare('SELECT topic_id FROM projection_topics').all<{ topic_id: string }>()
+    ).results.map((t) => t.topic_id);
+
+    // Step the rebuild by hand up to its folding, as the Rebuilder would.
+    const source = mirrorSource(standinUrl());
+    const step = (s: RebuildState) => stepRebuild(env.DB, source, s, () => {}, { foldPage: 5 });
+    let state = newRebuild(topics, undefined, Date.now());
+    while (state.phase !== 'fold') state = await step(state);
+
+    const during = await SELF.fetch(`https://ws.test/v1/tasks/${task}`, { headers: reader });
+    expect(during.status).toBe(200);
+    expect(during.headers.get('Wirestream-Stale-Models')).toBe(
+      'agent_runtime_state,stream_state,task_run_state',
+    );
+    expect(((await during.json()) as { current: unknown }).current).toMatchObject({
+      status: 'started',
+    });
+    const streams = await SELF.fetch('https://ws.test/v1/streams?limit=500', { headers: reader });
+    expect(((await streams.json()) as { streams: unknown[] }).streams).toHaveLength(
+      live.stream_state.length,
+    );
+
+    // A Wire appended now is readable with wait_for, though not folded yet.
+    const beat = await send(`agent:${agent}`, 'agent.heartbeat', `agent:${agent}`, {});
+    expect(beat.status).toBe(201);
+    const waited = await SELF.fetch(
+      `https://ws.test/v1/agents/${agent}?wait_for=${beat.body.wire_id}&wait_ms=5000`,
+      { headers: reader },
+    );
+    expect(waited.headers.get('Wirestream-Wait-For')).toBe('visible');
+
+    // Half-way through folding, readers still see every stream.
+    state = await step(state);
+    expect(state.phase).toBe('fold');
+    const half = await SELF.fetch('https://ws.test/v1/streams?limit=500', { headers: reader });
+    expect(((await half.json()) as { streams: unknown[] }).streams).toHaveLength(
+      live.stream_state.length,
+    );
+
+    while (state.phase !== 'done') state = await step(state);
+    const after = await SELF.fetch(`https://ws.test/v1/agents/${agent}`, { headers: reader });
+    expect(after.headers.get('Wirestream-Stale-Models')).toBeNull();
+    const dump = await comparableDump();
+    const agentRow = dump.stream_state.find((s) => s.stream_id === `agent:${agent}`);
+    expect(agentRow?.last_wire_id).toBe(beat.body.wire_id);
+  });
+});
