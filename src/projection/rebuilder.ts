@@ -45,6 +45,8 @@ export type StartOutcome = { started: true; job: RebuildJob } | { started: false
  */
 export class Rebuilder extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
+  /** An alarm is stepping the rebuild in this instance right now. */
+  #stepping = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -62,9 +64,11 @@ export class Rebuilder extends DurableObject<Env> {
    * is running: then says which.
    */
   async start(models: ModelName[] | 'stale' | undefined, topics: string[]): Promise<StartOutcome> {
+    const chosen = models === 'stale' ? await staleModels(this.env.DB) : models;
+    // Checked after the await, with no await until the job is written: two
+    // starts cannot both see no rebuild running.
     const running = this.#job();
     if (running?.status === 'running') return { started: false, job: running };
-    const chosen = models === 'stale' ? await staleModels(this.env.DB) : models;
     const state = newRebuild(topics, chosen, Date.now());
     const id = crypto.randomUUID();
     const now = new Date().toISOString();
@@ -102,8 +106,13 @@ export class Rebuilder extends DurableObject<Env> {
   ): Promise<{ lines: string[]; next: number; status: RebuildJob['status'] | 'gone' }> {
     const job = this.#job();
     if (!job || job.id !== id) return { lines: [], next: after, status: 'gone' };
-    // Self-healing: a running rebuild always has an alarm ahead of it.
-    if (job.status === 'running' && (await this.ctx.storage.getAlarm()) === null) {
+    // Self-healing: a running rebuild always has an alarm ahead of it, or one
+    // stepping it.
+    if (
+      job.status === 'running' &&
+      !this.#stepping &&
+      (await this.ctx.storage.getAlarm()) === null
+    ) {
       await this.ctx.storage.setAlarm(Date.now());
     }
     const rows = this.#sql<{ n: number; text: string }>`
@@ -144,6 +153,8 @@ export class Rebuilder extends DurableObject<Env> {
       await markFailed(this.env.DB, state.models).catch(() => {});
       this.#finish(row.id, 'failed', { phase: 'error', detail });
       return;
+    } finally {
+      this.#stepping = false;
     }
     if (state.phase === 'done') this.#finish(row.id, 'done', null);
     else await this.ctx.storage.setAlarm(Date.now());

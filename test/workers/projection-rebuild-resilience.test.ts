@@ -90,6 +90,14 @@ describe('a rebuild runs apart from its caller', () => {
     expect(lines.some((l) => l.phase === 'retry')).toBe(true);
     expect(lines.at(-1)).toMatchObject({ phase: 'done' });
     expect(await projectionStatus()).toEqual(ALL_READY);
+    const status = await SELF.fetch('https://ws.test/v1/admin/projection', {
+      headers: await ADMIN(),
+    });
+    expect(((await status.json()) as { rebuild: unknown }).rebuild).toMatchObject({
+      id: res.headers.get('Wirestream-Rebuild-Id'),
+      status: 'done',
+      full: true,
+    });
     expect(await comparableDump()).toEqual(live);
   });
 

@@ -139,6 +139,7 @@ adminRebuild.get('/admin/projection', async (c) => {
   ).all<{ model: string; reducer_version: number; status: string }>();
   const code = new Map(REDUCERS.map((r) => [r.model as string, r.version]));
   return Response.json({
+    rebuild: await rebuilderStub(c.env).current(),
     models: rows.results.map((r) => ({
       ...r,
       code_version: code.get(r.model) ?? r.reducer_version,
