@@ -24,6 +24,8 @@ export default defineConfig(async () => {
                   // Off for suites that post fast from few senders (and spares them a
                   // Durable Object hop per append); security-limits sets its own.
                   RATE_PER_SECOND: '0',
+                  // Gives a rebuild up after 1 + 2 + 4 s of failures, not a minute.
+                  REBUILD_RETRIES: '3',
                 },
                 // Nothing in tests may wait on the network.
                 cf: false,

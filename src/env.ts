@@ -38,6 +38,8 @@ export interface Env {
   AGENT_STALE_SECONDS?: string;
   /** An unconfirmed capacity reservation is returned after this many seconds (default 30). */
   RESERVATION_TIMEOUT_SECONDS?: string;
+  /** Times a failing rebuild step is retried before the rebuild gives up (default 6). */
+  REBUILD_RETRIES?: string;
   /** Anchoring network: local (default) | testnet | mainnet | previewnet. */
   HEDERA_NETWORK?: string;
   /** Payer account of HCS submissions (secret on public networks). */

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
-import type { Env } from '../env';
+import { type Env, intVar } from '../env';
 import { sqlOf } from '../stream/sql';
 import { mirrorSource } from './mirror-source';
 import {
@@ -15,8 +15,12 @@ import type { ModelName } from './reducer';
 
 /** Wall time one alarm spends on steps before it saves and re-arms. */
 const SLICE_MS = 2_000;
-/** Failed steps retried (after 1, 2, 4 s) before the rebuild is given up. */
-const RETRIES = 3;
+/**
+ * Times a failing step is retried before the rebuild is given up (after 1, 2,
+ * 4, 8, 16, 30 s: a mirror or D1 outage of a minute is ridden out).
+ */
+const RETRIES = 6;
+const RETRY_MAX_MS = 30_000;
 
 /** A progress line as the API streams it: a step's report, a retry, or the end. */
 export type RebuildLine =
@@ -142,11 +146,11 @@ export class Rebuilder extends DurableObject<Env> {
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       const attempt = row.attempts + 1;
-      if (attempt <= RETRIES) {
+      if (attempt <= intVar(this.env.REBUILD_RETRIES, RETRIES)) {
         console.warn(`rebuild: step failed (attempt ${attempt}), retrying`, error);
         this.#line({ phase: 'retry', attempt, detail });
         this.#sql`UPDATE job SET attempts = ${attempt} WHERE id = ${row.id}`;
-        await this.ctx.storage.setAlarm(Date.now() + 500 * 2 ** attempt);
+        await this.ctx.storage.setAlarm(Date.now() + Math.min(500 * 2 ** attempt, RETRY_MAX_MS));
         return;
       }
       console.error('rebuild failed', error);
