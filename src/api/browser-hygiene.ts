@@ -18,7 +18,19 @@ const corsMiddleware: MiddlewareHandler<AppEnv> = cors({
   origin: (origin, c) => (corsOrigins(c.env.CORS_ORIGINS).includes(origin) ? origin : null),
   allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
   allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
-  exposeHeaders: ['ETag', 'Location', 'Retry-After', 'Idempotent-Replay'],
+  // Freshness headers of the reads (read-support.ts) too: a page on another
+  // origin can tell how current, and whether a read model is being rebuilt.
+  exposeHeaders: [
+    'ETag',
+    'Location',
+    'Retry-After',
+    'Idempotent-Replay',
+    'Wirestream-Watermark',
+    'Wirestream-Watermark-Received-At',
+    'Wirestream-Wait-For',
+    'Wirestream-Stale-Models',
+    'Wirestream-Rebuild-Id',
+  ],
   maxAge: 600,
 });
 

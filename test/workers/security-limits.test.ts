@@ -176,6 +176,26 @@ describe('browser-facing hygiene', () => {
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('lets a page on an allowed origin read the freshness headers of a read', async () => {
+    const res = await SELF.fetch(`${base}/v1/streams`, {
+      headers: {
+        ...(await authHeaders('human:reader', ['read'])),
+        Origin: 'http://localhost:8787',
+      },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Wirestream-Watermark')).not.toBeNull();
+    const exposed = res.headers.get('access-control-expose-headers')?.toLowerCase().split(',');
+    expect(exposed).toEqual(
+      expect.arrayContaining([
+        'wirestream-watermark',
+        'wirestream-watermark-received-at',
+        'wirestream-wait-for',
+        'wirestream-stale-models',
+      ]),
+    );
+  });
+
   it('sends security headers, also on errors', async () => {
     const res = await SELF.fetch(`${base}/v1/streams/project:x/wires`);
     expect(res.status).toBe(401);
