@@ -51,6 +51,8 @@ export class Rebuilder extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
   /** An alarm is stepping the rebuild in this instance right now. */
   #stepping = false;
+  /** Followers waiting for the next line. */
+  readonly #waiting = new Set<() => void>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -103,12 +105,16 @@ export class Rebuilder extends DurableObject<Env> {
     return this.#job();
   }
 
-  /** Progress lines of rebuild `id` after line `after` (0: from the first). */
+  /**
+   * Progress lines of rebuild `id` after line `after` (0: from the first);
+   * while it runs and has none, waits up to `waitMs` for the next.
+   */
   async follow(
     id: string,
     after: number,
+    waitMs = 0,
   ): Promise<{ lines: string[]; next: number; status: RebuildJob['status'] | 'gone' }> {
-    const job = this.#job();
+    let job = this.#job();
     if (!job || job.id !== id) return { lines: [], next: after, status: 'gone' };
     // Self-healing: a running rebuild always has an alarm ahead of it, or one
     // stepping it.
@@ -119,8 +125,22 @@ export class Rebuilder extends DurableObject<Env> {
     ) {
       await this.ctx.storage.setAlarm(Date.now());
     }
-    const rows = this.#sql<{ n: number; text: string }>`
+    const newer = () => this.#sql<{ n: number; text: string }>`
       SELECT n, text FROM line WHERE n > ${after} ORDER BY n LIMIT 500`;
+    let rows = newer();
+    if (rows.length === 0 && job.status === 'running' && waitMs > 0) {
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          this.#waiting.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, waitMs);
+        this.#waiting.add(wake);
+      });
+      rows = newer();
+      job = this.#job() ?? job;
+    }
     return {
       lines: rows.map((r) => r.text),
       next: rows.at(-1)?.n ?? after,
@@ -166,12 +186,18 @@ export class Rebuilder extends DurableObject<Env> {
 
   #line(line: RebuildLine): void {
     this.#sql`INSERT INTO line (text) VALUES (${JSON.stringify(line)})`;
+    this.#wake();
   }
 
   #finish(id: string, status: 'done' | 'failed', last: RebuildLine | null): void {
-    if (last) this.#line(last);
+    if (last) this.#sql`INSERT INTO line (text) VALUES (${JSON.stringify(last)})`;
     this.#sql`UPDATE job SET status = ${status}, finished_at = ${new Date().toISOString()}
       WHERE id = ${id}`;
+    this.#wake();
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#waiting]) wake();
   }
 
   #job(): RebuildJob | null {

@@ -89,8 +89,8 @@ adminRebuild.get('/admin/rebuild', async (c) => {
   return followRebuild(rebuilder, job);
 });
 
-/** How often a follower asks the Rebuilder for new lines. */
-const FOLLOW_POLL_MS = 100;
+/** How long one call to the Rebuilder waits for a new line. */
+const FOLLOW_WAIT_MS = 1_000;
 
 /**
  * Streams a rebuild's progress lines as they come. The rebuild runs in the
@@ -103,7 +103,7 @@ function followRebuild(rebuilder: ReturnType<typeof rebuilderStub>, job: Rebuild
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        const got = await rebuilder.follow(job.id, next);
+        const got = await rebuilder.follow(job.id, next, FOLLOW_WAIT_MS);
         next = got.next;
         if (got.lines.length > 0) controller.enqueue(encoder.encode(`${got.lines.join('\n')}\n`));
         if (got.status === 'gone') {
@@ -115,7 +115,6 @@ function followRebuild(rebuilder: ReturnType<typeof rebuilderStub>, job: Rebuild
           return;
         }
         if (got.lines.length > 0 || cancelled) return;
-        await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
       }
     },
     cancel() {
