@@ -10,7 +10,9 @@
 // (below saturation) and reports its p50/p99, its CPU per append and the Hedera
 // stand-in's (a separate process sharing the two cores): the latency target's
 // view. Add `--open-only` to skip the closed loop: then the open loop's CPU is
-// the sustained cost of an append, anchoring included.
+// the sustained cost of an append, anchoring included. `--rebuild` measures
+// scenario 6's rebuild instead (a 2 s burst of Wires, anchored, then
+// `POST /v1/admin/rebuild` timed to its `done` line), interleaved the same way.
 import { execSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -20,6 +22,7 @@ import { startStandin } from './lib/standin.mjs';
 import { median, percentile } from './lib/stats.mjs';
 import { consoleTable } from './lib/table.mjs';
 import { BENCH_BINDINGS, OUT, ROOT } from './lib/targets.mjs';
+import { projectionScenario } from './scenarios/projection.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -32,6 +35,7 @@ const rate = flag('--rate', 0);
 // `--open-only`: no closed loop, so the open loop's CPU per append is the
 // sustained cost (anchoring keeps up) rather than a burst's leftover backlog.
 const openOnly = args.includes('--open-only') ? args.splice(args.indexOf('--open-only'), 1) : null;
+const rebuildOnly = args.includes('--rebuild') ? args.splice(args.indexOf('--rebuild'), 1) : null;
 const bindings = { ...BENCH_BINDINGS };
 for (let i = args.indexOf('--bind'); i >= 0; i = args.indexOf('--bind')) {
   const [k, v] = args.splice(i, 2)[1].split('=');
@@ -70,6 +74,32 @@ for (const ref of trees) {
 const ceiling = await build('ceiling');
 const standin = await startStandin(ROOT);
 if (standin) bindings.HEDERA_LOCAL_URL = standin.url;
+
+if (rebuildOnly) {
+  const speeds = new Map(builds.map((b) => [b.ref, []]));
+  for (let rep = 0; rep < reps; rep++) {
+    for (const b of builds) {
+      const p = await projectionScenario(
+        { standin, bindings, rate: 20, pollMs: 50, openMs: 1500, burstMs: 2000 },
+        { wirestream: b.build },
+        () => {},
+      );
+      const r = p?.rebuild;
+      speeds.get(b.ref).push(r ? r.wiresPerSecond : Number.NaN);
+      console.log(
+        `rep ${rep + 1} ${b.ref}: ${r ? `${r.wires} Wires in ${r.seconds.toFixed(2)} s = ${Math.round(r.wiresPerSecond)}/s (server says ${r.reported}/s)` : `failed: ${p?.rebuildError}`}`,
+      );
+    }
+  }
+  standin?.stop();
+  console.log(
+    consoleTable(
+      ['tree', 'rebuild Wires/s (median, wall)'],
+      [...speeds].map(([ref, list]) => [ref, Math.round(median(list))]),
+    ),
+  );
+  process.exit(0);
+}
 
 const rows = new Map([...builds.map((b) => [b.ref, []]), ['ceiling', []]]);
 for (let rep = 0; rep < reps; rep++) {
