@@ -11,10 +11,11 @@ const COLUMNS = [
 ];
 
 export class Board {
-  constructor(client, taskEl, agentEl) {
+  constructor(client, taskEl, agentEl, noticeEl) {
     this.client = client;
     this.taskEl = taskEl;
     this.agentEl = agentEl;
+    this.noticeEl = noticeEl;
     this.filter = '';
     this.tasks = [];
     this.timer = 0;
@@ -37,13 +38,15 @@ export class Board {
     else unavailable(this.taskEl, tasks.reason);
     if (agents.ok) this.#drawAgents(agents.body.agents ?? []);
     else unavailable(this.agentEl, agents.reason);
+    this.#drawNotice(tasks.stale ?? agents.stale ?? null);
     const missing = !tasks.ok && !agents.ok;
     this.timer = setTimeout(() => this.#poll(), missing ? 15_000 : 2_000);
   }
 
   async #load(path) {
     try {
-      return { ok: true, body: await this.client.get(path) };
+      const res = await this.client.http.request('GET', path);
+      return { ok: true, body: res.body, stale: res.headers.get('Wirestream-Stale-Models') };
     } catch (error) {
       if (error?.status === 404 && error.code === 'not-found')
         return { ok: false, reason: 'not available' };
@@ -51,6 +54,15 @@ export class Board {
         return { ok: false, reason: 'needs a token with read scope' };
       return { ok: false, reason: `unavailable (${error?.message ?? error})` };
     }
+  }
+
+  /** Read models not kept live (a rebuild runs, or failed): the board may show old rows. */
+  #drawNotice(stale) {
+    this.noticeEl.hidden = !stale;
+    this.noticeEl.dataset.models = stale ?? '';
+    this.noticeEl.textContent = stale
+      ? `Read models are being rebuilt (${stale.split(',').join(', ')}): the board shows their last rows until the rebuild ends.`
+      : '';
   }
 
   #drawTasks(tasks) {

@@ -28,7 +28,7 @@ const client = new WirestreamClient({
   reconnect: { baseMs: 200, maxMs: 3000 },
 });
 const table = new WireTable($('wires').tBodies[0], $('feed-empty'), () => paintStats());
-const board = new Board(client, $('task-board'), $('agent-list'));
+const board = new Board(client, $('task-board'), $('agent-list'), $('projection-notice'));
 
 const stats = { count: 0, lastSeq: 0, gaps: 0, dups: 0, window: 0 };
 let subscription = null;

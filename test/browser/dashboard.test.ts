@@ -286,4 +286,37 @@ describe('dashboard', () => {
     expect(rows).toBe(500);
     expect(m.worstGap).toBeLessThan(750);
   }, 180_000);
+
+  it('says so while the read models are being rebuilt, and no longer once it ends', async () => {
+    const faults = (spec: Record<string, unknown>) =>
+      fetch(`${server.standin.url}/__standin/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(spec),
+      });
+    // (The restart test above left its refused reconnects in `problems`.)
+    const seen = problems.length;
+    await page.goto(`${server.url}/?project=${project}#token=${token}`);
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    const notice = '#projection-notice';
+    expect(await page.isHidden(notice)).toBe(true);
+    // The mirror fails: the rebuild waits between retries, its models marked.
+    expect((await faults({ mirrorUnavailable: true })).status).toBe(200);
+    try {
+      const res = await fetch(`${server.url}/v1/admin/rebuild`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${server.adminToken}` },
+      });
+      expect(res.status).toBe(200);
+      await res.body?.cancel();
+      await page.waitForSelector(`${notice}:not([hidden])`, { timeout: 10_000 });
+      expect(await page.textContent(notice)).toMatch(
+        /^Read models are being rebuilt \(agent_runtime_state, stream_state, task_run_state\)/,
+      );
+    } finally {
+      await faults({});
+    }
+    await page.waitForSelector(`${notice}[hidden]`, { state: 'attached', timeout: 30_000 });
+    expect(problems.slice(seen)).toEqual([]);
+  }, 60_000);
 });
