@@ -61,7 +61,7 @@ export class Board {
     this.noticeEl.hidden = !stale;
     this.noticeEl.dataset.models = stale ?? '';
     this.noticeEl.textContent = stale
-      ? `Read models are being rebuilt (${stale.split(',').join(', ')}): the board shows their last rows until the rebuild ends.`
+      ? `Read models not kept up to date (${stale.split(',').join(', ')}): a rebuild is running or failed, so the board shows their last rows.`
       : '';
   }
 

@@ -31,8 +31,14 @@ export function upsertRows(
     .map((c) => `${c} = excluded.${c}`)
     .join(', ');
   const guard = replace ? '' : ` WHERE excluded.last_seq > ${model}.last_seq`;
+  // Live writes check, in their own transaction, that no rebuild has taken
+  // the model over since the caller looked: a row folded from the old rows
+  // must not land after a rebuild has begun refolding them.
+  const live = replace
+    ? 'true'
+    : `(SELECT status FROM projection_meta WHERE model = '${model}') = 'ready'`;
   const sql = `INSERT INTO ${model} (${columns.join(', ')})
-    SELECT ${extract(columns)} FROM json_each(?1) WHERE true
+    SELECT ${extract(columns)} FROM json_each(?1) WHERE ${live}
     ON CONFLICT (${key}) DO UPDATE SET ${sets}${guard}`;
   const payload = rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])));
   return db.prepare(sql).bind(JSON.stringify(payload));

@@ -51,7 +51,8 @@ export interface RebuildState {
   topics: string[];
   /** ms since the epoch, for the speed figure. */
   startedAt: number;
-  phase: 'begin' | 'read' | 'fold' | 'finish' | 'done';
+  /** `finish` puts the models back to live; `settle` folds what came meanwhile. */
+  phase: 'begin' | 'read' | 'fold' | 'finish' | 'settle' | 'done';
   /** Reading: which topic, where in it, and that topic's counts so far. */
   topic: number;
   cursor: TopicCursor;
@@ -76,13 +77,19 @@ export interface RebuildOptions {
   foldPage?: number;
 }
 
-/** Models whose stored reducer_version differs from the code's. */
+/**
+ * Models whose stored reducer_version differs from the code's, or that are
+ * not live (a rebuild of them failed or was cut off).
+ */
 export async function staleModels(db: D1Database): Promise<ModelName[]> {
   const rows = await db
-    .prepare('SELECT model, reducer_version FROM projection_meta')
-    .all<{ model: string; reducer_version: number }>();
-  const stored = new Map(rows.results.map((r) => [r.model, r.reducer_version]));
-  return REDUCERS.filter((r) => stored.get(r.model) !== r.version).map((r) => r.model);
+    .prepare('SELECT model, reducer_version, status FROM projection_meta')
+    .all<{ model: string; reducer_version: number; status: string }>();
+  const stored = new Map(rows.results.map((r) => [r.model, r]));
+  return REDUCERS.filter((r) => {
+    const row = stored.get(r.model);
+    return row?.reducer_version !== r.version || row.status !== 'ready';
+  }).map((r) => r.model);
 }
 
 /** A rebuild about to begin: every model (a full rebuild) unless `models` chooses. */
@@ -169,7 +176,6 @@ export async function stepRebuild(
   const s: RebuildState = structuredClone(state);
   switch (s.phase) {
     case 'begin': {
-      await report({ phase: 'start', models: s.models, full: s.full, topics: s.topics });
       await db.batch([
         rememberTopics(db, s.topics),
         db
@@ -178,6 +184,8 @@ export async function stepRebuild(
           )
           .bind(JSON.stringify(s.models)),
       ]);
+      // Reported once the batch is in, so a retried step does not say it twice.
+      await report({ phase: 'start', models: s.models, full: s.full, topics: s.topics });
       s.phase = 'read';
       return s;
     }
@@ -240,7 +248,9 @@ export async function stepRebuild(
       return s;
     }
     case 'finish':
-      return finish(db, s, report, now);
+      return finish(db, s);
+    case 'settle':
+      return settle(db, s, report, now);
     case 'done':
       return s;
   }
@@ -255,14 +265,9 @@ async function startFolding(db: D1Database, s: RebuildState): Promise<RebuildSta
   return s;
 }
 
-async function finish(
-  db: D1Database,
-  s: RebuildState,
-  report: Report,
-  now: () => number,
-): Promise<RebuildState> {
+/** Removes the rows no refold produced and puts the models back to live. */
+async function finish(db: D1Database, s: RebuildState): Promise<RebuildState> {
   const reducers = REDUCERS.filter((r) => s.models.includes(r.model));
-  // Back to live, then fold what HCS does not have yet (or arrived meanwhile).
   await db.batch([
     ...reducers.map((r) => deleteUnfoldable(db, r)),
     db
@@ -275,8 +280,18 @@ async function finish(
         JSON.stringify(s.models),
       ),
   ]);
+  s.phase = 'settle';
+  return s;
+}
+
+/** Folds what HCS does not have yet (or arrived meanwhile), and resets the watermark. */
+async function settle(
+  db: D1Database,
+  s: RebuildState,
+  report: Report,
+  now: () => number,
+): Promise<RebuildState> {
   const behind = await catchUp(db);
-  await report({ phase: 'catch-up', wires: behind });
   const [, ahead] = await db.batch<{ n: number }>([
     db.prepare(
       `UPDATE projection_meta SET
@@ -291,6 +306,7 @@ async function finish(
       )
       .bind(JSON.stringify(s.mirrorEnd)),
   ]);
+  await report({ phase: 'catch-up', wires: behind });
   const seconds = (now() - s.startedAt) / 1000;
   await report({
     phase: 'done',

@@ -157,6 +157,7 @@ export class Rebuilder extends DurableObject<Env> {
     const source = mirrorSource(hederaConfig(this.env).mirrorUrl);
     const report = (p: RebuildProgress) => this.#line(p);
     const until = Date.now() + SLICE_MS;
+    this.#stepping = true;
     try {
       while (state.phase !== 'done' && Date.now() < until) {
         state = await stepRebuild(this.env.DB, source, state, report);
@@ -174,7 +175,9 @@ export class Rebuilder extends DurableObject<Env> {
         return;
       }
       console.error('rebuild failed', error);
-      await markFailed(this.env.DB, state.models).catch(() => {});
+      // Once the models are back to live ('settle'), they are right as they
+      // are: only the rebuild failed, not them.
+      if (state.phase !== 'settle') await markFailed(this.env.DB, state.models).catch(() => {});
       this.#finish(row.id, 'failed', { phase: 'error', detail });
       return;
     } finally {

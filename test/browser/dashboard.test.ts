@@ -311,7 +311,7 @@ describe('dashboard', () => {
       await res.body?.cancel();
       await page.waitForSelector(`${notice}:not([hidden])`, { timeout: 10_000 });
       expect(await page.textContent(notice)).toMatch(
-        /^Read models are being rebuilt \(agent_runtime_state, stream_state, task_run_state\)/,
+        /^Read models not kept up to date \(agent_runtime_state, stream_state, task_run_state\): a rebuild is running/,
       );
     } finally {
       await faults({});

@@ -1,6 +1,8 @@
 import { env } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { projectWires, updateAnchors } from '../../src/projection';
+import { projectWires, type Reducer, streamState, updateAnchors } from '../../src/projection';
+import { upsertRows } from '../../src/projection/model-sql';
+import type { BaseRow } from '../../src/projection/types';
 import { dumpReadModels, resetReadModels, WireFactory } from './helpers/projection-fixtures';
 
 const claim = {
@@ -72,6 +74,27 @@ describe('projectWires', () => {
     await projectWires(env.DB, [b]);
     const filled = await dumpReadModels(env.DB);
     expect(filled.task_run_state[0]).toMatchObject({ status: 'started', last_seq: 3 });
+  });
+
+  it('writes no read-model row once a rebuild has taken the model over', async () => {
+    // Live projection reads which models are live before it writes; a rebuild
+    // that begins in between must not get a row folded from the old rows. The
+    // write itself checks, in its own transaction.
+    const f = new WireFactory();
+    const stream = 'task:T9:attempt:1';
+    await projectWires(env.DB, [f.wire(stream, 'task.available', { task_id: 'T9', role: 'dev' })]);
+    const [row] = (await dumpReadModels(env.DB)).stream_state;
+    await env.DB.prepare(
+      `UPDATE projection_meta SET status = 'rebuilding' WHERE model = 'stream_state'`,
+    ).run();
+    const moved = { ...(row as BaseRow), last_seq: 2, wire_count: 2 };
+    await upsertRows(env.DB, streamState as unknown as Reducer<BaseRow>, [moved]).run();
+    expect((await dumpReadModels(env.DB)).stream_state).toEqual([row]);
+    // The rebuild's own writes land.
+    await upsertRows(env.DB, streamState as unknown as Reducer<BaseRow>, [moved], {
+      replace: true,
+    }).run();
+    expect((await dumpReadModels(env.DB)).stream_state).toMatchObject([{ last_seq: 2 }]);
   });
 
   it('records the HCS anchor of a projected Wire', async () => {
