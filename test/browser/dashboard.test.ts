@@ -300,6 +300,15 @@ describe('dashboard', () => {
     await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
     const notice = '#projection-notice';
     expect(await page.isHidden(notice)).toBe(true);
+    // A Wire on HCS, so the rebuild has a topic to read (and fail on).
+    const { receipt } = await writer.append(stream, {
+      type: 'review.concern',
+      payload: { concern: 'before the rebuild' },
+    });
+    await page.waitForSelector(
+      `#wires tr[data-wire-id="${receipt.wire_id}"] td.anchor[data-status="anchored"]`,
+      { timeout: 30_000 },
+    );
     // The mirror fails: the rebuild waits between retries, its models marked.
     expect((await faults({ mirrorUnavailable: true })).status).toBe(200);
     try {
@@ -309,7 +318,8 @@ describe('dashboard', () => {
       });
       expect(res.status).toBe(200);
       await res.body?.cancel();
-      await page.waitForSelector(`${notice}:not([hidden])`, { timeout: 10_000 });
+      // The board polls every 2 s; the rebuild retries for a minute (6 retries).
+      await page.waitForSelector(`${notice}:not([hidden])`, { timeout: 30_000 });
       expect(await page.textContent(notice)).toMatch(
         /^Read models not kept up to date \(agent_runtime_state, stream_state, task_run_state\): a rebuild is running/,
       );
