@@ -157,16 +157,19 @@ export class Rebuilder extends DurableObject<Env> {
     const source = mirrorSource(hederaConfig(this.env).mirrorUrl);
     const report = (p: RebuildProgress) => this.#line(p);
     const until = Date.now() + SLICE_MS;
+    // Failures in a row: a step that succeeds starts the count again.
+    let failures = row.attempts;
     this.#stepping = true;
     try {
       while (state.phase !== 'done' && Date.now() < until) {
         state = await stepRebuild(this.env.DB, source, state, report);
+        failures = 0;
         this
           .#sql`UPDATE job SET state = ${JSON.stringify(state)}, attempts = 0 WHERE id = ${row.id}`;
       }
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
-      const attempt = row.attempts + 1;
+      const attempt = failures + 1;
       if (attempt <= intVar(this.env.REBUILD_RETRIES, RETRIES)) {
         console.warn(`rebuild: step failed (attempt ${attempt}), retrying`, error);
         this.#line({ phase: 'retry', attempt, detail });
