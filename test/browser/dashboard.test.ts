@@ -288,12 +288,6 @@ describe('dashboard', () => {
   }, 180_000);
 
   it('says so while the read models are being rebuilt, and no longer once it ends', async () => {
-    const faults = (spec: Record<string, unknown>) =>
-      fetch(`${server.standin.url}/__standin/faults`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(spec),
-      });
     // (The restart test above left its refused reconnects in `problems`.)
     const seen = problems.length;
     await page.goto(`${server.url}/?project=${project}#token=${token}`);
@@ -310,7 +304,7 @@ describe('dashboard', () => {
       { timeout: 30_000 },
     );
     // The mirror fails: the rebuild waits between retries, its models marked.
-    expect((await faults({ mirrorUnavailable: true })).status).toBe(200);
+    await server.faults({ mirrorUnavailable: true });
     try {
       const res = await fetch(`${server.url}/v1/admin/rebuild`, {
         method: 'POST',
@@ -324,7 +318,7 @@ describe('dashboard', () => {
         /^Read models not kept up to date \(agent_runtime_state, stream_state, task_run_state\): a rebuild is running/,
       );
     } finally {
-      await faults({});
+      await server.faults({});
     }
     await page.waitForSelector(`${notice}[hidden]`, { state: 'attached', timeout: 30_000 });
     expect(problems.slice(seen)).toEqual([]);

@@ -46,15 +46,6 @@ async function post(s: Sent): Promise<{ status: number; seq?: number }> {
   return { status: res.status, ...(json.stream_seq ? { seq: json.stream_seq } : {}) };
 }
 
-async function setFaults(faults: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${server.standin.url}/__standin/faults`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(faults),
-  });
-  expect(res.status).toBe(200);
-}
-
 async function getJson<T>(url: string): Promise<T> {
   const res = await fetch(url, { headers: headers() });
   if (res.status !== 200) throw new Error(`GET ${url}: ${res.status} ${await res.text()}`);
@@ -177,7 +168,7 @@ describe('a crash of the whole runtime mid-burst', () => {
     };
     // The network takes submits but holds its answers: at the crash, Wires are
     // in outboxes, handed to the topic, and sent without an answer seen.
-    await setFaults({ answerDelayMs: 1500 });
+    await server.faults({ answerDelayMs: 1500 });
     const appenders = Array.from({ length: CLIENTS }, (_, c) => appender(c));
     await eventually(
       15_000,
@@ -189,7 +180,7 @@ describe('a crash of the whole runtime mid-burst', () => {
     const anchoredAtCrash = (await anchored()).size;
     await server.crashAndRestart();
     await Promise.all(appenders);
-    await setFaults({});
+    await server.faults({});
     const ackedBeforeCrash = acked.size;
 
     // 1. What was acknowledged before the crash gets anchored with nothing

@@ -29,15 +29,6 @@ async function getJson<T>(path: string, bearer = token): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function faults(spec: Record<string, unknown>): Promise<void> {
-  const res = await fetch(`${server.standin.url}/__standin/faults`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(spec),
-  });
-  expect(res.status).toBe(200);
-}
-
 interface Line {
   phase: string;
   [key: string]: unknown;
@@ -129,7 +120,7 @@ describe('a crash of the whole runtime mid-rebuild', () => {
     // The last topic the rebuild reads cannot be read: it stops there, retrying.
     const ids = topics.topics.map((t) => t.hcs_topic_id).sort();
     const last = ids.at(-1) as string;
-    await faults({ topicId: last, mirrorUnavailable: true });
+    await server.faults({ topicId: last, mirrorUnavailable: true });
     const res = await fetch(`${server.url}/v1/admin/rebuild`, {
       method: 'POST',
       headers: auth(server.adminToken),
@@ -141,7 +132,7 @@ describe('a crash of the whole runtime mid-rebuild', () => {
     );
 
     await server.crashAndRestart();
-    await faults({ topicId: last });
+    await server.faults({ topicId: last });
     const follow = await fetch(`${server.url}/v1/admin/rebuild`, {
       headers: auth(server.adminToken),
     });

@@ -22,6 +22,11 @@ export interface DevServer {
   stop(): Promise<void>;
   /** The Hedera stand-in the Worker anchors to (it outlives restarts). */
   readonly standin: Standin;
+  /**
+   * Sets the stand-in's fault modes (`POST /__standin/faults`): network-wide,
+   * or one topic's with `topicId`; `{}` clears that scope. Throws if refused.
+   */
+  faults(spec: Record<string, unknown>): Promise<void>;
   /** Everything the server printed (for failure messages). */
   log(): string;
 }
@@ -152,6 +157,14 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
       rmSync(persist, { recursive: true, force: true });
     },
     standin,
+    faults: async (spec) => {
+      const res = await fetch(`${standin.url}/__standin/faults`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(spec),
+      });
+      if (res.status !== 200) throw new Error(`faults: ${res.status} ${await res.text()}`);
+    },
     log: () => output,
   };
 }
