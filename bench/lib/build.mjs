@@ -25,6 +25,7 @@ export function snapshotHead() {
     encoding: 'utf8',
   }).stdout.trim();
   const dir = path.join(OUT, `src-${sha}`);
+  mkdirSync(OUT, { recursive: true }); // a fresh clone has no bench/.out yet
   // Keep only the current snapshot.
   for (const old of readdirSync(OUT, { withFileTypes: true })) {
     if (old.isDirectory() && old.name.startsWith('src-') && old.name !== `src-${sha}`) {
