@@ -58,7 +58,10 @@ const WRANGLER = path.join(ROOT, 'node_modules/.bin/wrangler');
 export function ensurePeers() {
   if (existsSync(path.join(PEERS, 'node_modules/agents/package.json'))) return;
   console.log('installing bench/peers (first run) …');
-  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--prefix', PEERS], {
+  // --loglevel=error: agents' Vite plugin pulls in @babel 8, whose packages
+  // declare Node 22 and print ~40 EBADENGINE warnings; nothing of them runs here.
+  const args = ['ci', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', PEERS];
+  const result = spawnSync('npm', args, {
     stdio: 'inherit',
     env: OFFLINE,
   });
