@@ -9,6 +9,8 @@ const COLUMNS = [
   ['complete', ['complete']],
   ['ended', ['released', 'expired', 'revoked']],
 ];
+/** How long one read may take before the board gives up on it until the next poll. */
+const LOAD_TIMEOUT_MS = 10_000;
 
 export class Board {
   constructor(client, taskEl, agentEl, noticeEl) {
@@ -30,28 +32,42 @@ export class Board {
   }
 
   async #poll() {
-    const [tasks, agents] = await Promise.all([
-      this.#load(`/v1/tasks?limit=200${this.filter ? `&${this.filter}` : ''}`, 'tasks'),
-      this.#load('/v1/agents?limit=200', 'agents'),
-    ]);
-    if (tasks.ok) this.#drawTasks(tasks.body.tasks ?? []);
-    else unavailable(this.taskEl, tasks.reason);
-    if (agents.ok) this.#drawAgents(agents.body.agents ?? []);
-    else unavailable(this.agentEl, agents.reason);
-    this.#drawNotice(tasks.stale ?? agents.stale ?? null);
-    const missing = !tasks.ok && !agents.ok;
-    this.timer = setTimeout(() => this.#poll(), missing ? 15_000 : 2_000);
+    // Re-armed whatever happens: one failed draw or hung request must not
+    // leave the board frozen for the life of the page.
+    let missing = false;
+    try {
+      const [tasks, agents] = await Promise.all([
+        this.#load(`/v1/tasks?limit=200${this.filter ? `&${this.filter}` : ''}`),
+        this.#load('/v1/agents?limit=200'),
+      ]);
+      if (tasks.ok) this.#drawTasks(tasks.body?.tasks ?? []);
+      else unavailable(this.taskEl, tasks.reason);
+      if (agents.ok) this.#drawAgents(agents.body?.agents ?? []);
+      else unavailable(this.agentEl, agents.reason);
+      this.#drawNotice(tasks.stale ?? agents.stale ?? null);
+      missing = !tasks.ok && !agents.ok;
+    } catch (error) {
+      console.warn('board: redraw failed', error);
+    } finally {
+      clearTimeout(this.timer);
+      this.timer = setTimeout(() => this.#poll(), missing ? 15_000 : 2_000);
+    }
   }
 
   async #load(path) {
     try {
-      const res = await this.client.http.request('GET', path);
+      // A read that has not answered in 10 s is given up; the next poll asks again.
+      const res = await this.client.http.request('GET', path, {
+        signal: AbortSignal.timeout(LOAD_TIMEOUT_MS),
+      });
       return { ok: true, body: res.body, stale: res.headers.get('Wirestream-Stale-Models') };
     } catch (error) {
       if (error?.status === 404 && error.code === 'not-found')
         return { ok: false, reason: 'not available' };
       if (error?.status === 401 || error?.status === 403)
         return { ok: false, reason: 'needs a token with read scope' };
+      if (error?.name === 'TimeoutError')
+        return { ok: false, reason: 'unavailable (no answer in 10 s)' };
       return { ok: false, reason: `unavailable (${error?.message ?? error})` };
     }
   }

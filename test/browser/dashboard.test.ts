@@ -144,6 +144,86 @@ const shownSeqs = () =>
 const lastSeqIs = (n: number) =>
   `document.querySelector('#stats')?.getAttribute('data-last-seq') === '${n}'`;
 
+/**
+ * Waits until reads do (or no longer) carry Wirestream-Stale-Models, as the
+ * board sees them. On a timeout, says what the rebuild, the models and the
+ * dev server were doing, so a failure names its side.
+ */
+async function untilStale(stale: boolean, timeoutMs: number): Promise<void> {
+  const admin = { Authorization: `Bearer ${server.adminToken}` };
+  const deadline = Date.now() + timeoutMs;
+  let last: string | null = null;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${server.url}/v1/tasks?limit=1`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    await res.body?.cancel();
+    last = res.headers.get('Wirestream-Stale-Models');
+    if ((last !== null) === stale) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const models = await fetch(`${server.url}/v1/admin/projection`, { headers: admin });
+  throw new Error(
+    [
+      `reads still say Wirestream-Stale-Models: ${last ?? '(absent)'} after ${timeoutMs} ms`,
+      `GET /v1/admin/rebuild (its lines so far): ${await rebuildLines(admin)}`,
+      `GET /v1/admin/projection ${models.status}: ${(await models.text()).slice(0, 2000)}`,
+      `dev server, last lines:\n${server.log().slice(-4000)}`,
+    ].join('\n'),
+  );
+}
+
+/**
+ * Waits for the board (polling every 2 s) to show `selector`; on a timeout,
+ * says which of its reads were sent and how they ended.
+ */
+async function boardShows(selector: string, state: 'visible' | 'attached' = 'visible') {
+  const reads: string[] = [];
+  const t0 = Date.now();
+  const ended = (how: string) => (r: import('playwright-core').Request) => {
+    if (r.url().includes('/v1/tasks')) reads.push(`+${Date.now() - t0} ms ${how}`);
+  };
+  const onSent = ended('sent');
+  const onFinished = ended('answered');
+  const onFailed = ended('failed');
+  page.on('request', onSent);
+  page.on('requestfinished', onFinished);
+  page.on('requestfailed', onFailed);
+  try {
+    await page.waitForSelector(selector, { state, timeout: 15_000 });
+  } catch (error) {
+    throw new Error(
+      `${String(error)}\nthe board's /v1/tasks reads meanwhile: ${reads.join(', ') || 'none'}`,
+    );
+  } finally {
+    page.off('request', onSent);
+    page.off('requestfinished', onFinished);
+    page.off('requestfailed', onFailed);
+  }
+}
+
+/** The rebuild's progress lines that arrive within 2 s (it streams until it ends). */
+async function rebuildLines(headers: Record<string, string>): Promise<string> {
+  const res = await fetch(`${server.url}/v1/admin/rebuild`, { headers });
+  const reader = res.body?.getReader();
+  if (!reader) return `${res.status} (no body)`;
+  const decoder = new TextDecoder();
+  let text = '';
+  const stop = setTimeout(() => void reader.cancel(), 2000);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // Cancelled at the 2 s mark.
+  } finally {
+    clearTimeout(stop);
+  }
+  return `${res.status}\n${text.slice(0, 2000)}`;
+}
+
 beforeAll(async () => {
   server = await startDevServer();
   token = (await tokenFor(server, SENDER)) ?? '';
@@ -312,15 +392,18 @@ describe('dashboard', () => {
       });
       expect(res.status).toBe(200);
       await res.body?.cancel();
-      // The board polls every 2 s; the rebuild retries for a minute (6 retries).
-      await page.waitForSelector(`${notice}:not([hidden])`, { timeout: 30_000 });
+      // The server says so on every read first (the rebuild retries for a
+      // minute, 6 retries); the board, polling every 2 s, then shows it.
+      await untilStale(true, 20_000);
+      await boardShows(`${notice}:not([hidden])`);
       expect(await page.textContent(notice)).toMatch(
         /^Read models not kept up to date \(agent_runtime_state, stream_state, task_run_state\): a rebuild is running/,
       );
     } finally {
       await server.faults({});
     }
-    await page.waitForSelector(`${notice}[hidden]`, { state: 'attached', timeout: 30_000 });
+    await untilStale(false, 30_000);
+    await boardShows(`${notice}[hidden]`, 'attached');
     expect(problems.slice(seen)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });
