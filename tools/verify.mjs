@@ -91,7 +91,7 @@ if (values.json) {
   );
   console.log(
     api
-      ? `  ${report.claims_checked} Wires the coordinator reports anchored here checked byte for byte`
+      ? `  ${report.anchors_checked} Wires the coordinator reports anchored here checked byte for byte`
       : '  coordinator not checked (pass --api and --token)',
   );
   for (const f of report.findings)

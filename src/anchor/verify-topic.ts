@@ -20,7 +20,7 @@ export interface VerifyReport {
   whole_messages: number;
   last_sequence_number: number;
   last_running_hash: string | null;
-  claims_checked: number;
+  anchors_checked: number;
   findings: Finding[];
   ok: boolean;
 }
@@ -28,7 +28,7 @@ export interface VerifyReport {
 /** Fetches a coordinator API path (with whatever credentials it needs); null: mirror only. */
 export type ApiFetch = ((path: string) => Promise<Response>) | null;
 
-interface Claim {
+interface Reported {
   wire_id: string;
   stream_id: string;
   stream_seq: number;
@@ -66,21 +66,21 @@ export async function verifyTopic(
   let checked = 0;
   const served: Served = new Map();
   if (api) {
-    for (const claim of await claimsOf(api, topicId)) {
+    for (const reported of await reportedOf(api, topicId)) {
       checked++;
-      const bytes = whole.get(claim.hcs_sequence_number);
+      const bytes = whole.get(reported.hcs_sequence_number);
       if (!bytes) {
         findings.push({
-          sequence_number: claim.hcs_sequence_number,
+          sequence_number: reported.hcs_sequence_number,
           kind: 'missing',
-          detail: `wire ${claim.wire_id} is reported anchored at ${claim.hcs_sequence_number}; no whole message ends there`,
+          detail: `wire ${reported.wire_id} is reported anchored at ${reported.hcs_sequence_number}; no whole message ends there`,
         });
         continue;
       }
-      const problem = await compare(api, claim, new TextDecoder().decode(bytes), served);
+      const problem = await compare(api, reported, new TextDecoder().decode(bytes), served);
       if (problem)
         findings.push({
-          sequence_number: claim.hcs_sequence_number,
+          sequence_number: reported.hcs_sequence_number,
           kind: 'content-mismatch',
           detail: problem,
         });
@@ -92,7 +92,7 @@ export async function verifyTopic(
     whole_messages: whole.size,
     last_sequence_number: last,
     last_running_hash: lastHash,
-    claims_checked: checked,
+    anchors_checked: checked,
     findings,
     ok: findings.length === 0,
   };
@@ -122,11 +122,11 @@ async function checkLink(
   return step.next;
 }
 
-async function claimsOf(
+async function reportedOf(
   api: (path: string) => Promise<Response>,
   topicId: string,
-): Promise<Claim[]> {
-  const claims: Claim[] = [];
+): Promise<Reported[]> {
+  const reported: Reported[] = [];
   let after = 0;
   for (;;) {
     const res = await api(`/v1/topics/${topicId}/anchors?after_seq=${after}&limit=1000`);
@@ -137,9 +137,9 @@ async function claimsOf(
         `coordinator answered ${res.status} for the anchors of ${topicId}${typeof detail === 'string' ? `: ${detail}` : ''}`,
       );
     }
-    const page = (await res.json()) as { wires: Claim[]; next_after_seq: number | null };
-    claims.push(...page.wires);
-    if (page.next_after_seq === null) return claims;
+    const page = (await res.json()) as { wires: Reported[]; next_after_seq: number | null };
+    reported.push(...page.wires);
+    if (page.next_after_seq === null) return reported;
     after = page.next_after_seq;
   }
 }
@@ -149,7 +149,7 @@ type Served = Map<string, Map<number, Record<string, unknown>>>;
 /** Compares the Wire the coordinator serves with the message on HCS. */
 async function compare(
   api: (path: string) => Promise<Response>,
-  claim: Claim,
+  reported: Reported,
   onTopic: string,
   streams: Served,
 ) {
@@ -157,18 +157,18 @@ async function compare(
   try {
     parsed = JSON.parse(onTopic) as { wire_id?: unknown };
   } catch {
-    return `message at ${claim.hcs_sequence_number} is not JSON`;
+    return `message at ${reported.hcs_sequence_number} is not JSON`;
   }
-  if (parsed?.wire_id !== claim.wire_id) {
-    return `message at ${claim.hcs_sequence_number} is wire ${String(parsed?.wire_id)}, not ${claim.wire_id}`;
+  if (parsed?.wire_id !== reported.wire_id) {
+    return `message at ${reported.hcs_sequence_number} is wire ${String(parsed?.wire_id)}, not ${reported.wire_id}`;
   }
-  if (claim.origin === 'hcs-first') return null; // the agent's own bytes: nothing served to compare
-  const served = (await servedWires(api, claim.stream_id, streams)).get(claim.stream_seq);
-  if (!served) return `stream ${claim.stream_id} does not serve seq ${claim.stream_seq}`;
+  if (reported.origin === 'hcs-first') return null; // the agent's own bytes: nothing served to compare
+  const served = (await servedWires(api, reported.stream_id, streams)).get(reported.stream_seq);
+  if (!served) return `stream ${reported.stream_id} does not serve seq ${reported.stream_seq}`;
   const { anchor: _a, received_at: _r, ...envelope } = served;
   return canonicalJson(envelope) === onTopic
     ? null
-    : `wire ${claim.wire_id}: the Wire served by the coordinator differs from the bytes on HCS`;
+    : `wire ${reported.wire_id}: the Wire served by the coordinator differs from the bytes on HCS`;
 }
 
 async function servedWires(

@@ -1,18 +1,16 @@
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
+import { REGISTRY } from '../modules';
 import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
-import { PROBLEMS, problem } from './problem';
+import { problem, problemMeta } from './problem';
 import { adminRebuild } from './routes/admin-rebuild';
 import { dashboard } from './routes/dashboard';
 import { anchoring } from './routes/proof';
-import { readAgents } from './routes/read-agents';
 import { readStreams } from './routes/read-streams';
-import { readTasks } from './routes/read-tasks';
 import { readWires } from './routes/read-wires';
-import { coordination } from './routes/roles';
 import { streams } from './routes/streams';
 
 /**
@@ -39,23 +37,22 @@ export function createApp() {
 
   let schema: string | undefined;
   app.get('/v1/schema/wire.json', (c) => {
-    schema ??= JSON.stringify(wireJsonSchema());
+    schema ??= JSON.stringify(wireJsonSchema(REGISTRY.types));
     return c.body(schema, 200, { 'Content-Type': 'application/schema+json' });
   });
 
   app.route('/v1/streams', streams);
-  app.route('/v1', coordination);
   app.route('/v1', authRoutes);
   app.route('/v1', anchoring);
-  app.route('/v1', readTasks);
-  app.route('/v1', readAgents);
+  // Each protocol module's own routes (src/modules/index.ts lists the modules).
+  for (const module of REGISTRY.modules) if (module.routes) app.route('/v1', module.routes);
   app.route('/v1', readStreams);
   app.route('/v1', readWires);
   app.route('/v1', adminRebuild);
 
   app.get('/problems/:code', (c) => {
-    const code = c.req.param('code') as keyof typeof PROBLEMS;
-    const meta = PROBLEMS[code];
+    const code = c.req.param('code');
+    const meta = problemMeta(code);
     if (!meta) return problem(c, fail('not-found', `no problem type "${code}"`));
     return c.json({ type: `/problems/${code}`, ...meta });
   });

@@ -1,12 +1,16 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Failure, FailureCode } from '../protocol';
+import { REGISTRY } from '../modules';
+import type { Failure } from '../protocol';
 
 /**
  * RFC 9457 problem details. Every expected failure leaves the API through
  * here; `type` is a stable URI under `/problems/` (served by this Worker).
  */
-export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title: string }> = {
+type ProblemMeta = { status: number; title: string };
+
+/** The kernel's own problem types; `problemMeta` adds the modules'. */
+const CORE_PROBLEMS: Record<string, ProblemMeta> = {
   'malformed-json': { status: 400, title: 'The body is not valid JSON' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'envelope-too-large': { status: 413, title: 'Envelope too large' },
@@ -27,22 +31,25 @@ export const PROBLEMS: Record<FailureCode | 'internal', { status: number; title:
   'too-many-subscribers': { status: 429, title: 'The stream has too many subscribers' },
   'invalid-body': { status: 422, title: 'The request body is not valid' },
   'rebuild-running': { status: 409, title: 'A rebuild is running already' },
-  'task-already-claimed': { status: 409, title: 'Another agent holds the lease on this task' },
-  'task-not-available': { status: 409, title: 'The task is not open for claims' },
-  'stale-fencing-token': { status: 409, title: 'The fencing token is not the live lease' },
-  'not-lease-holder': { status: 403, title: 'Only the lease holder may append this' },
-  'insufficient-capacity': { status: 409, title: 'The agent lacks the capacity units' },
   'invalid-transition': { status: 409, title: 'Not allowed in the current state' },
   'coordination-unavailable': { status: 503, title: 'A coordinating object could not be reached' },
   internal: { status: 500, title: 'Internal error' },
 };
+
+let all: Record<string, ProblemMeta> | null = null;
+
+/** Status and title of a problem code (the kernel's and every module's), if any. */
+export function problemMeta(code: string): ProblemMeta | undefined {
+  all ??= { ...CORE_PROBLEMS, ...REGISTRY.problems };
+  return Object.hasOwn(all, code) ? all[code] : undefined;
+}
 
 export function problemType(code: string): string {
   return `/problems/${code}`;
 }
 
 export function problemBody(failure: Pick<Failure, 'code' | 'detail' | 'errors' | 'extra'>) {
-  const meta = PROBLEMS[failure.code];
+  const meta = problemMeta(failure.code) ?? { status: 500, title: 'Internal error' };
   return {
     type: problemType(failure.code),
     title: meta.title,
@@ -59,8 +66,13 @@ export function problem(
   headers: Record<string, string> = {},
 ): Response {
   const body = problemBody(failure);
+  // A rate refusal says when to come back, in the header clients honour.
+  const retry = failure.extra?.retry_after_seconds;
+  const more: Record<string, string> =
+    typeof retry === 'number' ? { 'Retry-After': String(retry) } : {};
   return c.body(JSON.stringify(body), body.status as ContentfulStatusCode, {
     'Content-Type': 'application/problem+json',
+    ...more,
     ...headers,
   });
 }

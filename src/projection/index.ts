@@ -3,9 +3,8 @@
  * loop calls `projectWires` for accepted Wires and `updateAnchors` once they
  * are on HCS; the read API queries the tables; `rebuild` replays HCS.
  */
-export { agentRuntimeState } from './agent-runtime-state';
 export { decodeMessage, mirrorSource, type RebuildSource } from './mirror-source';
-export { isModelName, MODEL_NAMES, REDUCERS } from './models';
+export { isModelName, modelNames, reducers } from './models';
 export { groupByStream, projectWires, updateAnchors } from './project-wires';
 export {
   catchUp,
@@ -19,6 +18,5 @@ export {
 export type { ModelName, Reducer } from './reducer';
 export { applyWire, foldStream } from './reducer';
 export { streamState } from './stream-state';
-export { TASK_RUN_STATUSES, taskRunState } from './task-run-state';
 export type { AnchorUpdate, ProjectedWire } from './types';
 export { isVisible, selectWatermark, type Watermark, waitForWire, watermarkOf } from './watermark';

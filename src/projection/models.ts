@@ -1,18 +1,24 @@
-import { agentRuntimeState } from './agent-runtime-state';
-import type { ModelName, Reducer } from './reducer';
+import { REGISTRY } from '../modules';
+import type { Reducer } from './reducer';
 import { streamState } from './stream-state';
-import { taskRunState } from './task-run-state';
 import type { BaseRow } from './types';
 
-/** Every read model, in the order they are written. */
-export const REDUCERS: readonly Reducer<BaseRow>[] = [
-  streamState as unknown as Reducer<BaseRow>,
-  taskRunState as unknown as Reducer<BaseRow>,
-  agentRuntimeState as unknown as Reducer<BaseRow>,
-];
+let all: readonly Reducer<BaseRow>[] | null = null;
 
-export const MODEL_NAMES: readonly ModelName[] = REDUCERS.map((r) => r.model);
+/**
+ * Every read model, in the order they are written: the generic one, then the
+ * modules'. A function, not a constant: modules import the projection's
+ * helpers, so the registry is only complete once every module has loaded.
+ */
+export function reducers(): readonly Reducer<BaseRow>[] {
+  all ??= [streamState as unknown as Reducer<BaseRow>, ...REGISTRY.readModels];
+  return all;
+}
 
-export function isModelName(value: string): value is ModelName {
-  return (MODEL_NAMES as readonly string[]).includes(value);
+export function modelNames(): readonly string[] {
+  return reducers().map((r) => r.model);
+}
+
+export function isModelName(value: string): boolean {
+  return modelNames().includes(value);
 }

@@ -1,6 +1,6 @@
 import { selectRows, upsertRows } from './model-sql';
-import { REDUCERS } from './models';
-import { applyWire, type ModelName, type Reducer } from './reducer';
+import { modelNames, reducers } from './models';
+import { applyWire, type ModelName, owns, type Reducer } from './reducer';
 import type { AnchorUpdate, BaseRow, ProjectedWire } from './types';
 import {
   anchorWireEvents,
@@ -36,13 +36,13 @@ export async function projectWires(
 ): Promise<ProjectionOutcome> {
   const total: ProjectionOutcome = {
     inserted: 0,
-    rows: { stream_state: 0, task_run_state: 0, agent_runtime_state: 0 },
+    rows: Object.fromEntries(modelNames().map((m) => [m, 0])),
   };
   for (let i = 0; i < wires.length; i += CHUNK) {
     const outcome = await projectChunk(db, wires.slice(i, i + CHUNK));
     total.inserted += outcome.inserted;
-    for (const model of Object.keys(outcome.rows) as ModelName[]) {
-      total.rows[model] += outcome.rows[model];
+    for (const model of Object.keys(outcome.rows)) {
+      total.rows[model] = (total.rows[model] ?? 0) + (outcome.rows[model] ?? 0);
     }
   }
   return total;
@@ -76,7 +76,7 @@ async function projectChunk(
   const [metaResult, waitingResult, ...rowResults] = await db.batch<Record<string, unknown>>([
     db.prepare(`SELECT model FROM projection_meta WHERE status <> 'ready'`),
     selectWaitingAfter(db, after),
-    ...REDUCERS.map((r) => selectRows(db, r, streamIds)),
+    ...reducers().map((r) => selectRows(db, r, streamIds)),
   ]);
   const waiting = ((waitingResult?.results ?? []) as WireEventRow[]).map(wireOfRow);
   if (waiting.length > 0) {
@@ -85,9 +85,9 @@ async function projectChunk(
   // A model being rebuilt (or whose rebuild failed) is left to the rebuild,
   // which catches up at its end.
   const rebuilding = new Set((metaResult?.results ?? []).map((r) => String(r.model)));
-  const active = REDUCERS.filter((r) => !rebuilding.has(r.model));
+  const active = reducers().filter((r) => !rebuilding.has(r.model));
   const current = new Map<ModelName, Map<string, BaseRow>>();
-  REDUCERS.forEach((r, i) => {
+  reducers().forEach((r, i) => {
     const rows = (rowResults[i]?.results ?? []) as BaseRow[];
     current.set(r.model, new Map(rows.map((row) => [row.stream_id, row])));
   });
@@ -100,11 +100,9 @@ async function projectChunk(
   const anchors = anchorsOf(wires);
   if (anchors.length > 0) statements.push(...anchorWireEvents(db, anchors));
 
-  const rowsWritten: ProjectionOutcome['rows'] = {
-    stream_state: 0,
-    task_run_state: 0,
-    agent_runtime_state: 0,
-  };
+  const rowsWritten: ProjectionOutcome['rows'] = Object.fromEntries(
+    modelNames().map((m) => [m, 0]),
+  );
   for (const reducer of active) {
     const rows = evolveAll(reducer, byStream, current.get(reducer.model) ?? new Map());
     if (rows.length === 0) continue;
@@ -128,7 +126,7 @@ async function fillGaps(
 ): Promise<void> {
   const gaps: { streamId: string; from: number }[] = [];
   for (const [streamId, list] of byStream) {
-    const owners = active.filter((r) => r.owns(streamId));
+    const owners = active.filter((r) => owns(r, streamId));
     if (owners.length === 0) continue;
     const from = Math.min(
       ...owners.map((r) => (current.get(r.model)?.get(streamId)?.last_seq ?? 0) + 1),
@@ -152,7 +150,7 @@ function evolveAll(
 ): BaseRow[] {
   const changed: BaseRow[] = [];
   for (const [streamId, list] of byStream) {
-    if (!reducer.owns(streamId)) continue;
+    if (!owns(reducer, streamId)) continue;
     const before = rows.get(streamId) ?? null;
     let row = before;
     for (const wire of list) {

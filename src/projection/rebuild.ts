@@ -1,9 +1,10 @@
 import type { RebuildSource, TopicCursor } from './mirror-source';
 import { deleteUnfoldable } from './model-sql';
-import { MODEL_NAMES, REDUCERS } from './models';
+import { reducers as allReducers, modelNames } from './models';
 import { anchorsOf, projectWires } from './project-wires';
-import type { ModelName } from './reducer';
+import type { ModelName, Reducer } from './reducer';
 import { type FolderState, StreamFolder } from './stream-folder';
+import type { BaseRow } from './types';
 import {
   anchorWireEvents,
   insertWireEvents,
@@ -83,10 +84,12 @@ export async function staleModels(db: D1Database): Promise<ModelName[]> {
     .prepare('SELECT model, reducer_version, status FROM projection_meta')
     .all<{ model: string; reducer_version: number; status: string }>();
   const stored = new Map(rows.results.map((r) => [r.model, r]));
-  return REDUCERS.filter((r) => {
-    const row = stored.get(r.model);
-    return row?.reducer_version !== r.version || row.status !== 'ready';
-  }).map((r) => r.model);
+  return allReducers()
+    .filter((r) => {
+      const row = stored.get(r.model);
+      return row?.reducer_version !== r.version || row.status !== 'ready';
+    })
+    .map((r) => r.model);
 }
 
 /** A rebuild about to begin: every model (a full rebuild) unless `models` chooses. */
@@ -96,7 +99,7 @@ export function newRebuild(
   startedAt: number,
 ): RebuildState {
   return {
-    models: models ?? [...MODEL_NAMES],
+    models: models ?? [...modelNames()],
     full: models === undefined,
     topics,
     startedAt,
@@ -220,7 +223,7 @@ export async function stepRebuild(
       return s;
     }
     case 'fold': {
-      const reducers = REDUCERS.filter((r) => s.models.includes(r.model));
+      const reducers = allReducers().filter((r) => s.models.includes(r.model));
       const folder = new StreamFolder(db, reducers, s.folder);
       const page = await db
         .prepare(
@@ -264,7 +267,7 @@ async function startFolding(db: D1Database, s: RebuildState): Promise<RebuildSta
 
 /** Removes the rows no refold produced and puts the models back to live. */
 async function finish(db: D1Database, s: RebuildState): Promise<RebuildState> {
-  const reducers = REDUCERS.filter((r) => s.models.includes(r.model));
+  const reducers = allReducers().filter((r) => s.models.includes(r.model));
   await db.batch([
     ...reducers.map((r) => deleteUnfoldable(db, r)),
     db
@@ -327,17 +330,21 @@ const FOLD_PAGE = 2000;
  * tail not on HCS yet, Wires that arrived during the rebuild, or those after
  * a gap in a topic.
  */
+/**
+ * How far `reducer` got on the stream of `w` (SQL); 9e18 for streams it keeps
+ * no row for. Table names and kinds come from code, never from input.
+ */
+function behindOf(reducer: Reducer<BaseRow>): string {
+  const seq = `COALESCE((SELECT m.last_seq FROM ${reducer.model} m WHERE m.stream_id = w.stream_id), 0)`;
+  if (reducer.kinds === undefined) return seq;
+  const mine = reducer.kinds.map((k) => `w.stream_id LIKE '${k}:%'`).join(' OR ');
+  return `CASE WHEN ${mine} THEN ${seq} ELSE 9e18 END`;
+}
+
 export async function catchUp(db: D1Database): Promise<number> {
   const behind = await db
     .prepare(
-      `SELECT w.* FROM wire_events w WHERE w.stream_seq > MIN(
-         COALESCE((SELECT s.last_seq FROM stream_state s WHERE s.stream_id = w.stream_id), 0),
-         CASE WHEN w.stream_id LIKE 'task:%'
-           THEN COALESCE((SELECT t.last_seq FROM task_run_state t WHERE t.stream_id = w.stream_id), 0)
-           ELSE 9e18 END,
-         CASE WHEN w.stream_id LIKE 'agent:%'
-           THEN COALESCE((SELECT a.last_seq FROM agent_runtime_state a WHERE a.stream_id = w.stream_id), 0)
-           ELSE 9e18 END)
+      `SELECT w.* FROM wire_events w WHERE w.stream_seq > MIN(${allReducers().map(behindOf).join(', ')}, 9e18)
        ORDER BY w.stream_id, w.stream_seq`,
     )
     .all<WireEventRow>();

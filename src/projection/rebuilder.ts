@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
-import { sqlOf } from '../stream/sql';
+import { sqlOf } from '../kernel/sql';
 import { mirrorSource } from './mirror-source';
 import {
   markFailed,
@@ -12,6 +12,7 @@ import {
   stepRebuild,
 } from './rebuild';
 import type { ModelName } from './reducer';
+import { useSettings } from './reducer';
 
 /** Wall time one alarm spends on steps before it saves and re-arms. */
 const SLICE_MS = 2_000;
@@ -56,6 +57,8 @@ export class Rebuilder extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Read models fold with this deployment's rules, as the deciders do.
+    useSettings(env as unknown as Record<string, unknown>);
     this.#sql = sqlOf(ctx.storage.sql);
     this.#sql`CREATE TABLE IF NOT EXISTS job (
       one INTEGER PRIMARY KEY CHECK (one = 1), id TEXT NOT NULL, status TEXT NOT NULL,

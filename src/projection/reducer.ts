@@ -1,8 +1,8 @@
 import type { Wire } from '../protocol';
 import type { BaseRow } from './types';
 
-/** The read models, by table name. */
-export type ModelName = 'stream_state' | 'task_run_state' | 'agent_runtime_state';
+/** A read model's table name (the registry lists them: `projection/models.ts`). */
+export type ModelName = string;
 
 /**
  * A pure reducer for one read model. Each row belongs to exactly one stream,
@@ -18,12 +18,37 @@ export interface Reducer<Row extends BaseRow> {
   key: keyof Row & string;
   /** Every column, in table order. */
   columns: readonly (keyof Row & string)[];
-  /** Whether this model keeps a row for `streamId`. */
-  owns(streamId: string): boolean;
+  /** The stream kinds (`task` for `task:…`) it keeps a row for; absent: every stream. */
+  kinds?: readonly string[];
   /** The row before the stream's first Wire is folded in. */
   initial(first: Wire): Row;
-  /** Folds one Wire in. Pure: no IO, no clock; the generic layer sets last_seq. */
-  evolve(row: Row, wire: Wire): Row;
+  /**
+   * Folds one Wire in. Pure: no IO, no clock; the generic layer sets
+   * last_seq. `settings` are the deployment's vars (the same the deciders
+   * read), so a model can apply the deciders' own rules.
+   */
+  evolve(row: Row, wire: Wire, settings: Settings): Row;
+}
+
+/** The deployment's vars as read models see them (wrangler `[vars]`, strings). */
+export type Settings = Readonly<Record<string, unknown>>;
+
+let deployment: Settings = {};
+
+/**
+ * The settings the projection folds with: set once per isolate by the
+ * objects that project (TopicObject, Rebuilder) from their `env`, so a live
+ * projection and a rebuild apply the same deployment rules as the deciders.
+ */
+export function useSettings(env: Settings): void {
+  deployment = env;
+}
+
+/** Whether `reducer` keeps a row for `streamId`. */
+export function owns(reducer: Pick<Reducer<BaseRow>, 'kinds'>, streamId: string): boolean {
+  if (reducer.kinds === undefined) return true;
+  const kind = streamId.slice(0, streamId.indexOf(':'));
+  return reducer.kinds.includes(kind);
 }
 
 /**
@@ -34,9 +59,10 @@ export function applyWire<Row extends BaseRow>(
   reducer: Reducer<Row>,
   row: Row | null,
   wire: Wire,
+  settings: Settings = deployment,
 ): Row {
   if (row !== null && wire.stream_seq <= row.last_seq) return row;
-  const evolved = reducer.evolve(row ?? reducer.initial(wire), wire);
+  const evolved = reducer.evolve(row ?? reducer.initial(wire), wire, settings);
   return { ...evolved, reducer_version: reducer.version, last_seq: wire.stream_seq };
 }
 
@@ -44,9 +70,10 @@ export function applyWire<Row extends BaseRow>(
 export function foldStream<Row extends BaseRow>(
   reducer: Reducer<Row>,
   wires: readonly Wire[],
+  settings: Settings = deployment,
 ): Row | null {
   let row: Row | null = null;
-  for (const wire of wires) row = applyWire(reducer, row, wire);
+  for (const wire of wires) row = applyWire(reducer, row, wire, settings);
   return row;
 }
 

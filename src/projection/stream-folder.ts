@@ -1,12 +1,12 @@
 import { upsertRows } from './model-sql';
-import type { REDUCERS } from './models';
-import { applyWire, type ModelName } from './reducer';
+import type { reducers } from './models';
+import { applyWire, type ModelName, owns } from './reducer';
 import type { BaseRow, ProjectedWire } from './types';
 
 /** Read-model rows written per upsert. */
 const UPSERT_ROWS = 200;
 
-type Reducer = (typeof REDUCERS)[number];
+type Reducer = ReturnType<typeof reducers>[number];
 
 /** The folder between pages: its counts and the stream in hand, as plain JSON. */
 export interface FolderState {
@@ -87,7 +87,7 @@ export class StreamFolder {
     this.#stream = streamId;
     if (streamId === null) return;
     this.streams++;
-    for (const reducer of this.reducers) if (reducer.owns(streamId)) this.#rows.set(reducer, null);
+    for (const reducer of this.reducers) if (owns(reducer, streamId)) this.#rows.set(reducer, null);
   }
 
   /** The model's row for this stream is final: a gap, or the stream ended. */

@@ -1,5 +1,7 @@
+import type { StreamSummary } from '../kernel/module';
+import { REGISTRY } from '../modules';
 import type { Wire } from '../protocol';
-import { isoOf, type Reducer, text, unhandled } from './reducer';
+import { isoOf, type Reducer } from './reducer';
 
 /** One row per stream (seed 000, stream_state). */
 export interface StreamStateRow {
@@ -14,72 +16,30 @@ export interface StreamStateRow {
   first_event_at: string;
   correlation_id: string | null;
   wire_count: number;
-  /** JSON summary: `{counts, gates?, contracts?, artifacts?}`. */
+  /** JSON summary: `{counts, …}` plus what the modules' types add (seed 000: gates, contracts, artifacts). */
   state: string;
   reducer_version: number;
   last_seq: number;
-}
-
-interface Summary {
-  counts: Record<string, number>;
-  gates?: Record<string, 'opened' | 'passed'>;
-  contracts?: string[];
-  artifacts?: string[];
-}
-
-/** Wire types that move a stream's status or summary beyond counting. */
-const HANDLED = [
-  'project.created',
-  'project.complete',
-  'task.available',
-  'task.claim',
-  'task.claimed',
-  'task.started',
-  'task.blocked',
-  'task.complete',
-  'task.released',
-  'task.lease.expired',
-  'task.lease.revoked',
-  'agent.started',
-  'agent.stopped',
-  'gate.opened',
-  'gate.passed',
-  'contract.ready',
-  'artifact.ready',
-] as const;
-type StreamEvent = (typeof HANDLED)[number];
-
-function handles(type: string): type is StreamEvent {
-  return (HANDLED as readonly string[]).includes(type);
 }
 
 function kindOf(streamId: string): string {
   return streamId.slice(0, streamId.indexOf(':'));
 }
 
+/** A new stream's status: what its kind's module declares, else `open`. */
 function initialStatus(kind: string): string {
-  if (kind === 'task') return 'pending';
-  if (kind === 'project') return 'active';
-  if (kind === 'agent') return 'unknown';
-  return 'open';
+  return REGISTRY.initialStatus(kind) ?? 'open';
 }
 
-/** Summary JSON with keys in one fixed order, so equal states are equal text. */
-function summaryJson(s: Summary): string {
+/**
+ * Summary JSON with `counts` first and its keys sorted, so equal states are
+ * equal text; what the types add follows in the order it was first added.
+ */
+function summaryJson(s: StreamSummary): string {
   const counts: Record<string, number> = {};
   for (const key of Object.keys(s.counts).sort()) counts[key] = s.counts[key] ?? 0;
-  return JSON.stringify({
-    counts,
-    ...(s.gates ? { gates: s.gates } : {}),
-    ...(s.contracts ? { contracts: s.contracts } : {}),
-    ...(s.artifacts ? { artifacts: s.artifacts } : {}),
-  });
-}
-
-function addOnce(list: string[] | undefined, value: string | null): string[] | undefined {
-  if (value === null) return list;
-  const current = list ?? [];
-  return current.includes(value) ? current : [...current, value];
+  const { counts: _unsorted, ...added } = s;
+  return JSON.stringify({ counts, ...added });
 }
 
 export const streamState: Reducer<StreamStateRow> = {
@@ -101,8 +61,6 @@ export const streamState: Reducer<StreamStateRow> = {
     'last_seq',
   ],
 
-  owns: () => true,
-
   initial(first: Wire): StreamStateRow {
     const kind = kindOf(first.stream_id);
     return {
@@ -122,69 +80,12 @@ export const streamState: Reducer<StreamStateRow> = {
   },
 
   evolve(prev: StreamStateRow, wire: Wire): StreamStateRow {
-    const summary = JSON.parse(prev.state) as Summary;
+    let summary = JSON.parse(prev.state) as StreamSummary;
     summary.counts[wire.type] = (summary.counts[wire.type] ?? 0) + 1;
-    let status = prev.status;
-    const type = wire.type;
-    if (handles(type)) {
-      const p = wire.payload;
-      switch (type) {
-        case 'project.created':
-          status = 'active';
-          break;
-        case 'agent.started':
-          status = 'running';
-          break;
-        case 'project.complete':
-        case 'task.complete':
-          status = 'complete';
-          break;
-        case 'task.available':
-          status = 'available';
-          break;
-        case 'task.claim':
-        case 'task.claimed':
-          status = 'claimed';
-          break;
-        case 'task.started':
-          status = 'started';
-          break;
-        case 'task.blocked':
-          status = 'blocked';
-          break;
-        case 'task.released':
-          status = 'released';
-          break;
-        case 'task.lease.expired':
-          status = 'expired';
-          break;
-        case 'task.lease.revoked':
-          status = 'revoked';
-          break;
-        case 'agent.stopped':
-          status = 'stopped';
-          break;
-        case 'gate.opened':
-        case 'gate.passed': {
-          const gate = text(p, 'gate_id');
-          if (gate !== null) {
-            summary.gates = {
-              ...summary.gates,
-              [gate]: type === 'gate.passed' ? 'passed' : 'opened',
-            };
-          }
-          break;
-        }
-        case 'contract.ready':
-          summary.contracts = addOnce(summary.contracts, text(p, 'contract'));
-          break;
-        case 'artifact.ready':
-          summary.artifacts = addOnce(summary.artifacts, text(p, 'artifact_ref'));
-          break;
-        default:
-          unhandled(type);
-      }
-    }
+    // What the type means for its stream comes from the modules' catalogues.
+    const spec = REGISTRY.typeSpec(wire.type);
+    const status = spec?.status ?? prev.status;
+    if (spec?.summarize) summary = spec.summarize(summary, wire.payload);
     return {
       ...prev,
       status,

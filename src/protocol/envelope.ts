@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { canonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail, type Result } from './failure';
-import { newWireId, reservedWireIdProblem } from './ids';
-import { AnyPayload, isKnownType, PAYLOADS, referenceProblems } from './payloads';
+import { newWireId } from './ids';
+import { AnyPayload } from './payloads';
 import { StreamId, streamIdProblem } from './stream-id';
 import { WireType } from './wire-type';
 import { isPlainWire11, SENDER_PATTERN, WIRE_ID_PATTERN } from './wire11-fast-path';
@@ -119,18 +119,8 @@ export function parseAppend(body: unknown, streamId: string): Result<ParsedAppen
     );
   }
 
-  if (isKnownType(input.type)) {
-    const payload = PAYLOADS[input.type].safeParse(input.payload);
-    if (!payload.success) return invalid(issuesOf(payload.error, ['payload']));
-  } else {
-    const refProblem = referenceProblems(input.payload);
-    if (refProblem !== null) return invalid([{ path: 'payload.sha256', message: refProblem }]);
-  }
-
-  if (input.wire === '1.1') {
-    const reserved = reservedWireIdProblem(input.wire_id);
-    if (reserved !== null) return invalid([{ path: 'wire_id', message: reserved }]);
-  }
+  // The payload against its type's schema and the reserved wire ids are the
+  // protocol modules' rules: `kernel/append.ts#catalogueProblem` checks them.
 
   const upgraded = input.wire === '1.0';
   const draft: Draft = {

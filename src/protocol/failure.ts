@@ -1,3 +1,5 @@
+import type { ModuleProblemCode } from '../modules';
+
 /**
  * Expected failures are values, not exceptions. Each has a stable code that
  * `api/problem.ts` maps to an HTTP status and a problem+json `type`.
@@ -23,14 +25,11 @@ export type FailureCode =
   | 'too-many-subscribers'
   | 'invalid-body'
   | 'rebuild-running'
-  // coordination (src/coordination/)
-  | 'task-already-claimed'
-  | 'task-not-available'
-  | 'stale-fencing-token'
-  | 'not-lease-holder'
-  | 'insufficient-capacity'
+  // a decider's verdicts that any protocol may return
   | 'invalid-transition'
-  | 'coordination-unavailable';
+  | 'coordination-unavailable'
+  // the codes protocol modules declare (their `problems`)
+  | ModuleProblemCode;
 
 export interface FieldIssue {
   path: string;

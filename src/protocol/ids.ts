@@ -60,32 +60,3 @@ export function ulid(now: number = Date.now()): string {
 export function newWireId(now?: number): string {
   return `wire_${ulid(now)}`;
 }
-
-/**
- * The kinds of the wire ids the coordinator derives for its own Wires
- * (`src/coordination/derived-id.ts`: `offer:<task>:<attempt>`, …). A client
- * may not use them: wire_ids are global (read models, proofs), so a client
- * posting a predictable `offer:…` first would take the coordinator's Wire's place.
- */
-export const DERIVED_WIRE_ID_KINDS = [
-  'confirm',
-  'expired',
-  'feed',
-  'lapsed',
-  'offer',
-  'release',
-  'return',
-  'revoked',
-  'signal',
-] as const;
-export type DerivedWireIdKind = (typeof DERIVED_WIRE_ID_KINDS)[number];
-
-const RESERVED = new RegExp(`^(${DERIVED_WIRE_ID_KINDS.join('|')}):`);
-
-/** Why a client may not post `wireId`, or null. */
-export function reservedWireIdProblem(wireId: string): string | null {
-  const kind = RESERVED.exec(wireId)?.[1];
-  return kind === undefined
-    ? null
-    : `wire_id "${wireId}" starts with "${kind}:", which is reserved for Wires the coordinator derives`;
-}

@@ -1,3 +1,4 @@
+export * from './anchor-record';
 export * from './canonical-json';
 export * from './envelope';
 export * from './failure';

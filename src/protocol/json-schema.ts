@@ -1,12 +1,17 @@
 import * as z from 'zod';
 import { Wire, WireInput } from './envelope';
-import { KNOWN_TYPES, PAYLOADS } from './payloads';
 
-/** JSON Schema (2020-12) of the envelope and each known payload, from zod. */
-export function wireJsonSchema(): Record<string, unknown> {
+/**
+ * JSON Schema (2020-12) of the envelope and of each payload the protocol
+ * modules' catalogues declare (`types`: Wire type → `{ payload }`), from zod.
+ */
+export function wireJsonSchema(
+  types: ReadonlyMap<string, { payload?: z.ZodType }>,
+): Record<string, unknown> {
   const payloads: Record<string, unknown> = {};
-  for (const type of KNOWN_TYPES) {
-    payloads[type] = z.toJSONSchema(PAYLOADS[type], { io: 'input', unrepresentable: 'any' });
+  for (const [type, spec] of types) {
+    if (spec.payload)
+      payloads[type] = z.toJSONSchema(spec.payload, { io: 'input', unrepresentable: 'any' });
   }
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -1,4 +1,4 @@
-import type { AnchorRecord, AnchorStatus } from '../topic/types';
+import type { AnchorRecord, AnchorStatus } from '../protocol';
 
 /** One entry of an `{"kind":"anchored","wires":[…]}` frame. */
 export interface AnchorUpdate {

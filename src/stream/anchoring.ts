@@ -1,8 +1,8 @@
 import type { Env } from '../env';
-import type { AnchorRecord } from '../topic/types';
+import { sqlOf } from '../kernel/sql';
+import type { AnchorRecord } from '../protocol';
 import { type AnchoredWire, Anchors } from './anchors';
 import { Outbox } from './outbox';
-import { sqlOf } from './sql';
 import type { WireSource } from './subscribers';
 import type { StoredWire } from './wire-log';
 

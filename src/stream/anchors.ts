@@ -1,5 +1,5 @@
-import type { AnchorRecord, AnchorStatus } from '../topic/types';
-import type { Sql } from './sql';
+import type { Sql } from '../kernel/sql';
+import type { AnchorRecord, AnchorStatus } from '../protocol';
 import type { WireSource } from './subscribers';
 import type { StoredWire } from './wire-log';
 

@@ -1,9 +1,9 @@
 import type { Env } from '../env';
+import type { Sql } from '../kernel/sql';
+import { REGISTRY } from '../modules';
+import type { StoredWire } from '../protocol';
 import { routeTopic, type TopicMemory } from '../topic/routing';
 import { topicStub } from '../topic/stub';
-import type { OutboxWire } from '../topic/types';
-import type { Sql } from './sql';
-import type { StoredWire } from './wire-log';
 
 /**
  * The stream's durable hand-off to its HCS topic. `enqueue` runs in the same
@@ -81,7 +81,8 @@ export class Outbox {
 
   /** Call right after the Wire was appended, before any `await`. Returns its topic. */
   enqueue(wire: StoredWire): string {
-    const { topic, memory } = routeTopic(wire, this.#memory);
+    const group = REGISTRY.kindOf(wire.stream_id)?.hooks?.topicGroup;
+    const { topic, memory } = routeTopic(wire, this.#memory, group);
     if (memory !== this.#memory) this.#remember(memory);
     // The Wire itself is already in the log (same table space, same stretch):
     // the row only names it and its topic; delivery joins the log. Rows from
@@ -142,8 +143,8 @@ export class Outbox {
     for (const row of rows) byTopic.set(row.topic, [...(byTopic.get(row.topic) ?? []), row]);
     let failed = false;
     for (const [topic, batch] of byTopic) {
-      const wires: OutboxWire[] = batch.map((r) => ({
-        ...(JSON.parse(r.body) as OutboxWire),
+      const wires: StoredWire[] = batch.map((r) => ({
+        ...(JSON.parse(r.body) as StoredWire),
         received_at: r.received_at,
       }));
       try {

@@ -1,20 +1,19 @@
 import { DurableObject } from 'cloudflare:workers';
-import { Coordinator, type Hold } from '../coordination/coordinator';
-import type { LeaseFields } from '../coordination/task-decider';
 import type { Env } from '../env';
 import { intVar } from '../env';
-import type { Draft, Failure, Receipt } from '../protocol';
+import type { AppendResult, Hold } from '../kernel/kind';
+import { KindRunner } from '../kernel/kind-runner';
+import { sqlOf } from '../kernel/sql';
+import { REGISTRY } from '../modules';
+import type { AnchorRecord, Draft } from '../protocol';
 import { fail } from '../protocol';
-import type { AnchorRecord } from '../topic/types';
 import { StreamAnchoring } from './anchoring';
 import { decideAppend } from './decide-append';
-import { sqlOf } from './sql';
+import { streamStub } from './stub';
 import { Subscribers } from './subscribers';
 import { receiptOf, type StoredWire, type StreamInfo, WireLog } from './wire-log';
 
-export type AppendResult =
-  | { ok: true; status: 201 | 200; receipt: Receipt & LeaseFields; replay: boolean }
-  | Failure;
+export type { AppendResult } from '../kernel/kind';
 
 export interface ReadPage {
   wires: StoredWire[];
@@ -31,7 +30,7 @@ export interface ReadPage {
 export class StreamObject extends DurableObject<Env> {
   readonly #log: WireLog;
   readonly #subscribers: Subscribers;
-  readonly #coordinator: Coordinator;
+  readonly #kinds: KindRunner;
   readonly #anchoring: StreamAnchoring;
   #alarmAt: number | null = null;
 
@@ -41,8 +40,15 @@ export class StreamObject extends DurableObject<Env> {
     this.#anchoring = new StreamAnchoring(ctx, env);
     const source = this.#anchoring.source(this.#log); // Wires carry their HCS anchor
     this.#subscribers = new Subscribers(ctx, source, intVar(env.WS_MAX_BUFFERED_FRAMES, 1024));
-    this.#coordinator = new Coordinator(sqlOf(ctx.storage.sql), this.#log, env, (draft) => {
-      this.#commit(draft, undefined, undefined, null, true);
+    this.#kinds = new KindRunner({
+      sql: sqlOf(ctx.storage.sql),
+      log: this.#log,
+      env,
+      registry: REGISTRY,
+      appendLocal: (draft) => {
+        this.#commit(draft, undefined, undefined, null, true);
+      },
+      appendTo: (streamId, draft) => streamStub(env, streamId).append(draft),
     });
     // Keep-alives answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(
@@ -51,16 +57,20 @@ export class StreamObject extends DurableObject<Env> {
   }
 
   async append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult> {
-    // A claim reserving capacity first asks the agent's stream (an await, so
+    // A kind that secures something on another object first (an await, so
     // `#commit` decides again afterwards); every other Wire goes straight on.
-    const hold = await this.#coordinator.prepare(draft, Date.now());
+    const hold = await this.#kinds.prepare(draft, Date.now());
     if (hold && !hold.ok) return hold;
     const result = this.#commit(draft, expectedSeq, ifMatchSeq, hold);
-    await this.#coordinator.settle(hold, result.ok, draft);
+    await this.#kinds.settle(hold, result.ok, draft);
     return result;
   }
 
-  /** Read, decide, write: one synchronous stretch. `trusted` is for the coordinator's own Wires. */
+  /**
+   * Read, decide, write: one synchronous stretch. The kind's decision may add
+   * verdict Wires after the command; all are stored before anything else
+   * runs. `trusted` is for the kind's own Wires (not decided again).
+   */
   #commit(
     draft: Draft,
     expectedSeq: number | undefined,
@@ -81,32 +91,37 @@ export class StreamObject extends DurableObject<Env> {
     );
     if (!decision.ok) return decision;
     if (decision.kind === 'replay') {
-      const lease = this.#coordinator.replayed(draft.wire_id);
-      return { ok: true, status: 200, receipt: { ...decision.receipt, ...lease }, replay: true };
+      const fields = this.#kinds.replayed(draft);
+      return { ok: true, status: 200, receipt: { ...decision.receipt, ...fields }, replay: true };
     }
     const now = Date.now();
-    const refused = this.#coordinator.check(draft, this.#log.lastSeq + 1, now, hold, trusted);
-    if (refused) return refused;
-    const { receipt, wire } = this.#log.append(draft, new Date(now).toISOString());
-    const lease = this.#coordinator.applied(wire, now);
-    this.#anchoring.afterAppend(wire); // into the outbox, same synchronous stretch
+    const drafts = trusted ? [draft] : this.#kinds.decide(draft, this.#log.lastSeq + 1, now, hold);
+    if (!Array.isArray(drafts)) return drafts as Exclude<typeof drafts, readonly unknown[]>;
+    const at = new Date(now).toISOString();
+    let answer: AppendResult | null = null;
+    for (const next of drafts as readonly Draft[]) {
+      const { receipt, wire } = this.#log.append(next, at);
+      const fields = this.#kinds.applied(wire, now);
+      this.#anchoring.afterAppend(wire); // into the outbox, same synchronous stretch
+      answer ??= { ok: true, status: 201, receipt: { ...receipt, ...fields }, replay: false };
+    }
     this.#subscribers.publish();
     this.#armAlarm();
-    return { ok: true, status: 201, receipt: { ...receipt, ...lease }, replay: false };
+    return answer ?? fail('invalid-transition', 'the stream decided to append nothing');
   }
 
   /** One alarm for every scheduled job; each part says when it next needs to run. */
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
-    // Leases first: the coordinator never throws here, so an anchoring failure
-    // (which makes the runtime retry the alarm) cannot hold back an expiry.
-    await this.#coordinator.alarm(Date.now());
+    // The kind's timers first: the runner never throws here, so an anchoring
+    // failure (which makes the runtime retry the alarm) cannot hold them back.
+    await this.#kinds.alarm(Date.now());
     await this.#anchoring.onAlarm();
     this.#armAlarm();
   }
 
   #armAlarm(): void {
-    const times = [this.#coordinator.wakeAt(), this.#anchoring.wakeAt()];
+    const times = [this.#kinds.wakeAt(), this.#anchoring.wakeAt()];
     const at = times.reduce<number | null>(
       (a, t) => (t === null || (a !== null && a <= t) ? a : t),
       null,
@@ -119,9 +134,9 @@ export class StreamObject extends DurableObject<Env> {
     void this.ctx.storage.setAlarm(at);
   }
 
-  /** Coordination state of this stream (task lease, agent capacity/health, project graph). */
-  coordination(): ReturnType<Coordinator['view']> {
-    return this.#coordinator.view(Date.now());
+  /** The decision state of this stream's kind, through the kind's `view` hook. */
+  coordination(): ReturnType<KindRunner['view']> {
+    return this.#kinds.view(Date.now());
   }
 
   read(afterSeq: number, limit: number): ReadPage {

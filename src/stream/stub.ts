@@ -1,6 +1,5 @@
 import type { Env } from '../env';
-import type { Draft } from '../protocol';
-import type { AnchorRecord } from '../topic/types';
+import type { AnchorRecord, Draft } from '../protocol';
 import type { AppendResult, ReadPage } from './stream-object';
 import type { StreamInfo } from './wire-log';
 
@@ -13,7 +12,7 @@ export interface StreamApi {
   read(afterSeq: number, limit: number): Promise<ReadPage>;
   info(): Promise<StreamInfo | null>;
   subscription(): Promise<{ subscribers: number; last_seq: number }>;
-  /** Decision state of the stream's coordinator (src/coordination/). */
+  /** Decision state of the stream's kind (its `view` hook). */
   coordination(): Promise<{ kind: string | null; state: unknown; outbox: number }>;
   markAnchored(topic: string, anchors: AnchorRecord[]): Promise<number>;
   setDedicatedTopic(dedicated: boolean): Promise<{ dedicated: boolean; role: string | null }>;

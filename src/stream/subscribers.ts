@@ -1,4 +1,4 @@
-import type { AnchorRecord, AnchorStatus } from '../topic/types';
+import type { AnchorRecord, AnchorStatus } from '../protocol';
 import { type AnchoredFrames, AnchoredNews, type AnchorUpdate, delayMs } from './anchored-news';
 import { FrameCache } from './frame-cache';
 import type { StoredWire } from './wire-log';

@@ -1,6 +1,6 @@
+import type { Sql } from '../kernel/sql';
 import type { Draft, Receipt, Wire } from '../protocol';
 import { draftIdentity } from '../protocol';
-import type { Sql } from './sql';
 
 /**
  * The stream's own log in Durable Object SQLite: every accepted Wire, keyed by
@@ -8,9 +8,9 @@ import type { Sql } from './sql';
  */
 const SCHEMA_VERSION = 1;
 
-export interface StoredWire extends Wire {
-  received_at: string;
-}
+import type { StoredWire } from '../protocol';
+
+export type { StoredWire };
 
 export interface StreamInfo {
   stream_id: string;

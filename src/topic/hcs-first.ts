@@ -1,4 +1,5 @@
-import { type Draft, findSecrets, isOrchestrationType } from '../protocol';
+import type { Registry } from '../kernel/registry';
+import { type Draft, findSecrets } from '../protocol';
 
 /**
  * `HCS_FIRST`: `on`, any payer's Wires are ingested (their sender unproven);
@@ -8,9 +9,10 @@ import { type Draft, findSecrets, isOrchestrationType } from '../protocol';
  * proven. Anything else refuses all, naming the mistake.
  *
  * Unset, it is `on` on the local network only. On a public network anyone
- * with an account can post to the topics, and every anchored Wire, fencing
- * tokens included, is public on the mirror: unproven senders could take and
- * finish any agent's tasks, so they are ingested only when asked for.
+ * with an account can post to the topics, and every anchored Wire is public
+ * on the mirror (whatever a protocol's Wires prove, such as who holds a
+ * task): unproven senders could act for anyone, so they are ingested only
+ * when asked for.
  */
 export type HcsFirstPolicy =
   | { kind: 'open' }
@@ -51,13 +53,14 @@ export function hcsFirstPolicy(value: string | undefined, network = 'local'): Hc
  * What a Wire put on HCS directly may not be, beyond the stream's own rules.
  * Topics have no submit key (agents post to them), so such a Wire proves no
  * identity: its `sender` is only what the message says. What `POST …/wires`
- * grants on the strength of a token is refused here: orchestration types
- * (coordinator identities only), the reserved `system` sender, and payloads
+ * grants on the strength of a token is refused here: types the catalogues
+ * reserve to coordinator identities, the reserved `system` sender, and payloads
  * holding secrets (already public on the ledger; not spread further).
  */
 export function hcsFirstProblem(
   draft: Draft,
   payer: string,
+  registry: Registry,
   policy: HcsFirstPolicy = { kind: 'open' },
 ): string | null {
   if (policy.kind === 'off') return policy.why;
@@ -69,7 +72,7 @@ export function hcsFirstProblem(
     }
   }
   if (draft.sender === 'system') return 'sender "system" is reserved for the coordinator itself';
-  if (isOrchestrationType(draft.type)) {
+  if (registry.typeSpec(draft.type)?.orchestration) {
     return `"${draft.type}" needs a coordinator identity, which a Wire put on HCS directly cannot prove; post it with POST /v1/streams/{id}/wires`;
   }
   const secrets = findSecrets(draft.payload);

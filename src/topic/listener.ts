@@ -1,11 +1,12 @@
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
-import { type Draft, parseAppend } from '../protocol';
-import type { Sql } from '../stream/sql';
+import { draftOf } from '../kernel/append';
+import type { Sql } from '../kernel/sql';
+import { REGISTRY } from '../modules';
+import type { AnchorRecord, Draft } from '../protocol';
 import { type HcsFirstPolicy, hcsFirstProblem } from './hcs-first';
 import type { Alert, AlertKind } from './topic-directory';
 import type { TopicLog } from './topic-log';
-import type { AnchorRecord } from './types';
 
 /**
  * The listener's pass over one topic (run by the Cron Trigger): reads the
@@ -162,13 +163,14 @@ async function onMessage(
     }
     return;
   }
-  const parsed = typeof streamId === 'string' ? parseAppend(body, streamId) : null;
+  // The one append path's parse and catalogue checks; HCS_FIRST stands for the token.
+  const parsed = typeof streamId === 'string' ? draftOf(body, streamId, REGISTRY) : null;
   if (parsed === null || !parsed.ok) {
     raise('hcs-first-rejected', seq, parsed === null ? 'message has no stream_id' : parsed.detail);
     result.rejected++;
     return;
   }
-  const unproven = hcsFirstProblem(parsed.draft, last.payer_account_id, deps.hcsFirst);
+  const unproven = hcsFirstProblem(parsed.draft, last.payer_account_id, REGISTRY, deps.hcsFirst);
   if (unproven !== null) {
     raise('hcs-first-rejected', seq, `wire ${parsed.draft.wire_id}: ${unproven}`);
     result.rejected++;

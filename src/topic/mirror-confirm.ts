@@ -1,7 +1,7 @@
 import { type MirrorMessage, transactionIdOf } from '../anchor/mirror';
 import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
+import type { AnchorRecord } from '../protocol';
 import { type TopicLog, type TopicRow, txIdsOf } from './topic-log';
-import type { AnchorRecord } from './types';
 
 /**
  * How long a sent Wire may stay off the mirror before it is looked up by

@@ -1,22 +1,23 @@
+import type { TopicGroup } from '../kernel/kind';
 import type { Wire } from '../protocol';
-import { parseStreamId } from '../protocol';
 
 /**
  * Which HCS topic a Wire travels on (seed 000, "Practical Starting Point:
  * Shared Topics With Stream IDs" and "Topic Per Long-Running Stream"):
  *
  *  - a stream that asked for its own topic → `stream.<stream_id>`
- *  - a task stream → its role's topic `roles.<role>`; the role is taken from
- *    the first Wire whose payload names one (task.available / task.claim …)
- *    and remembered by the stream
- *  - any other stream (or a task stream whose role is not known yet) → the
- *    project of its correlation id (`project:<id>` → `project.<id>`), a
- *    project stream → its own project topic
+ *  - a stream whose kind groups its streams by a key their Wires name (seed
+ *    000's tasks by role) → the group's topic; the key is taken from the
+ *    first Wire that names one and remembered by the stream
+ *  - any other stream (or one whose key is not known yet) → the project of
+ *    its correlation id (`project:<id>` → `project.<id>`), a project stream
+ *    → its own project topic
  *  - everything else → `default`
  *
  * Pure: the stream's memory comes in, a possibly updated memory goes out.
  */
 export interface TopicMemory {
+  /** The remembered group key (stored as `role`, its seed-000 name). */
   role: string | null;
   dedicated: boolean;
 }
@@ -24,19 +25,19 @@ export interface TopicMemory {
 export function routeTopic(
   wire: Wire,
   memory: TopicMemory,
+  group?: TopicGroup,
 ): { topic: string; memory: TopicMemory } {
-  const stream = parseStreamId(wire.stream_id);
   let next = memory;
-  if (stream?.kind === 'task' && memory.role === null) {
-    const role = (wire.payload as { role?: unknown }).role;
-    if (typeof role === 'string' && role.length > 0) next = { ...memory, role };
+  if (group && memory.role === null) {
+    const key = group.keyOf(wire);
+    if (key !== null) next = { ...memory, role: key };
   }
-  return { topic: topicName(wire, stream?.kind ?? null, next), memory: next };
+  return { topic: topicName(wire, next, group), memory: next };
 }
 
-function topicName(wire: Wire, kind: string | null, memory: TopicMemory): string {
+function topicName(wire: Wire, memory: TopicMemory, group?: TopicGroup): string {
   if (memory.dedicated) return `stream.${wire.stream_id}`;
-  if (kind === 'task' && memory.role !== null) return `roles.${memory.role}`;
+  if (group && memory.role !== null) return group.topicOf(memory.role);
   const project = projectOf(wire.correlation_id) ?? projectOf(wire.stream_id);
   return project === null ? 'default' : `project.${project}`;
 }

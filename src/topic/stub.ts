@@ -1,7 +1,7 @@
 import type { Env } from '../env';
+import type { StoredWire } from '../protocol';
 import type { ListenResult } from './listener';
 import type { TopicRow } from './topic-log';
-import type { OutboxWire } from './types';
 
 /** A TopicObject's status, as `GET /v1/topics` shows it. */
 export interface TopicStatus {
@@ -33,7 +33,7 @@ export type AnchoredRow = Pick<
 
 /** The TopicObject as its callers see it over RPC (declared once, see stream/stub.ts). */
 export interface TopicApi {
-  accept(name: string, wires: OutboxWire[]): Promise<number>;
+  accept(name: string, wires: StoredWire[]): Promise<number>;
   listen(): Promise<ListenResult>;
   anchored(
     afterSeq: number,

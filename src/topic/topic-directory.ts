@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { backdatedNow, nextValidStart } from '../anchor';
 import type { Env } from '../env';
-import { rebuildIfOutdated, sqlOf } from '../stream/sql';
+import { rebuildIfOutdated, sqlOf } from '../kernel/sql';
 
 /**
  * The one place that knows every topic (one instance, named "directory"):

@@ -1,6 +1,5 @@
-import type { Wire } from '../protocol';
-import { fixed, rebuildIfOutdated, type Sql } from '../stream/sql';
-import type { AnchorRecord, OutboxWire } from './types';
+import { fixed, rebuildIfOutdated, type Sql } from '../kernel/sql';
+import type { AnchorRecord, StoredWire, Wire } from '../protocol';
 
 /**
  * The TopicObject's SQLite: Wires in arrival order (idempotent by stream and wire_id),
@@ -89,7 +88,7 @@ export class TopicLog {
   }
 
   /** Stores Wires not seen before; returns how many were new. */
-  accept(wires: OutboxWire[], message: (w: Wire) => string, now: number): number {
+  accept(wires: StoredWire[], message: (w: Wire) => string, now: number): number {
     // One statement per Wire: a single INSERT … SELECT over json_each was
     // measured slower (SQLite re-parses the JSON row for every column).
     let added = 0;

@@ -2,8 +2,10 @@ import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
+import { sqlOf } from '../kernel/sql';
+import { useSettings } from '../projection/reducer';
+import type { AnchorRecord, StoredWire } from '../protocol';
 import { type Draft, wireMessage } from '../protocol';
-import { sqlOf } from '../stream/sql';
 import { streamStub } from '../stream/stub';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
@@ -15,7 +17,6 @@ import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
 import { anchorOf, TopicLog, type TopicRow } from './topic-log';
 import { TopicProjection } from './topic-projection';
-import type { AnchorRecord, OutboxWire } from './types';
 import { wakeBy } from './wake-by';
 
 /**
@@ -56,13 +57,15 @@ export class TopicObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    // Read models fold with this deployment's rules, as the deciders do.
+    useSettings(env as unknown as Record<string, unknown>);
     this.#sql = sqlOf(ctx.storage.sql);
     this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
   }
 
   /** Takes Wires from a stream's outbox; idempotent by stream and wire_id. */
-  accept(name: string, wires: OutboxWire[]): number {
+  accept(name: string, wires: StoredWire[]): number {
     if (this.#log.get('name') === null) this.#log.set('name', name);
     const added = this.#log.accept(wires, wireMessage, Date.now());
     this.#wake();

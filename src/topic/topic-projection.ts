@@ -1,5 +1,5 @@
+import { fixed, type Sql } from '../kernel/sql';
 import { type ProjectedWire, projectWires, updateAnchors } from '../projection';
-import { fixed, type Sql } from '../stream/sql';
 import type { TopicRow } from './topic-log';
 
 /**

@@ -62,7 +62,7 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
     expect(status.listened_to_seq).toBe(5); // 1 + 3 chunks + 1
     expect(await alertsFor(topicId)).toEqual([]);
     const report = await verifyTopic(standinUrl(), topicId, authedApi);
-    expect(report).toMatchObject({ messages: 5, whole_messages: 3, claims_checked: 3, ok: true });
+    expect(report).toMatchObject({ messages: 5, whole_messages: 3, anchors_checked: 3, ok: true });
     // D1 gathers anchors for up to PROJECT_EVERY_MS before writing them.
     const projected = async () =>
       (

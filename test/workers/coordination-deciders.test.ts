@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { agentDecider } from '../../src/coordination/agent-decider';
-import { projectDecider } from '../../src/coordination/project-decider';
-import { revokeDraft, type TaskState, taskDecider } from '../../src/coordination/task-decider';
-import type { CoordinationConfig, Decider } from '../../src/coordination/types';
+import type { CheckingDecider, CoordinationConfig } from '../../src/modules/coordination/config';
+import { agentDecider } from '../../src/modules/coordination/kinds/agent-decider';
+import { projectDecider } from '../../src/modules/coordination/kinds/project-decider';
+import {
+  revokeDraft,
+  type TaskState,
+  taskDecider,
+} from '../../src/modules/coordination/kinds/task-decider';
 import type { Wire } from '../../src/protocol';
 
 // The deciders are pure: Given Wires, When a command (a Wire or the clock),
@@ -39,7 +43,7 @@ function wireOf(
   };
 }
 
-function given<S>(decider: Decider<S>, wires: Wire[]): S {
+function given<S>(decider: CheckingDecider<S>, wires: Wire[]): S {
   return wires.reduce((s, w) => decider.evolve(s, w, cfg), decider.initialState());
 }
 
@@ -64,7 +68,7 @@ describe('task decider', () => {
   it('grants the first claim a lease fenced by attempt and claim seq, capped at the maximum', () => {
     const state = given(taskDecider, [offered]);
     const long = { ...claimed, payload: { ...claimed.payload, lease_expires_at: at(99_999) } };
-    expect(taskDecider.decide(long, state, T0, cfg)).toBeNull();
+    expect(taskDecider.check(long, state, T0, cfg)).toBeNull();
     const after = taskDecider.evolve(state, long, cfg);
     expect(after.lease).toMatchObject({
       fencingToken: '1.2',
@@ -109,7 +113,7 @@ describe('task decider', () => {
     const after = taskDecider.evolve(state, revoked, cfg) as TaskState;
     expect(after.status).toBe('revoked');
     expect(
-      taskDecider.decide(
+      taskDecider.check(
         wireOf(TASK, 4, 'task.started', 'agent:q', { task_id: 'r1', fencing_token: '1.2' }),
         after,
         T0 + 2000,
@@ -161,7 +165,7 @@ describe('agent decider', () => {
 
   it('never reserves more units than are free', () => {
     const state = given(agentDecider, [capacity, reserve(2, 'a', 2)]);
-    expect(agentDecider.decide(reserve(3, 'b', 2), state, T0, cfg)).toMatchObject({
+    expect(agentDecider.check(reserve(3, 'b', 2), state, T0, cfg)).toMatchObject({
       code: 'insufficient-capacity',
       extra: { available_units: 1, requested_units: 2 },
     });
@@ -177,7 +181,7 @@ describe('agent decider', () => {
     );
     expect(after.availableUnits).toBe(3);
     const confirm = wireOf(AGENT, 4, 'agent.capacity.confirmed', 'system', { reservation_id: 'a' });
-    expect(agentDecider.decide(confirm, after, T0, cfg)).toMatchObject({
+    expect(agentDecider.check(confirm, after, T0, cfg)).toMatchObject({
       extra: { reservation_status: 'returned' },
     });
   });

@@ -1,10 +1,10 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { agentDecider, agentView } from '../../src/coordination/agent-decider';
-import { configOf } from '../../src/coordination/coordinator';
-import { projectDecider } from '../../src/coordination/project-decider';
-import { taskDecider } from '../../src/coordination/task-decider';
-import type { Decider } from '../../src/coordination/types';
+import type { CheckingDecider } from '../../src/modules/coordination/config';
+import { configOf } from '../../src/modules/coordination/config';
+import { agentDecider, agentView } from '../../src/modules/coordination/kinds/agent-decider';
+import { projectDecider } from '../../src/modules/coordination/kinds/project-decider';
+import { taskDecider } from '../../src/modules/coordination/kinds/task-decider';
 import type { Wire } from '../../src/protocol';
 import {
   claim,
@@ -22,7 +22,7 @@ import {
 
 // The deciders' state is a fold over the stream's own Wires — exactly what an
 // HCS replay delivers — so folding the served Wires must give the live state.
-function fold<S>(decider: Decider<S>, wires: FeedWire[]): S {
+function fold<S>(decider: CheckingDecider<S>, wires: FeedWire[]): S {
   const cfg = configOf(env);
   return wires.reduce(
     (state, w) => decider.evolve(state, w as unknown as Wire, cfg),

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  agentRuntimeState,
-  foldStream,
-  type ProjectedWire,
-  streamState,
-  taskRunState,
-} from '../../src/projection';
+import { agentRuntimeState } from '../../src/modules/coordination/read-models/agent-runtime-state';
+import { taskRunState } from '../../src/modules/coordination/read-models/task-run-state';
+import { foldStream, type ProjectedWire, streamState } from '../../src/projection';
+import { owns } from '../../src/projection/reducer';
 import { WireFactory } from './helpers/projection-fixtures';
 
 /** Given some Wires on a stream, when a reducer folds them, then the row reads… */
@@ -122,8 +119,8 @@ describe('task_run_state reducer', () => {
   });
 
   it('ignores streams that are not task attempts', () => {
-    expect(taskRunState.owns('agent:quinn-07')).toBe(false);
-    expect(taskRunState.owns(T)).toBe(true);
+    expect(owns(taskRunState, 'agent:quinn-07')).toBe(false);
+    expect(owns(taskRunState, T)).toBe(true);
   });
 });
 

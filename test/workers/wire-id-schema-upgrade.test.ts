@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { sqlOf } from '../../src/stream/sql';
+import { sqlOf } from '../../src/kernel/sql';
 import { TopicDirectory } from '../../src/topic/topic-directory';
 import { TopicLog } from '../../src/topic/topic-log';
 import { TopicObject } from '../../src/topic/topic-object';

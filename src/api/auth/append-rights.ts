@@ -1,14 +1,17 @@
-import { type Draft, type Failure, fail, findSecrets, isOrchestrationType } from '../../protocol';
-import { hasScope, isCoordinator, type Principal } from './claims';
-
-/** Claiming work takes the `claim` scope on top of `append`. */
-const CLAIM_TYPES = ['task.claim', 'task.claimed'];
+import type { Registry } from '../../kernel/registry';
+import { type Draft, type Failure, fail, findSecrets } from '../../protocol';
+import { hasScope, isCoordinator, type Principal, type Scope } from './claims';
 
 /**
- * May `principal` append `draft`? Pure: sender binding, orchestration rights,
- * then the secret scan. Lease fencing of lifecycle Wires is the stream's job.
+ * May `principal` append `draft`? Pure: sender binding, then what the type's
+ * catalogue entry asks (a scope, a coordinator identity), then the secret
+ * scan. A kind's own rules (who holds what) are its decider's job.
  */
-export function appendRightsProblem(principal: Principal, draft: Draft): Failure | null {
+export function appendRightsProblem(
+  principal: Principal,
+  draft: Draft,
+  registry: Registry,
+): Failure | null {
   if (draft.sender === 'system') {
     return fail('forbidden', 'sender "system" is reserved for the coordinator itself', {
       extra: { sender: draft.sender, token_sub: principal.sub },
@@ -21,14 +24,15 @@ export function appendRightsProblem(principal: Principal, draft: Draft): Failure
       { extra: { sender: draft.sender, token_sub: principal.sub } },
     );
   }
-  if (CLAIM_TYPES.includes(draft.type) && !hasScope(principal, 'claim')) {
+  const spec = registry.typeSpec(draft.type);
+  if (spec?.scope !== undefined && !hasScope(principal, spec.scope as Scope)) {
     return fail(
       'forbidden',
-      `"${draft.type}" needs the "claim" scope; the token's scopes are [${principal.scopes.join(', ')}]`,
-      { extra: { required_scope: 'claim' } },
+      `"${draft.type}" needs the "${spec.scope}" scope; the token's scopes are [${principal.scopes.join(', ')}]`,
+      { extra: { required_scope: spec.scope } },
     );
   }
-  if (isOrchestrationType(draft.type) && !isCoordinator(principal)) {
+  if (spec?.orchestration && !isCoordinator(principal)) {
     return fail(
       'forbidden',
       `only coordinator or admin identities may post "${draft.type}"; "${principal.sub}" is neither`,

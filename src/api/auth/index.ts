@@ -1,6 +1,6 @@
 export { authenticate } from './authenticate';
 export type { Principal, Scope } from './claims';
 export { hasScope, isCoordinator, mayTouchStream, SCOPES } from './claims';
-export { guardAppend } from './guard-append';
+export { tokenGuards } from './guard-append';
 export { principalOf, requireAllStreams, requireScope, requireStream } from './require';
 export { authRoutes } from './routes';

@@ -1,6 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../../env';
-import { sqlOf } from '../../stream/sql';
+import { sqlOf } from '../../kernel/sql';
 
 /** How long past its expiry a spent ticket is remembered. */
 const GRACE_SECONDS = 60;

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { hederaConfig } from '../../anchor';
-import { isModelName, MODEL_NAMES, type ModelName, REDUCERS } from '../../projection';
+import { isModelName, type ModelName, modelNames, reducers } from '../../projection';
 import { type RebuildJob, rebuilderStub } from '../../projection/rebuilder';
 import { fail } from '../../protocol';
 import { directoryStub } from '../../topic/topic-directory';
@@ -25,7 +25,9 @@ const Body = z.strictObject({
       z.literal('stale'),
       z
         .array(
-          z.string().refine(isModelName, { error: `must be one of ${MODEL_NAMES.join(', ')}` }),
+          z
+            .string()
+            .refine(isModelName, { error: () => `must be one of ${modelNames().join(', ')}` }),
         )
         .min(1),
     ])
@@ -136,7 +138,7 @@ adminRebuild.get('/admin/projection', async (c) => {
   const rows = await c.env.DB.prepare(
     'SELECT model, reducer_version, status, watermark, last_received_at FROM projection_meta',
   ).all<{ model: string; reducer_version: number; status: string }>();
-  const code = new Map(REDUCERS.map((r) => [r.model as string, r.version]));
+  const code = new Map(reducers().map((r) => [r.model as string, r.version]));
   return Response.json({
     rebuild: await rebuilderStub(c.env).current(),
     models: rows.results.map((r) => ({

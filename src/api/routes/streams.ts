@@ -1,9 +1,11 @@
 import { Hono } from 'hono';
 import { intVar } from '../../env';
-import { fail, parseAppend, type Result, streamIdProblem } from '../../protocol';
+import { appendBody } from '../../kernel/append';
+import { REGISTRY } from '../../modules';
+import { fail, type Result, streamIdProblem } from '../../protocol';
 import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
-import { guardAppend } from '../auth/guard-append';
+import { tokenGuards } from '../auth/guard-append';
 import { subscribeProblem } from '../limits/subscriber-cap';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
@@ -55,12 +57,15 @@ streams.post('/:stream_id/wires', async (c) => {
   if (!ifMatch.ok) return problem(c, ifMatch);
   const body = await readJsonBody(c, intVar(c.env.WIRE_MAX_BYTES, 8192));
   if (!body.ok) return problem(c, body);
-  const parsed = parseAppend(body.body, streamId);
-  if (!parsed.ok) return problem(c, parsed);
-  const denied = await guardAppend(c, parsed.draft);
-  if (denied) return denied;
-
-  const result = await stub(c, streamId).append(parsed.draft, parsed.expectedSeq, ifMatch.value);
+  const result = await appendBody(
+    {
+      body: body.body,
+      streamId,
+      guards: tokenGuards(c),
+      commit: (draft, expectedSeq) => stub(c, streamId).append(draft, expectedSeq, ifMatch.value),
+    },
+    REGISTRY,
+  );
   if (!result.ok) return problem(c, result);
   const headers: Record<string, string> = {
     ETag: `"${result.receipt.stream_seq}"`,

@@ -1,6 +1,6 @@
-import { type Failure, fail, type Wire } from '../protocol';
+import { type Failure, fail, type Wire } from '../../../protocol';
+import { type CoordinationConfig, iso, str } from '../config';
 import { endingPhrase, LIVE, label, nextStream, REOFFERED, type TaskState } from './task-state';
-import { type CoordinationConfig, iso, str } from './types';
 
 // The checks a task-stream Wire must pass: its clock, claims, and fenced
 // lifecycle Wires. Each returns a Failure to refuse, or null.
@@ -56,7 +56,7 @@ export function decideClaim(
   }
   if (state.status !== 'available') {
     const why =
-      state.status === 'new'
+      state.status === 'pending'
         ? 'has not been offered (no task.available on this stream)'
         : state.status === 'complete' || state.status === 'blocked'
           ? `is ${state.status}`

@@ -1,5 +1,5 @@
-import { parseStreamId, type Wire } from '../protocol';
-import { int, isoOf, type Reducer, text, unhandled } from './reducer';
+import { int, isoOf, type Reducer, text, unhandled } from '../../../projection/reducer';
+import { parseStreamId, type Wire } from '../../../protocol';
 
 /**
  * One row per agent, from its `agent:<id>` stream (seed 000,
@@ -96,7 +96,7 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
     'last_seq',
   ],
 
-  owns: (streamId) => agentIdOf(streamId) !== null,
+  kinds: ['agent'],
 
   initial(first: Wire): AgentRuntimeRow {
     return {

@@ -1,6 +1,7 @@
-import { fail, streamIdProblem, taskStreamId, type Wire } from '../protocol';
-import { derivedWireId } from './derived-id';
-import { type Decider, type Effect, str } from './types';
+import { derivedWireId } from '../../../kernel/derived-id';
+import type { Effect } from '../../../kernel/kind';
+import { fail, streamIdProblem, taskStreamId, type Wire } from '../../../protocol';
+import { checking, str } from '../config';
 
 /**
  * The project stream `project:<id>`: the task graph (`task.created`,
@@ -55,10 +56,10 @@ function releaseOn(wire: Wire): { type: string; name: string | null } {
   };
 }
 
-export const projectDecider: Decider<ProjectState> = {
+export const projectDecider = checking<ProjectState>({
   initialState: () => ({ tasks: {}, dependencies: [], gates: {}, signals: {} }),
 
-  decide(wire, state) {
+  check(wire, state) {
     const p = wire.payload;
     switch (wire.type) {
       case 'task.created': {
@@ -247,7 +248,7 @@ export const projectDecider: Decider<ProjectState> = {
 
   tick: () => [],
   wakeAt: () => null,
-};
+});
 
 function release(state: ProjectState, cause: string): ProjectState {
   let tasks = state.tasks;

@@ -1,7 +1,7 @@
-import type { Draft, Wire } from '../protocol';
-import { derivedWireId } from './derived-id';
+import { derivedWireId } from '../../../kernel/derived-id';
+import type { Draft, Wire } from '../../../protocol';
+import { iso } from '../config';
 import type { TaskState } from './task-state';
-import { iso } from './types';
 
 // Wires the coordinator writes on a task's behalf.
 

@@ -1,9 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { TASK_RUN_STATUSES } from '../../projection';
-import { fail } from '../../protocol';
-import type { AppEnv } from '../app-env';
-import { problem } from '../problem';
+import type { AppEnv } from '../../../api/app-env';
+import { problem } from '../../../api/problem';
 import {
   answer,
   decodeCursor,
@@ -14,7 +12,9 @@ import {
   parseQuery,
   Where,
   withJson,
-} from './read-support';
+} from '../../../api/routes/read-support';
+import { fail } from '../../../protocol';
+import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 
 /** `GET /v1/tasks` and `GET /v1/tasks/{task_id}`: task attempts from D1 (task_run_state). */
 export const readTasks = new Hono<AppEnv>();

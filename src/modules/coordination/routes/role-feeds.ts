@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
-import { fail, type Result, streamIdProblem } from '../../protocol';
-import { streamStub } from '../../stream/stub';
-import type { AppEnv } from '../app-env';
-import { requireStream } from '../auth';
-import { subscribeProblem } from '../limits/subscriber-cap';
-import { problem } from '../problem';
+import type { AppEnv } from '../../../api/app-env';
+import { requireStream } from '../../../api/auth';
+import { subscribeProblem } from '../../../api/limits/subscriber-cap';
+import { problem } from '../../../api/problem';
+import { fail, type Result, streamIdProblem } from '../../../protocol';
+import { streamStub } from '../../../stream/stub';
 
 /**
  * Role feeds and coordination state.
@@ -16,7 +16,7 @@ import { problem } from '../problem';
  * WebSocket resume. `/v1/coordination/{stream_id}` shows what the stream's
  * decider holds (lease, capacity, health, dependency graph).
  */
-export const coordination = new Hono<AppEnv>();
+export const roleFeeds = new Hono<AppEnv>();
 
 const MAX_PAGE = 1000;
 
@@ -45,7 +45,7 @@ function cursor(
   return { ok: true, value: Number(raw) };
 }
 
-coordination.get('/roles/:role/wires', async (c) => {
+roleFeeds.get('/roles/:role/wires', async (c) => {
   const role = roleStream(c.req.param('role'));
   if (!role.ok) return problem(c, role);
   const denied = requireStream(c, role.streamId);
@@ -75,7 +75,7 @@ coordination.get('/roles/:role/wires', async (c) => {
   );
 });
 
-coordination.get('/roles/:role/ws', async (c) => {
+roleFeeds.get('/roles/:role/ws', async (c) => {
   const role = roleStream(c.req.param('role'));
   if (!role.ok) return problem(c, role);
   const denied = requireStream(c, role.streamId);
@@ -104,7 +104,7 @@ coordination.get('/roles/:role/ws', async (c) => {
   return stream.fetch(new Request(url, c.req.raw));
 });
 
-coordination.get('/coordination/:stream_id', async (c) => {
+roleFeeds.get('/coordination/:stream_id', async (c) => {
   const streamId = c.req.param('stream_id');
   const problemText = streamIdProblem(streamId);
   if (problemText !== null) return problem(c, fail('invalid-stream-id', problemText));

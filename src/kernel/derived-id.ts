@@ -1,14 +1,13 @@
-import type { DerivedWireIdKind } from '../protocol/ids';
-
 /**
- * Deterministic wire ids for Wires the coordinator writes. A retried effect
+ * Deterministic wire ids for Wires a kind writes itself. `kind` must be one
+ * of the prefixes its module declares (`derivedIds`), which clients may not use. A retried effect
  * (an alarm firing twice, an outbox re-delivery) sends the same wire_id with
  * the same content, so the target stream answers with a replay instead of
  * appending twice. Readable when the parts fit; hashed when they do not.
  */
 const WIRE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-export function derivedWireId(kind: DerivedWireIdKind, ...parts: (string | number)[]): string {
+export function derivedWireId(kind: string, ...parts: (string | number)[]): string {
   // `_` is doubled and `~` (legal in stream ids, not in wire ids) becomes `_t`,
   // an injective escape, so distinct parts never produce the same id.
   const readable = [

@@ -1,5 +1,7 @@
-import { fail, streamIdProblem, taskStreamId } from '../protocol';
-import { derivedWireId } from './derived-id';
+import { derivedWireId } from '../../../kernel/derived-id';
+import type { Effect } from '../../../kernel/kind';
+import { fail, streamIdProblem, taskStreamId } from '../../../protocol';
+import { checking, int, iso, str } from '../config';
 import { decideClaim, decideFenced, leaseEnd } from './task-checks';
 import { feedCopy, system } from './task-drafts';
 import {
@@ -14,9 +16,11 @@ import {
   type TaskState,
   where,
 } from './task-state';
-import { type Decider, type Effect, int, iso, str } from './types';
 
 export { revokeDraft } from './task-drafts';
+
+/** Tag of the capacity confirm: refused, it revokes the lease it was for. */
+export const REVOKE_ON_REFUSAL = 'revoke-lease';
 export type { Lease, LeaseFields, TaskState, TaskStatus } from './task-state';
 export { isClaim, isFenced, leaseReceipt } from './task-state';
 
@@ -27,18 +31,18 @@ export { isClaim, isFenced, leaseReceipt } from './task-state';
  * The checks live in `task-checks.ts`, the state in `task-state.ts`, the
  * Wires the coordinator writes in `task-drafts.ts`.
  */
-export const taskDecider: Decider<TaskState> = {
+export const taskDecider = checking<TaskState>({
   initialState: () => ({
     taskId: '',
     attempt: 0,
     role: null,
     project: null,
-    status: 'new',
+    status: 'pending',
     lease: null,
     ended: null,
   }),
 
-  decide(wire, state, now, cfg) {
+  check(wire, state, now, cfg) {
     const { taskId, attempt } = where(wire.stream_id);
     const named = str(wire.payload, 'task_id');
     if (wire.type.startsWith('task.') && named !== undefined && named !== taskId) {
@@ -51,7 +55,7 @@ export const taskDecider: Decider<TaskState> = {
       );
     }
     if (wire.type === 'task.available') {
-      if (state.status !== 'new') {
+      if (state.status !== 'pending') {
         return fail(
           'invalid-transition',
           `${label(state, wire.stream_id)} was already offered (status ${state.status})`,
@@ -135,7 +139,7 @@ export const taskDecider: Decider<TaskState> = {
     if (isClaim(wire.type) && after.lease && after.lease.units > 0) {
       effects.push({
         target: `agent:${after.lease.agent}`,
-        onRefused: 'revoke-lease',
+        tag: REVOKE_ON_REFUSAL,
         draft: system(
           wire,
           `agent:${after.lease.agent}`,
@@ -248,4 +252,4 @@ export const taskDecider: Decider<TaskState> = {
   },
 
   wakeAt: (state) => state.lease?.expiresAt ?? null,
-};
+});

@@ -1,7 +1,10 @@
-import type { Wire } from '../protocol';
+import type { Wire } from './envelope';
 
-/** A Wire handed from a stream's outbox to its topic. */
-export interface OutboxWire extends Wire {
+/**
+ * A Wire as a stream stored it: the envelope and when the coordinator
+ * received it. The same value travels from the stream to its topic.
+ */
+export interface StoredWire extends Wire {
   received_at: string;
 }
 

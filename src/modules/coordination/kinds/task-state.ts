@@ -1,21 +1,13 @@
-import { parseStreamId, taskStreamId, type Wire } from '../protocol';
-import { iso } from './types';
+import { parseStreamId, taskStreamId, type Wire } from '../../../protocol';
+import { COORDINATION_TYPES, type TaskStatus, typeOf } from '../catalogue';
+import { iso } from '../config';
 
 /**
  * The task stream `task:<id>:attempt:<n>`: offered, claimed once, worked
  * under a fenced lease, then complete, blocked, or handed back (released,
  * expired, revoked) — in which case attempt n+1 is offered on its own stream.
  */
-export type TaskStatus =
-  | 'new'
-  | 'available'
-  | 'claimed'
-  | 'started'
-  | 'complete'
-  | 'blocked'
-  | 'released'
-  | 'expired'
-  | 'revoked';
+export type { TaskStatus } from '../catalogue';
 
 export interface Lease {
   agent: string;
@@ -43,33 +35,22 @@ export interface TaskState {
 
 export const LIVE: readonly TaskStatus[] = ['claimed', 'started'];
 export const REOFFERED: readonly TaskStatus[] = ['released', 'expired', 'revoked'];
-export const ENDINGS: Record<string, TaskStatus> = {
-  'task.complete': 'complete',
-  'task.blocked': 'blocked',
-  'task.released': 'released',
-  'task.lease.expired': 'expired',
-  'task.lease.revoked': 'revoked',
-};
-export const SIGNALS = ['contract.ready', 'artifact.ready', 'task.complete'];
+/** The status each ending Wire gives the attempt (from the catalogue). */
+export const ENDINGS: Record<string, TaskStatus> = Object.fromEntries(
+  Object.entries(COORDINATION_TYPES).flatMap(([type, t]) => (t.ending ? [[type, t.ending]] : [])),
+);
+
+/** Wires that tell the project an upstream is ready. */
+export const SIGNALS = Object.keys(COORDINATION_TYPES).filter((t) => COORDINATION_TYPES[t]?.signal);
 
 /** Lifecycle Wires only the lease holder may append, with its fencing token. */
 export function isFenced(type: string): boolean {
-  return (
-    type.startsWith('artifact.') ||
-    [
-      'task.started',
-      'task.plan.created',
-      'task.heartbeat',
-      'task.complete',
-      'task.blocked',
-      'task.released',
-      'contract.ready',
-    ].includes(type)
-  );
+  // Every artifact.* type is the holder's work, named or not in the catalogue.
+  return typeOf(type)?.fenced === true || type.startsWith('artifact.');
 }
 
 export function isClaim(type: string): boolean {
-  return type === 'task.claimed' || type === 'task.claim';
+  return typeOf(type)?.claim === true;
 }
 
 export function where(streamId: string): { taskId: string; attempt: number } {
@@ -105,11 +86,11 @@ export function endingPhrase(state: TaskState, streamId: string): string {
   return `the lease ${ended.lease.fencingToken} of ${ended.lease.sender} ${how[ended.status] ?? ended.status} (stream_seq ${ended.seq})${again}`;
 }
 /** Receipt members a claim or heartbeat adds: the lease the agent now holds. */
-export interface LeaseFields {
+export type LeaseFields = {
   lease_expires_at?: string;
   fencing_token?: string;
   holder?: string;
-}
+};
 
 export function leaseReceipt(
   state: TaskState,

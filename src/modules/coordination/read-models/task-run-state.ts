@@ -1,5 +1,7 @@
-import { parseStreamId, type Wire } from '../protocol';
-import { int, isoOf, type Reducer, text, unhandled } from './reducer';
+import { int, isoOf, type Reducer, text, unhandled } from '../../../projection/reducer';
+import { parseStreamId, type Wire } from '../../../protocol';
+import { type CoordinationVars, configOf } from '../config';
+import { leaseEnd } from '../kinds/task-checks';
 
 /** Every `status` the reducer below gives an attempt. */
 export const TASK_RUN_STATUSES = [
@@ -129,7 +131,7 @@ export const taskRunState: Reducer<TaskRunRow> = {
     'last_seq',
   ],
 
-  owns: (streamId) => parseStreamId(streamId)?.kind === 'task',
+  kinds: ['task'],
 
   initial(first: Wire): TaskRunRow {
     const parsed = parseStreamId(first.stream_id);
@@ -159,7 +161,7 @@ export const taskRunState: Reducer<TaskRunRow> = {
     };
   },
 
-  evolve(prev: TaskRunRow, wire: Wire): TaskRunRow {
+  evolve(prev: TaskRunRow, wire: Wire, settings): TaskRunRow {
     const row: TaskRunRow = {
       ...prev,
       last_event_at: isoOf(wire.ts),
@@ -173,14 +175,15 @@ export const taskRunState: Reducer<TaskRunRow> = {
         return { ...row, status: 'available', role: text(p, 'role') ?? row.role };
       case 'task.claim':
       case 'task.claimed': {
-        const expires = text(p, 'lease_expires_at');
-        const length = expires === null ? Number.NaN : Date.parse(expires) - Date.parse(wire.ts);
+        // The decider's own rule: the lease asked for, capped at LEASE_MAX_SECONDS.
+        const expires = leaseEnd(wire, 0, configOf(settings as CoordinationVars));
+        const length = expires - Date.parse(wire.ts);
         return {
           ...row,
           status: 'claimed',
           role: text(p, 'role') ?? row.role,
           claimed_by: text(p, 'agent'),
-          lease_expires_at: expires === null ? null : isoOf(expires),
+          lease_expires_at: Number.isFinite(expires) ? new Date(expires).toISOString() : null,
           lease_ms: Number.isFinite(length) ? length : null,
           capacity_units_reserved: int(p, 'capacity_units_reserved'),
         };
@@ -191,17 +194,16 @@ export const taskRunState: Reducer<TaskRunRow> = {
         return { ...row, plan_ref: text(p, 'plan_ref') ?? row.plan_ref };
       case 'task.heartbeat': {
         // The holder extends its lease: to the time it names, else by the
-        // claim's length, as the coordinator does (which also caps both at
-        // LEASE_MAX_SECONDS, a deployment setting this reducer does not see).
-        const asked = text(p, 'lease_expires_at');
-        const extended =
-          row.lease_ms !== null && row.lease_expires_at !== null
-            ? new Date(Date.parse(wire.ts) + row.lease_ms).toISOString()
-            : row.lease_expires_at;
+        // claim's length, capped at LEASE_MAX_SECONDS: the decider's rule.
+        if (row.lease_ms === null || row.lease_expires_at === null)
+          return { ...row, last_heartbeat_at: isoOf(wire.ts) };
+        const expires = leaseEnd(wire, row.lease_ms, configOf(settings as CoordinationVars));
         return {
           ...row,
           last_heartbeat_at: isoOf(wire.ts),
-          lease_expires_at: asked !== null ? isoOf(asked) : extended,
+          lease_expires_at: Number.isFinite(expires)
+            ? new Date(expires).toISOString()
+            : row.lease_expires_at,
         };
       }
       case 'task.released':

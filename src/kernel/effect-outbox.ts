@@ -1,6 +1,6 @@
 import type { Draft } from '../protocol';
-import type { Sql } from '../stream/sql';
-import type { Effect } from './types';
+import type { Effect } from './kind';
+import type { Sql } from './sql';
 
 /**
  * Effects waiting to be appended to other streams, stored in the same
@@ -8,11 +8,8 @@ import type { Effect } from './types';
  * delivering, the alarm delivers later. Delivery is at-least-once; the
  * deterministic wire_ids make every repeat a replay.
  */
-export interface OutboxRow {
+export interface OutboxRow extends Effect {
   id: number;
-  target: string;
-  draft: Draft;
-  onRefused: Effect['onRefused'];
   attempts: number;
 }
 
@@ -27,7 +24,7 @@ type Row = {
 /** Delay before the alarm retries an undelivered effect (inline delivery goes first). */
 export const FIRST_RETRY_MS = 10_000;
 
-export class Outbox {
+export class EffectOutbox {
   /** `MIN(due_at)`, remembered: every append asks it (to arm the alarm), few change it. */
   #nextDue: number | null | undefined;
 
@@ -46,14 +43,14 @@ export class Outbox {
     const row = this.sql<{
       id: number;
     }>`INSERT INTO coord_outbox (target, draft, on_refused, due_at)
-      VALUES (${effect.target}, ${JSON.stringify(effect.draft)}, ${effect.onRefused ?? null}, ${now + FIRST_RETRY_MS})
+      VALUES (${effect.target}, ${JSON.stringify(effect.draft)}, ${effect.tag ?? null}, ${now + FIRST_RETRY_MS})
       RETURNING id`[0];
     this.#nextDue = undefined;
     return {
       id: row?.id ?? 0,
       target: effect.target,
       draft: effect.draft,
-      onRefused: effect.onRefused,
+      ...(effect.tag === undefined ? {} : { tag: effect.tag }),
       attempts: 0,
     };
   }
@@ -64,7 +61,7 @@ export class Outbox {
       id: r.id,
       target: r.target,
       draft: JSON.parse(r.draft) as Draft,
-      onRefused: (r.on_refused ?? undefined) as Effect['onRefused'],
+      ...(r.on_refused === null ? {} : { tag: r.on_refused }),
       attempts: r.attempts,
     }));
   }

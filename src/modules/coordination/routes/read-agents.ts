@@ -1,9 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { intVar } from '../../env';
-import { fail } from '../../protocol';
-import type { AppEnv } from '../app-env';
-import { problem } from '../problem';
+import type { AppEnv } from '../../../api/app-env';
+import { problem } from '../../../api/problem';
 import {
   answer,
   decodeCursor,
@@ -14,7 +12,9 @@ import {
   parseQuery,
   Where,
   withJson,
-} from './read-support';
+} from '../../../api/routes/read-support';
+import { intVar } from '../../../env';
+import { fail } from '../../../protocol';
 
 /**
  * `GET /v1/agents` and `GET /v1/agents/{agent_id}` from agent_runtime_state.

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { type Failure, fail, type Wire } from '../protocol';
-import { derivedWireId } from './derived-id';
-import { type Decider, int, iso, str } from './types';
+import { derivedWireId } from '../../../kernel/derived-id';
+import { type Failure, fail, type Wire } from '../../../protocol';
+import { checking, int, iso, str } from '../config';
 
 /**
  * The agent stream `agent:<id>`: health (started, heartbeats, stopped),
@@ -129,7 +129,7 @@ function reservationProblem(wire: Wire, state: AgentState): Failure | null {
   }
 }
 
-export const agentDecider: Decider<AgentState> = {
+export const agentDecider = checking<AgentState>({
   initialState: () => ({
     status: 'unknown',
     role: null,
@@ -141,7 +141,7 @@ export const agentDecider: Decider<AgentState> = {
     reservations: {},
   }),
 
-  decide(wire, state) {
+  check(wire, state) {
     if (!SYSTEM_TYPES.includes(wire.type)) {
       // An agent speaks for itself: health and capacity on agent:<id> come from agent:<id>.
       const own = wire.stream_id;
@@ -266,7 +266,7 @@ export const agentDecider: Decider<AgentState> = {
     );
     return times.length > 0 ? Math.min(...times) : null;
   },
-};
+});
 
 /** The DO-side agent view the read models and deciders need. */
 export function agentView(state: AgentState, now: number, staleMs: number) {

@@ -1,0 +1,207 @@
+import type { Env } from '../env';
+import type { Draft, Failure, Wire } from '../protocol';
+import type { WireLog } from '../stream/wire-log';
+import { EffectOutbox, type OutboxRow } from './effect-outbox';
+import type { AppendResult, Hold, ReceiptFields, StreamKind } from './kind';
+import type { Registry } from './registry';
+import type { Sql } from './sql';
+
+/** The kernel's own version of the stored-state row; a kind's `version` adds to it. */
+const RUNNER_VERSION = 2;
+
+export interface RunnerDeps {
+  sql: Sql;
+  log: WireLog;
+  env: Env;
+  registry: Registry;
+  /** Appends a Wire of this stream written by the kind itself (trusted: not decided). */
+  appendLocal(draft: Draft): void;
+  /** Appends a Wire to another stream over RPC. */
+  appendTo(streamId: string, draft: Draft): Promise<AppendResult>;
+}
+
+/**
+ * The protocol side of one StreamObject: runs the stream kind's decider
+ * inside the shell's synchronous append, keeps the evolved state in a SQLite
+ * row (rebuilt from the log when missing or stale), records effects on other
+ * streams in the durable outbox in the same stretch, and delivers them inline
+ * or from the alarm. The only awaits are a kind's `reserve` hook before the
+ * decision (after which the shell decides again) and effect delivery after
+ * the append (`settle`). Streams of no registered kind pass straight through.
+ */
+export class KindRunner {
+  readonly #outbox: EffectOutbox;
+  #streamId: string | null = null;
+  #kind: StreamKind | null = null;
+  #cfg: unknown = null;
+  #state: unknown = null;
+  #fresh: OutboxRow[] = [];
+
+  constructor(private readonly deps: RunnerDeps) {
+    deps.sql`CREATE TABLE IF NOT EXISTS coord_state (
+      id INTEGER PRIMARY KEY CHECK (id = 1),
+      version INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      state TEXT NOT NULL
+    )`;
+    this.#outbox = new EffectOutbox(deps.sql);
+    const known = deps.sql<{ value: string }>`SELECT value FROM meta WHERE key = 'stream_id'`[0];
+    if (known) this.#bind(known.value);
+  }
+
+  #version(kind: StreamKind): number {
+    return RUNNER_VERSION * 1000 + kind.version;
+  }
+
+  #bind(streamId: string): void {
+    if (this.#streamId === streamId) return;
+    this.#streamId = streamId;
+    const kind = this.deps.registry.kindOf(streamId);
+    this.#kind = kind;
+    if (!kind) return;
+    this.#cfg = kind.config(this.deps.env);
+    const { sql, log } = this.deps;
+    const row = sql<{ version: number; seq: number; state: string }>`SELECT version, seq, state
+      FROM coord_state WHERE id = 1`[0];
+    if (row && row.version === this.#version(kind) && row.seq === log.lastSeq) {
+      this.#state = JSON.parse(row.state);
+      return;
+    }
+    let state = kind.decider.initialState();
+    for (let after = 0; ; ) {
+      const page = log.readAfter(after, 500);
+      const last = page.at(-1);
+      if (!last) break;
+      for (const { received_at: _at, ...wire } of page)
+        state = kind.decider.evolve(state, wire, this.#cfg);
+      after = last.stream_seq;
+    }
+    this.#state = state;
+    this.#save();
+  }
+
+  #save(): void {
+    if (!this.#kind) return;
+    this.deps.sql`INSERT OR REPLACE INTO coord_state (id, version, seq, state)
+      VALUES (1, ${this.#version(this.#kind)}, ${this.deps.log.lastSeq}, ${JSON.stringify(this.#state)})`;
+  }
+
+  /**
+   * Phase one of a cross-object step: the kind's `reserve` hook, awaited
+   * before the decision. Null when the kind secures nothing for `draft`.
+   */
+  async prepare(draft: Draft, now: number): Promise<Hold | Failure | null> {
+    this.#bind(draft.stream_id);
+    const reserve = this.#kind?.hooks?.reserve;
+    if (!reserve) return null;
+    if (this.deps.log.findByWireId(draft.wire_id)) return null; // a replay: the sync path answers
+    const seq = this.deps.log.lastSeq + 1;
+    return reserve(draft, this.#state, {
+      now,
+      cfg: this.#cfg,
+      check: (hold) => {
+        const decided = this.decide(draft, seq, now, hold);
+        return Array.isArray(decided) ? null : (decided as Failure);
+      },
+      appendTo: (streamId, other) => this.deps.appendTo(streamId, other),
+      send: (effect) => {
+        this.#fresh.push(this.#outbox.add(effect, now));
+      },
+    });
+  }
+
+  /**
+   * Runs the decider for `draft` as the Wire at `seq`: the Drafts to append
+   * (the command first) or a Failure. Streams of no kind append as sent.
+   */
+  decide(draft: Draft, seq: number, now: number, hold: Hold | null): readonly Draft[] | Failure {
+    this.#bind(draft.stream_id);
+    if (!this.#kind) return [draft];
+    return this.#kind.decider.decide({ ...draft, stream_seq: seq }, this.#state, {
+      now,
+      cfg: this.#cfg,
+      hold,
+    });
+  }
+
+  /** Evolves the state with a stored Wire and records its effects; returns receipt members. */
+  applied(wire: Wire, now: number): ReceiptFields | null {
+    const kind = this.#kind;
+    if (!kind) return null;
+    const before = this.#state;
+    this.#state = kind.decider.evolve(before, wire, this.#cfg);
+    this.#save();
+    for (const effect of kind.decider.react?.(before, this.#state, wire) ?? []) {
+      this.#fresh.push(this.#outbox.add(effect, now));
+    }
+    return kind.hooks?.receipt?.(this.#state, wire, false) ?? null;
+  }
+
+  /** Receipt members for a replayed Wire. */
+  replayed(draft: Draft): ReceiptFields | null {
+    this.#bind(draft.stream_id);
+    return this.#kind?.hooks?.receipt?.(this.#state, draft, true) ?? null;
+  }
+
+  /** Phase two: give back an unused hold, then deliver the effects just recorded. */
+  async settle(hold: Hold | Failure | null, committed: boolean, draft: Draft): Promise<void> {
+    const now = Date.now();
+    const cancel = this.#kind?.hooks?.cancel;
+    if (hold?.ok && !committed && cancel)
+      this.#fresh.push(this.#outbox.add(cancel(hold, draft, now, this.#cfg), now));
+    if (this.#fresh.length === 0) return;
+    const rows = this.#fresh;
+    this.#fresh = [];
+    await Promise.all(rows.map((row) => this.#deliver(row)));
+  }
+
+  /** The alarm: time-driven Wires from the kind's `tick`, then overdue effects. */
+  async alarm(now: number): Promise<void> {
+    const kind = this.#kind;
+    if (kind?.decider.tick && this.#streamId) {
+      for (const draft of kind.decider.tick(this.#state, now, this.#streamId, this.#cfg)) {
+        if (!this.deps.log.findByWireId(draft.wire_id)) this.deps.appendLocal(draft);
+      }
+    }
+    const rows = new Map([...this.#fresh, ...this.#outbox.due(now)].map((r) => [r.id, r]));
+    this.#fresh = [];
+    await Promise.all([...rows.values()].map((row) => this.#deliver(row)));
+  }
+
+  /** Earliest time the alarm has work: the kind's `wakeAt`, an effect to retry. */
+  wakeAt(): number | null {
+    const times = [this.#kind?.decider.wakeAt?.(this.#state) ?? null, this.#outbox.nextDueAt()];
+    const due = times.filter((t): t is number => t !== null);
+    return due.length > 0 ? Math.min(...due) : null;
+  }
+
+  /** The kind's decision state, through its `view` hook when it has one. */
+  view(now: number): { kind: string | null; state: unknown; outbox: number } {
+    const kind = this.#kind;
+    const state = kind?.hooks?.view ? kind.hooks.view(this.#state, now, this.#cfg) : this.#state;
+    return { kind: kind?.name ?? null, state, outbox: this.#outbox.size };
+  }
+
+  async #deliver(row: OutboxRow): Promise<void> {
+    try {
+      const result = await this.deps.appendTo(row.target, row.draft);
+      if (!result.ok) this.#onRefused(row, result);
+      this.#outbox.done(row.id);
+    } catch (error) {
+      console.warn('effect delivery failed; the alarm retries', row.target, row.draft.type, error);
+      this.#outbox.retryLater(row, Date.now());
+    }
+  }
+
+  #onRefused(row: OutboxRow, failure: Failure): void {
+    const hook = this.#kind?.hooks?.refused;
+    if (row.tag !== undefined && hook && this.#streamId) {
+      const answer = hook(row, failure, this.#state, this.#streamId, Date.now());
+      if (answer) this.deps.appendLocal(answer);
+      return;
+    }
+    // A refusal for the target's state (already done, superseded) is expected.
+    if (failure.code !== 'invalid-transition')
+      console.warn('effect refused', row.target, row.draft.type, failure.code, failure.detail);
+  }
+}

@@ -1,0 +1,59 @@
+import type { Hono } from 'hono';
+import type * as z from 'zod';
+import type { AppEnv } from '../api/app-env';
+import type { Reducer } from '../projection/reducer';
+import type { BaseRow } from '../projection/types';
+import type { StreamKind } from './kind';
+
+/**
+ * One entry of a protocol's type catalogue: everything the shared machinery
+ * must know about a Wire type, declared once by the module that owns it.
+ */
+export interface TypeSpec {
+  /** The payload schema (open objects: extra fields travel untouched). */
+  payload?: z.ZodType;
+  /** A token scope needed on top of `append` to post this type. */
+  scope?: string;
+  /** Only coordinator or admin identities may post it (it shapes the plan). */
+  orchestration?: boolean;
+  /** The status a Wire of this type gives its stream in `stream_state`. */
+  status?: string;
+  /** What a Wire of this type adds to its stream's `stream_state` summary (pure). */
+  summarize?(summary: StreamSummary, payload: Record<string, unknown>): StreamSummary;
+}
+
+/** The JSON summary `stream_state` keeps per stream: counts by type, plus what types add. */
+export interface StreamSummary {
+  counts: Record<string, number>;
+  [member: string]: unknown;
+}
+
+/** A problem+json type a module's Failures may carry. */
+export interface ProblemSpec {
+  status: number;
+  title: string;
+}
+
+/**
+ * What a protocol module contributes. A module registers with one line in
+ * `src/modules/index.ts`; nothing outside its folder names its event types.
+ */
+export interface ProtocolModule {
+  name: string;
+  /** Stream kinds with their deciders (`<kind>:<id>` streams). */
+  kinds: readonly StreamKind[];
+  /** Wire types by exact name. */
+  types: Readonly<Record<string, TypeSpec>>;
+  /** Wire types by prefix (`'project.'`), for families of types. */
+  typePrefixes?: Readonly<Record<string, TypeSpec>>;
+  /** Wire id prefixes (`offer` → `offer:…`) the module derives for its own Wires. */
+  derivedIds?: readonly string[];
+  /** The failure codes its deciders return, with their HTTP status. */
+  problems?: Readonly<Record<string, ProblemSpec>>;
+  /** Read models projected into D1. */
+  readModels?: readonly Reducer<BaseRow>[];
+  /** Routes mounted under `/v1`. */
+  routes?: Hono<AppEnv>;
+  /** The initial `stream_state` status of a stream of one of its kinds. */
+  initialStatus?: Readonly<Record<string, string>>;
+}

@@ -1,0 +1,17 @@
+import { buildRegistry } from '../kernel/registry';
+import { coordination } from './coordination';
+import type { COORDINATION_PROBLEMS } from './coordination/problems';
+
+/**
+ * The protocol modules of this deployment, one line each. Everything the
+ * shared machinery knows of a protocol comes from here.
+ */
+export const MODULES = [coordination];
+
+export const REGISTRY = buildRegistry(MODULES);
+
+/**
+ * The failure codes modules add to the kernel's (see `protocol/failure.ts`),
+ * one union member per module: its `problems` table.
+ */
+export type ModuleProblemCode = keyof typeof COORDINATION_PROBLEMS;
