@@ -1,4 +1,5 @@
 export * from './canonical-json';
+export * from './dialects';
 export * from './envelope';
 export * from './failure';
 export * from './ids';
