@@ -82,9 +82,17 @@ const key = (reserved: string[]) =>
     .filter((k) => !reserved.includes(k));
 const json = fc.jsonValue({ maxDepth: 2 });
 const object = (reserved: string[] = []) => fc.dictionary(key(reserved), json, { maxKeys: 4 });
+/**
+ * Wire 1.1 and 1.0 payloads take zod's copy, which drops a `__proto__` member
+ * at any depth — as before dialects (see wire11-fast-path.ts); not generated.
+ */
+const nativePayload = fc.dictionary(
+  key(['__proto__']),
+  json.filter((v) => !JSON.stringify(v).includes('"__proto__"')),
+  { maxKeys: 4 },
+);
 const text = (max: number) => fc.string({ minLength: 1, maxLength: max });
 
-// Wire 1.1's zod copy drops a `__proto__` payload member (as before dialects): not generated.
 const wire11Envelope = fc.record(
   {
     wire: fc.constant('1.1'),
@@ -96,7 +104,7 @@ const wire11Envelope = fc.record(
     type: fc.stringMatching(WIRE_TYPE_PATTERN).filter((t) => t.length <= 100),
     sender: fc.stringMatching(SENDER_PATTERN),
     ts: isoTs,
-    payload: object(['__proto__']),
+    payload: nativePayload,
   },
   { requiredKeys: ['wire', 'wire_id', 'stream_id', 'type', 'sender', 'ts', 'payload'] },
 );
@@ -108,7 +116,7 @@ const wire10Envelope = fc.record(
     type: fc.stringMatching(WIRE_TYPE_PATTERN).filter((t) => t.length <= 100),
     sender: fc.stringMatching(SENDER_PATTERN),
     ts: isoTs,
-    payload: object(['__proto__']),
+    payload: nativePayload,
   },
   { requiredKeys: ['wire', 'type', 'sender', 'ts', 'payload'] },
 );
@@ -279,10 +287,10 @@ describe.each(CASES)(
           const parsed = parseAppend(b, SID, { dialect, sender: ctx.sender });
           if (!parsed.ok && parsed.code === 'invalid-wire') {
             expect(parsed.errors?.length).toBeGreaterThan(0);
-            for (const issue of parsed.errors ?? []) expect(issue.path).toMatch(/\S/);
+            for (const issue of parsed.errors ?? []) expect(issue.path).not.toBe('');
           }
         }),
-        { numRuns: 500 },
+        { numRuns: 2000 },
       );
     });
   },
