@@ -1,18 +1,13 @@
-import {
-  type Draft,
-  type Failure,
-  fail,
-  parseAppend,
-  type Result,
-  referenceProblems,
-} from '../protocol';
+import { type Draft, type Failure, parseAppend, type Result } from '../protocol';
+import type { AppendOptions } from '../protocol/dialects/parse-append';
 import type { AppendResult } from './kind';
 import type { Registry } from './registry';
 
 /**
  * The one append path. REST, HCS-first ingest and every later entry point
  * (MCP tools, dialect endpoints) hand a decoded body to `appendBody`, which
- * parses it, checks it against the modules' catalogues, runs the entry
+ * parses it in its dialect (`parseAppend`, with the modules' catalogues:
+ * payload schemas and reserved wire ids), runs the entry
  * point's guards (rights, then rate) and commits it to its stream. It answers
  * a value: only `api/` turns a Failure into problem+json (MCP into a tool error).
  */
@@ -36,11 +31,14 @@ export function draftOf(
   body: unknown,
   streamId: string,
   registry: Registry,
+  options: Pick<AppendOptions, 'dialect' | 'sender'> = {},
 ): Result<{ draft: Draft; expectedSeq: number | undefined }> {
-  const parsed = parseAppend(body, streamId);
+  const parsed = parseAppend(body, streamId, {
+    ...options,
+    payloads: (type) => registry.typeSpec(type)?.payload,
+    reserved: registry.derivedIds,
+  });
   if (!parsed.ok) return parsed;
-  const problem = catalogueProblem(parsed.draft, registry);
-  if (problem) return problem;
   return { ok: true, draft: parsed.draft, expectedSeq: parsed.expectedSeq };
 }
 
@@ -52,40 +50,4 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   const limited = (await call.guards.rate?.(drafted.draft)) ?? null;
   if (limited) return limited;
   return call.commit(drafted.draft, drafted.expectedSeq);
-}
-
-/**
- * What the catalogues say of a parsed Draft: its payload against its type's
- * schema (a type no module declares travels as any JSON object that keeps
- * artifact references hashed), and no wire_id a module derives for itself.
- */
-export function catalogueProblem(draft: Draft, registry: Registry): Failure | null {
-  const spec = registry.typeSpec(draft.type);
-  if (spec?.payload) {
-    const parsed = spec.payload.safeParse(draft.payload);
-    if (!parsed.success) {
-      const errors = parsed.error.issues.map((issue) => ({
-        path: ['payload', ...issue.path].map(String).join('.'),
-        message: issue.message,
-      }));
-      return fail('invalid-wire', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
-        errors,
-      });
-    }
-  } else {
-    const problem = referenceProblems(draft.payload);
-    if (problem !== null) {
-      return fail('invalid-wire', `payload.sha256: ${problem}`, {
-        errors: [{ path: 'payload.sha256', message: problem }],
-      });
-    }
-  }
-  const colon = draft.wire_id.indexOf(':');
-  if (colon > 0 && registry.derivedIds.includes(draft.wire_id.slice(0, colon))) {
-    const message = `wire_id "${draft.wire_id}" starts with "${draft.wire_id.slice(0, colon)}:", which is reserved for Wires the coordinator derives`;
-    return fail('invalid-wire', `wire_id: ${message}`, {
-      errors: [{ path: 'wire_id', message }],
-    });
-  }
-  return null;
 }

@@ -1,13 +1,16 @@
 import * as z from 'zod';
 import { canonicalJson } from './canonical-json';
-import { type Failure, type FieldIssue, fail, type Result } from './failure';
-import { newWireId } from './ids';
-import { AnyPayload } from './payloads';
-import { StreamId, streamIdProblem } from './stream-id';
+import { type Failure, type FieldIssue, fail } from './failure';
+import { AnyPayload, referenceProblems } from './payloads';
+import { StreamId } from './stream-id';
 import { WireType } from './wire-type';
-import { isPlainWire11, SENDER_PATTERN, WIRE_ID_PATTERN } from './wire11-fast-path';
+import { SENDER_PATTERN, WIRE_ID_PATTERN } from './wire11-fast-path';
 
-/** The Wire envelopes of seed 000 ("Stream-Enabled Wire Envelope"). */
+/**
+ * The Wire envelopes of seed 000 ("Stream-Enabled Wire Envelope"). How a body
+ * becomes a Wire — Wire 1.1 as is, Wire 1.0 upgraded, or a foreign dialect —
+ * is in `dialects/`; this file holds the shapes every dialect decodes into.
+ */
 
 export const WireId = z
   .string()
@@ -21,13 +24,14 @@ export const Sender = z
     SENDER_PATTERN,
     'sender must be 1-128 characters such as "agent:quinn-03", "human:ana" or "system"',
   );
-const Timestamp = z.iso.datetime({ offset: true, error: 'ts must be an ISO 8601 date-time' });
+/** A Wire's `ts`: ISO 8601 with an offset. */
+export const WireTs = z.iso.datetime({ offset: true, error: 'ts must be an ISO 8601 date-time' });
 const Ref = z.string().min(1).max(256).nullable().optional();
 
 const Common = {
   type: WireType,
   sender: Sender,
-  ts: Timestamp,
+  ts: WireTs,
   payload: AnyPayload,
 };
 
@@ -50,8 +54,12 @@ export const Wire11Input = z.strictObject({
   ...Common,
 });
 
+/** What `wire` says when it names no version this server reads. */
+export const WIRE_VERSION_MESSAGE =
+  'wire must be "1.1" (or "1.0" for an envelope without stream fields)';
+
 export const WireInput = z.discriminatedUnion('wire', [Wire10Input, Wire11Input], {
-  error: 'wire must be "1.1" (or "1.0" for an envelope without stream fields)',
+  error: WIRE_VERSION_MESSAGE,
 });
 
 /** A Wire as stored, anchored to HCS and served: every field present. */
@@ -69,6 +77,9 @@ export type Wire = z.infer<typeof Wire>;
 /** A Wire ready to append: everything but the sequence number. */
 export type Draft = Omit<Wire, 'stream_seq'>;
 
+/** A Wire's payload: a JSON object. */
+export type Payload = Wire['payload'];
+
 /** The receipt an append returns. */
 export interface Receipt {
   wire_id: string;
@@ -77,65 +88,47 @@ export interface Receipt {
   received_at: string;
 }
 
-export interface ParsedAppend {
-  draft: Draft;
-  /** `stream_seq` the client expected its Wire to get, if it said. */
-  expectedSeq: number | undefined;
-  upgraded: boolean;
-}
-
-function issuesOf(error: z.ZodError, prefix: (string | number)[] = []): FieldIssue[] {
+/** zod's issues as field issues, paths dotted (`payload.task_id`), `(envelope)` for the root. */
+export function fieldIssues(error: z.ZodError, prefix: (string | number)[] = []): FieldIssue[] {
   return error.issues.map((issue) => ({
     path: [...prefix, ...issue.path].map(String).join('.') || '(envelope)',
     message: issue.message,
   }));
 }
 
-function invalid(issues: FieldIssue[]): Failure {
+/** The `invalid-wire` failure: its detail lists each `path: message`. */
+export function invalidWire(issues: FieldIssue[]): Failure {
   const detail = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
   return fail('invalid-wire', detail, { errors: issues });
 }
 
 /**
- * Validates a decoded JSON body posted to `streamId` and turns it into a
- * draft Wire 1.1. Wire 1.0 envelopes are upgraded: the server assigns a
- * sortable `wire_id` and takes `stream_id` from the path.
+ * Where payload schemas come from, by Wire type: `undefined` for a type with
+ * no schema. The append path passes the registry's, built from every
+ * protocol module's type catalogue (`kernel/append.ts`).
  */
-export function parseAppend(body: unknown, streamId: string): Result<ParsedAppend> {
-  const pathProblem = streamIdProblem(streamId);
-  if (pathProblem !== null) return fail('invalid-stream-id', pathProblem);
+export type PayloadCatalogue = (type: string) => z.ZodType | undefined;
 
-  // The common case skips the union schema; anything unusual takes it.
-  const plain =
-    isPlainWire11(body, streamId) && Timestamp.safeParse((body as { ts: unknown }).ts).success;
-  const parsed = plain ? null : WireInput.safeParse(body);
-  if (parsed && !parsed.success) return invalid(issuesOf(parsed.error));
-  const input = parsed ? parsed.data : (body as z.infer<typeof Wire11Input>);
+/** No payload schemas: any JSON object (artifact references still need their hash). */
+export const noPayloadSchemas: PayloadCatalogue = () => undefined;
 
-  if (input.stream_id !== undefined && input.stream_id !== streamId) {
-    return fail(
-      'stream-id-mismatch',
-      `stream_id in the body ("${input.stream_id}") differs from the stream in the path ("${streamId}")`,
-    );
+/**
+ * The one place a payload meets its schema. A type the catalogue knows is
+ * checked against its schema; any other payload must still carry `sha256`
+ * beside an `artifact_ref`. Issues name Wire paths (`payload.task_id`).
+ */
+export function payloadIssues(
+  type: string,
+  payload: Payload,
+  catalogue: PayloadCatalogue = noPayloadSchemas,
+): FieldIssue[] | null {
+  const schema = catalogue(type);
+  if (schema !== undefined) {
+    const parsed = schema.safeParse(payload);
+    return parsed.success ? null : fieldIssues(parsed.error, ['payload']);
   }
-
-  // The payload against its type's schema and the reserved wire ids are the
-  // protocol modules' rules: `kernel/append.ts#catalogueProblem` checks them.
-
-  const upgraded = input.wire === '1.0';
-  const draft: Draft = {
-    wire: '1.1',
-    wire_id: input.wire === '1.1' ? input.wire_id : newWireId(),
-    stream_id: streamId,
-    correlation_id: input.wire === '1.1' ? (input.correlation_id ?? null) : null,
-    causation_id: input.wire === '1.1' ? (input.causation_id ?? null) : null,
-    type: input.type,
-    sender: input.sender,
-    ts: input.ts,
-    payload: input.payload,
-  };
-  const expectedSeq = input.wire === '1.1' ? input.stream_seq : undefined;
-  return { ok: true, draft, expectedSeq, upgraded };
+  const refProblem = referenceProblems(payload);
+  return refProblem === null ? null : [{ path: 'payload.sha256', message: refProblem }];
 }
 
 /** The HCS message body of a Wire: canonical JSON of the full envelope. */

@@ -60,3 +60,17 @@ export function ulid(now: number = Date.now()): string {
 export function newWireId(now?: number): string {
   return `wire_${ulid(now)}`;
 }
+
+/**
+ * Why a client may not post `wireId`, or null: ids that start with a prefix
+ * a protocol module derives for its own Wires (`offer:…`) are reserved.
+ * wire_ids are global (read models, proofs), so a client posting a
+ * predictable one first would take the module's Wire's place.
+ */
+export function reservedWireIdProblem(wireId: string, reserved: readonly string[]): string | null {
+  const colon = wireId.indexOf(':');
+  const kind = colon > 0 ? wireId.slice(0, colon) : '';
+  return reserved.includes(kind)
+    ? `wire_id "${wireId}" starts with "${kind}:", which is reserved for Wires the coordinator derives`
+    : null;
+}

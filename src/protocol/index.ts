@@ -1,5 +1,6 @@
 export * from './anchor-record';
 export * from './canonical-json';
+export * from './dialects';
 export * from './envelope';
 export * from './failure';
 export * from './ids';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DIALECTS, type Dialect, dialectNamed } from './dialects';
 import { Wire, WireInput } from './envelope';
 
 /**
@@ -21,5 +22,22 @@ export function wireJsonSchema(
     input: z.toJSONSchema(WireInput, { io: 'input', unrepresentable: 'any' }),
     wire: z.toJSONSchema(Wire, { io: 'output', unrepresentable: 'any' }),
     payloads,
+  };
+}
+
+/**
+ * JSON Schema (2020-12) of the envelope a dialect's clients send, from its zod
+ * schema; null for a name no dialect has. Pass `dialects` to look in a
+ * registry other than the built-in list.
+ */
+export function dialectJsonSchema(
+  name: string,
+  dialects: readonly Dialect[] = DIALECTS,
+): Record<string, unknown> | null {
+  const dialect = dialectNamed(name, dialects);
+  if (dialect === null) return null;
+  return {
+    ...z.toJSONSchema(dialect.schema, { io: 'input', unrepresentable: 'any' }),
+    title: `Wirestream dialect ${dialect.name}`,
   };
 }

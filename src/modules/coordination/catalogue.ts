@@ -126,3 +126,21 @@ export const COORDINATION_PREFIXES: Record<string, TypeSpec> = {
 export function typeOf(type: string): CoordinationType | undefined {
   return Object.hasOwn(COORDINATION_TYPES, type) ? COORDINATION_TYPES[type] : undefined;
 }
+
+/** Payload schemas by type, as `parseAppend` takes them (for tools and tests outside workerd). */
+export function coordinationPayloads(type: string) {
+  return typeOf(type)?.payload;
+}
+
+/** Ids of the Wires the deciders derive (see their `derivedWireId` calls). */
+export const COORDINATION_DERIVED_IDS = [
+  'confirm',
+  'expired',
+  'feed',
+  'lapsed',
+  'offer',
+  'release',
+  'return',
+  'revoked',
+  'signal',
+] as const;

@@ -3,7 +3,7 @@ import type { AppEnv } from '../../api/app-env';
 import type { ProtocolModule } from '../../kernel/module';
 import type { Reducer } from '../../projection/reducer';
 import type { BaseRow } from '../../projection/types';
-import { COORDINATION_PREFIXES, COORDINATION_TYPES } from './catalogue';
+import { COORDINATION_DERIVED_IDS, COORDINATION_PREFIXES, COORDINATION_TYPES } from './catalogue';
 import { KINDS } from './kinds';
 import { COORDINATION_PROBLEMS } from './problems';
 import { agentRuntimeState } from './read-models/agent-runtime-state';
@@ -28,18 +28,7 @@ export const coordination: ProtocolModule = {
   kinds: KINDS,
   types: COORDINATION_TYPES,
   typePrefixes: COORDINATION_PREFIXES,
-  // Ids of the Wires the deciders derive (see their `derivedWireId` calls).
-  derivedIds: [
-    'confirm',
-    'expired',
-    'feed',
-    'lapsed',
-    'offer',
-    'release',
-    'return',
-    'revoked',
-    'signal',
-  ],
+  derivedIds: COORDINATION_DERIVED_IDS,
   problems: COORDINATION_PROBLEMS,
   readModels: [
     taskRunState as unknown as Reducer<BaseRow>,
