@@ -1,4 +1,4 @@
-import { canonicalJson } from '../protocol/canonical-json';
+import { legacyCanonicalJson, storedCanonicalJson } from '../protocol/canonical-json';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from './mirror';
 import { emptyRunningHash, stepChain } from './running-hash';
 
@@ -166,7 +166,9 @@ async function compare(
   const served = (await servedWires(api, claim.stream_id, streams)).get(claim.stream_seq);
   if (!served) return `stream ${claim.stream_id} does not serve seq ${claim.stream_seq}`;
   const { anchor: _a, received_at: _r, ...envelope } = served;
-  return canonicalJson(envelope) === onTopic
+  // Messages anchored before Wirestream used RFC 8785 carry the earlier
+  // key order; either serialisation of the served Wire proves the same content.
+  return storedCanonicalJson(envelope) === onTopic || legacyCanonicalJson(envelope) === onTopic
     ? null
     : `wire ${claim.wire_id}: the Wire served by the coordinator differs from the bytes on HCS`;
 }

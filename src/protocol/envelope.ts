@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { canonicalJson } from './canonical-json';
+import { loneSurrogatePath, storedCanonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail, type Result } from './failure';
 import { newWireId, reservedWireIdProblem } from './ids';
 import { AnyPayload, isKnownType, PAYLOADS, referenceProblems } from './payloads';
@@ -84,6 +84,9 @@ export interface ParsedAppend {
   upgraded: boolean;
 }
 
+const LONE_SURROGATE_MESSAGE =
+  'holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape), which canonical JSON (RFC 8785) cannot represent';
+
 function issuesOf(error: z.ZodError, prefix: (string | number)[] = []): FieldIssue[] {
   return error.issues.map((issue) => ({
     path: [...prefix, ...issue.path].map(String).join('.') || '(envelope)',
@@ -132,6 +135,9 @@ export function parseAppend(body: unknown, streamId: string): Result<ParsedAppen
     if (reserved !== null) return invalid([{ path: 'wire_id', message: reserved }]);
   }
 
+  const unpaired = loneSurrogatePath(body);
+  if (unpaired !== null) return invalid([{ path: unpaired, message: LONE_SURROGATE_MESSAGE }]);
+
   const upgraded = input.wire === '1.0';
   const draft: Draft = {
     wire: '1.1',
@@ -150,10 +156,10 @@ export function parseAppend(body: unknown, streamId: string): Result<ParsedAppen
 
 /** The HCS message body of a Wire: canonical JSON of the full envelope. */
 export function wireMessage(wire: Wire): string {
-  return canonicalJson(wire);
+  return storedCanonicalJson(wire);
 }
 
 /** Content identity used for idempotent replay (ignores server-assigned seq). */
 export function draftIdentity(draft: Draft): string {
-  return canonicalJson(draft);
+  return storedCanonicalJson(draft);
 }
