@@ -40,8 +40,6 @@ export interface Decider<S> {
   wakeAt(state: S): number | null;
 }
 
-export type Json = Wire['payload'][string];
-
 export function str(payload: Wire['payload'], key: string): string | undefined {
   const value = payload[key];
   return typeof value === 'string' ? value : undefined;

@@ -77,12 +77,6 @@ export function wireOfRow(row: WireEventRow): ProjectedWire {
   };
 }
 
-/** The JSON shape the API serves for a stored Wire. */
-export function wireJsonOfRow(row: WireEventRow) {
-  const { payload, ...rest } = row;
-  return { wire: '1.1' as const, ...rest, payload: JSON.parse(payload) as unknown };
-}
-
 /**
  * Inserts new Wires (a known `(stream_id, wire_id)` or `(stream_id, stream_seq)` is left
  * alone) and then advances the watermark by exactly the rows inserted:
