@@ -1,23 +1,13 @@
 import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { inject } from 'vitest';
+import type { AnchorState, ServedWire as ClientServedWire } from '../../../src/client/types';
 import { authHeaders } from './auth';
 import { Subscriber } from './subscriber';
 
 /** Drives and observes HCS anchoring against the stand-in network. */
 
-export interface ServedWire {
-  wire_id: string;
-  stream_seq: number;
-  anchor: {
-    status: 'pending' | 'anchored';
-    topic?: string;
-    hcs_topic_id?: string;
-    hcs_sequence_number?: number;
-    consensus_timestamp?: string;
-    running_hash?: string;
-    hcs_chunks?: number;
-  };
-}
+/** A Wire as `GET …/wires` serves it, its anchor state always present. */
+export type ServedWire = Pick<ClientServedWire, 'wire_id' | 'stream_seq'> & { anchor: AnchorState };
 
 export async function readWires(streamId: string): Promise<ServedWire[]> {
   const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/wires?limit=1000`, {
