@@ -4,13 +4,13 @@
 // WebSocket connections. No schema validation or idempotency: it does less
 // work per append than Wirestream, which BENCHMARKS.md says.
 import { Agent, routeAgentRequest } from 'agents';
+import { appendAndBroadcast, createLog } from './stream-log.js';
 
 export class StreamAgent extends Agent {
   static options = { hibernate: true };
 
   onStart() {
-    this
-      .sql`CREATE TABLE IF NOT EXISTS wires (seq INTEGER PRIMARY KEY AUTOINCREMENT, body TEXT NOT NULL)`;
+    createLog(this);
   }
 
   // Subscribers only want Wires, not the SDK's identity/state frames.
@@ -18,14 +18,8 @@ export class StreamAgent extends Agent {
     return false;
   }
 
-  async onRequest(request) {
-    if (request.method !== 'POST') return new Response('method not allowed', { status: 405 });
-    const wire = await request.json();
-    const body = JSON.stringify(wire);
-    const [row] = this.sql`INSERT INTO wires (body) VALUES (${body}) RETURNING seq`;
-    const stored = { ...wire, stream_seq: row.seq };
-    this.broadcast(JSON.stringify({ kind: 'wires', wires: [stored] }));
-    return Response.json({ seq: row.seq }, { status: 201 });
+  onRequest(request) {
+    return appendAndBroadcast(this, request);
   }
 }
 

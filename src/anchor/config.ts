@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { Env } from '../env';
 
 /**
  * Anchoring configuration from Worker vars/secrets:
@@ -15,14 +16,16 @@ export type HederaNetwork = z.infer<typeof HederaNetwork>;
 const EntityId = z.string().regex(/^\d+\.\d+\.\d+$/, 'must be an entity id like 0.0.1234');
 const TopicMap = z.record(z.string().min(1), EntityId);
 
-export interface AnchorVars {
-  HEDERA_NETWORK?: string;
-  HEDERA_OPERATOR_ID?: string;
-  HEDERA_OPERATOR_KEY?: string;
-  HEDERA_TOPICS?: string;
-  HEDERA_LOCAL_URL?: string;
-  HEDERA_MIRROR_URL?: string;
-}
+/** The Worker's variables anchoring reads (documented on `Env`). */
+export type AnchorVars = Pick<
+  Env,
+  | 'HEDERA_NETWORK'
+  | 'HEDERA_OPERATOR_ID'
+  | 'HEDERA_OPERATOR_KEY'
+  | 'HEDERA_TOPICS'
+  | 'HEDERA_LOCAL_URL'
+  | 'HEDERA_MIRROR_URL'
+>;
 
 export interface HederaConfig {
   network: HederaNetwork;

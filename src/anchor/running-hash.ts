@@ -82,10 +82,6 @@ export function fromBase64(text: string): Uint8Array {
   return out;
 }
 
-export function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 /** The fields of a mirror node message the chain is computed from. */
 export interface ChainedMessage {
   consensus_timestamp: string;

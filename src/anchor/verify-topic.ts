@@ -1,4 +1,4 @@
-import { canonicalJson } from '../protocol/canonical-json';
+import { legacyCanonicalJson, storedCanonicalJson } from '../protocol/canonical-json';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from './mirror';
 import { emptyRunningHash, stepChain } from './running-hash';
 
@@ -166,7 +166,9 @@ async function compare(
   const served = (await servedWires(api, reported.stream_id, streams)).get(reported.stream_seq);
   if (!served) return `stream ${reported.stream_id} does not serve seq ${reported.stream_seq}`;
   const { anchor: _a, received_at: _r, ...envelope } = served;
-  return canonicalJson(envelope) === onTopic
+  // Messages anchored before Wirestream used RFC 8785 carry the earlier
+  // key order; either serialisation of the served Wire proves the same content.
+  return storedCanonicalJson(envelope) === onTopic || legacyCanonicalJson(envelope) === onTopic
     ? null
     : `wire ${reported.wire_id}: the Wire served by the coordinator differs from the bytes on HCS`;
 }

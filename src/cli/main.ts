@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
 import { append, tail } from './commands';
 import type { Output } from './format';
+import { jwtClaims } from './jwt-claims';
 import { token } from './token';
 import { UsageError } from './usage';
 import { verify } from './verify';
@@ -91,14 +92,8 @@ function need(value: string | undefined, usage: string): string {
 
 /** The `sub` claim of a JWT, so appended Wires name the token's subject. */
 function subjectOf(jwt: string | undefined): string | undefined {
-  const part = jwt?.split('.')[1];
-  if (!part) return undefined;
-  try {
-    const claims = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as { sub?: unknown };
-    return typeof claims.sub === 'string' ? claims.sub : undefined;
-  } catch {
-    return undefined;
-  }
+  const sub = jwtClaims(jwt)?.sub;
+  return typeof sub === 'string' ? sub : undefined;
 }
 
 /** The command line; throws on an unknown option or one missing its value. */

@@ -1,5 +1,6 @@
 import type { WirestreamClient } from '../client';
 import { emit, type Output } from './format';
+import { jwtClaims } from './jwt-claims';
 import { intFlag } from './usage';
 
 export interface TokenFlags {
@@ -36,7 +37,7 @@ export async function token(
       );
       return 1;
     }
-    const claims = decodeClaims(current);
+    const claims = jwtClaims(current);
     emit(
       output,
       claims ?? { opaque: true },
@@ -64,17 +65,6 @@ export async function token(
   emit(output, res.body, res.body.token);
   if (!output.json) output.err(`token for ${flags.sub}, expires ${res.body.expires_at}`);
   return 0;
-}
-
-function decodeClaims(jwt: string): Record<string, unknown> | null {
-  const part = jwt.split('.')[1];
-  if (!part) return null;
-  try {
-    const text = Buffer.from(part.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
 }
 
 function describe(claims: Record<string, unknown>): string {

@@ -1,4 +1,4 @@
-/** How a client waits between attempts: exponential with full jitter. */
+/** How a client waits between attempts: exponential, capped, with equal jitter. */
 export interface RetryPolicy {
   /** Attempts in total, including the first (default 6). */
   attempts: number;
@@ -11,9 +11,11 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 6, baseMs: 100, maxMs: 5000 };
 
 /**
- * Delay before attempt `attempt + 1` (attempt counts from 0). A server's
- * `Retry-After` wins when it is given. `random` is injectable so tests can
- * pin the jitter.
+ * Delay before attempt `attempt + 1` (attempt counts from 0), with "equal
+ * jitter": the capped exponential delay `min(maxMs, baseMs * 2^attempt)`,
+ * half of it fixed and half drawn at random, so clients that failed together
+ * spread out yet none retries at once. A server's `Retry-After` wins when it
+ * is given. `random` (a number in [0, 1)) is injectable so tests can pin it.
  * https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
  */
 export function backoffDelay(
@@ -24,7 +26,8 @@ export function backoffDelay(
 ): number {
   if (retryAfterMs !== undefined && retryAfterMs >= 0) return Math.min(retryAfterMs, 60_000);
   const cap = Math.min(policy.maxMs, policy.baseMs * 2 ** attempt);
-  return Math.round(cap / 2 + (random() * cap) / 2);
+  const share = Math.min(1, Math.max(0, random()));
+  return Math.round(cap / 2 + (share * cap) / 2);
 }
 
 /** `Retry-After` as delta-seconds or an HTTP date, in ms; undefined if absent or unreadable. */

@@ -1,4 +1,4 @@
-import { canonicalJson, type Wire } from '../protocol';
+import { storedCanonicalJson, type Wire } from '../protocol';
 import type { AnchorUpdate, ProjectedWire } from './types';
 
 /** SQL for the raw `wire_events` table (migrations/0001) and its watermark. */
@@ -49,7 +49,7 @@ export function toWireEventRow(wire: ProjectedWire): WireEventRow {
     type: wire.type,
     sender: wire.sender,
     ts: wire.ts,
-    payload: canonicalJson(wire.payload),
+    payload: storedCanonicalJson(wire.payload),
     received_at: wire.received_at,
     hcs_topic_id: wire.hcs_topic_id ?? null,
     hcs_sequence_number: wire.hcs_sequence_number ?? null,
@@ -75,12 +75,6 @@ export function wireOfRow(row: WireEventRow): ProjectedWire {
     hcs_sequence_number: row.hcs_sequence_number,
     consensus_timestamp: row.consensus_timestamp,
   };
-}
-
-/** The JSON shape the API serves for a stored Wire. */
-export function wireJsonOfRow(row: WireEventRow) {
-  const { payload, ...rest } = row;
-  return { wire: '1.1' as const, ...rest, payload: JSON.parse(payload) as unknown };
 }
 
 /**

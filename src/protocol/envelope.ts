@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { canonicalJson } from './canonical-json';
+import { storedCanonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail } from './failure';
 import { AnyPayload, referenceProblems } from './payloads';
 import { StreamId } from './stream-id';
@@ -133,10 +133,10 @@ export function payloadIssues(
 
 /** The HCS message body of a Wire: canonical JSON of the full envelope. */
 export function wireMessage(wire: Wire): string {
-  return canonicalJson(wire);
+  return storedCanonicalJson(wire);
 }
 
 /** Content identity used for idempotent replay (ignores server-assigned seq). */
 export function draftIdentity(draft: Draft): string {
-  return canonicalJson(draft);
+  return storedCanonicalJson(draft);
 }

@@ -1,59 +1,20 @@
+import { monotonicFactory } from 'ulidx';
+
 /**
- * Sortable unique ids (ULID layout: 48-bit millisecond time + 80 random bits,
- * Crockford base32). Ids minted in the same millisecond by one isolate stay
- * ordered because the random part is incremented instead of redrawn.
+ * Sortable unique ids: ULIDs (48-bit millisecond time + 80 random bits,
+ * Crockford base32) from `ulidx`. The monotonic factory keeps ids minted in
+ * the same millisecond by one isolate ordered: it increments the random part
+ * instead of redrawing it. https://github.com/ulid/spec
  */
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const ulid = monotonicFactory(uniformByte);
 
-let lastTime = -1;
-let lastRandom: Uint8Array = new Uint8Array(10);
-
-function encodeTime(ms: number): string {
-  let out = '';
-  let t = ms;
-  for (let i = 0; i < 10; i++) {
-    out = ALPHABET[t % 32] + out;
-    t = Math.floor(t / 32);
-  }
-  return out;
-}
-
-function encodeRandom(bytes: Uint8Array): string {
-  // 80 bits -> 16 base32 characters.
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-    value &= (1 << bits) - 1;
-  }
-  return out;
-}
-
-function increment(bytes: Uint8Array): Uint8Array {
-  const next = bytes.slice();
-  for (let i = next.length - 1; i >= 0; i--) {
-    const v = (next[i] ?? 0) + 1;
-    next[i] = v & 0xff;
-    if (v <= 0xff) break;
-  }
-  return next;
-}
-
-/** A new ULID, monotonic within this isolate. `now` is injectable for tests. */
-export function ulid(now: number = Date.now()): string {
-  if (now <= lastTime) {
-    lastRandom = increment(lastRandom);
-  } else {
-    lastTime = now;
-    lastRandom = crypto.getRandomValues(new Uint8Array(10));
-  }
-  return encodeTime(lastTime) + encodeRandom(lastRandom);
+/**
+ * ulidx's PRNG contract: a number in [0, 1). WebCrypto, read only when an id
+ * is minted (Workers refuse random values in global scope), and divided by
+ * 256 so each of the 32 base32 digits is equally likely.
+ */
+function uniformByte(): number {
+  return (crypto.getRandomValues(new Uint8Array(1))[0] ?? 0) / 256;
 }
 
 /** A server-assigned wire id: `wire_` + ULID. */

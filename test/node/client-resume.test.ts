@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
   type ServedWire,
+  type SubscribeOptions,
   type SubscriptionState,
   type WebSocketConstructor,
   WirestreamClient,
@@ -65,6 +66,36 @@ function until(check: () => boolean, ms: number, what: () => string): Promise<vo
     };
     tick();
   });
+}
+
+/**
+ * Follows `streamId` with `c`, recording the seqs delivered, until it is
+ * caught up at `last`; `more` adds to the failure message.
+ */
+async function followToCaughtUp(
+  c: WirestreamClient,
+  streamId: string,
+  last: number,
+  options: Omit<SubscribeOptions, 'onWires' | 'onCaughtUp'> = {},
+  more: () => string = () => '',
+) {
+  const seen: number[] = [];
+  let caughtUp = -1;
+  const sub = c.subscribe(streamId, {
+    ...options,
+    onWires: (wires) => {
+      seen.push(...wires.map((w) => w.stream_seq));
+    },
+    onCaughtUp: (at) => {
+      caughtUp = at;
+    },
+  });
+  await until(
+    () => caughtUp === last,
+    10_000,
+    () => `caught up at ${caughtUp}${more()}`,
+  );
+  return { sub, seen };
 }
 
 describe('Subscription against a server that drops connections', () => {
@@ -156,22 +187,9 @@ describe('Subscription against a server that drops connections', () => {
   it('resumes from a given stream_seq without repeating earlier Wires', async () => {
     const streamId = `project:from-${Date.now().toString(36)}`;
     await appendMany(streamId, 30);
-    const seen: number[] = [];
-    let caughtUp = -1;
-    const sub = client(server.url).subscribe(streamId, {
+    const { sub, seen } = await followToCaughtUp(client(server.url), streamId, 30, {
       afterSeq: 17,
-      onWires: (wires) => {
-        seen.push(...wires.map((w) => w.stream_seq));
-      },
-      onCaughtUp: (last) => {
-        caughtUp = last;
-      },
     });
-    await until(
-      () => caughtUp === 30,
-      10_000,
-      () => `caught up at ${caughtUp}`,
-    );
     sub.close();
     expect(seen).toEqual(Array.from({ length: 13 }, (_, i) => i + 18));
   }, 30_000);
@@ -199,30 +217,23 @@ describe('acknowledgements', () => {
     // 40 Wires against a window of 16: the replay only gets through on acks.
     await appendMany(streamId, 40);
     const sent: string[] = [];
-    const seen: number[] = [];
-    let caughtUp = -1;
-    const sub = new WirestreamClient({
-      baseUrl: server.url,
-      sender: SENDER,
-      WebSocket: recording(sent),
-      ...(token ? { token } : {}),
-    }).subscribe(streamId, {
-      onWires: (wires) => {
-        seen.push(...wires.map((w) => w.stream_seq));
-      },
-      onCaughtUp: (last) => {
-        caughtUp = last;
-      },
-    });
     const acks = () =>
       sent
         .map((m) => JSON.parse(m) as { kind: string; seq?: number })
         .filter((m) => m.kind === 'ack')
         .map((m) => m.seq);
-    await until(
-      () => caughtUp === 40,
-      10_000,
-      () => `caught up at ${caughtUp}, acks ${acks().join(',')}`,
+    const recorder = new WirestreamClient({
+      baseUrl: server.url,
+      sender: SENDER,
+      WebSocket: recording(sent),
+      ...(token ? { token } : {}),
+    });
+    const { sub, seen } = await followToCaughtUp(
+      recorder,
+      streamId,
+      40,
+      {},
+      () => `, acks ${acks().join(',')}`,
     );
     // The server asks for an ack every 8 Wires (half of 16): one per 8 or more.
     const replayAcks = acks();
@@ -369,21 +380,7 @@ describe('WebSocket authentication', () => {
     const streamId = `project:ticket-${Date.now().toString(36)}`;
     await appendMany(streamId, 3);
     const ticketed = ticketClient(server.url);
-    const seen: number[] = [];
-    let caughtUp = -1;
-    const sub = ticketed.subscribe(streamId, {
-      onWires: (wires) => {
-        seen.push(...wires.map((w) => w.stream_seq));
-      },
-      onCaughtUp: (last) => {
-        caughtUp = last;
-      },
-    });
-    await until(
-      () => caughtUp === 3,
-      10_000,
-      () => `caught up at ${caughtUp}`,
-    );
+    const { sub, seen } = await followToCaughtUp(ticketed, streamId, 3);
     sub.close();
     expect(seen).toEqual([1, 2, 3]);
   }, 30_000);
@@ -392,25 +389,12 @@ describe('WebSocket authentication', () => {
     const streamId = `project:ticket-drop-${Date.now().toString(36)}`;
     await appendMany(streamId, 3);
     const ticketed = ticketClient(proxy.url, { baseMs: 20, maxMs: 100 });
-    const seen: number[] = [];
     const states: string[] = [];
-    let caughtUp = -1;
-    const sub = ticketed.subscribe(streamId, {
-      onWires: (wires) => {
-        seen.push(...wires.map((w) => w.stream_seq));
-      },
-      onCaughtUp: (last) => {
-        caughtUp = last;
-      },
+    const { sub, seen } = await followToCaughtUp(ticketed, streamId, 3, {
       onState: (state) => {
         states.push(state);
       },
     });
-    await until(
-      () => caughtUp === 3,
-      10_000,
-      () => `caught up at ${caughtUp}`,
-    );
     proxy.dropAll();
     await appendMany(streamId, 3);
     await until(

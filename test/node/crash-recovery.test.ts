@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WirestreamClient } from '../../src/client';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { devServerForFile } from '../support/dev-server';
 
 /**
  * "Accepted data is never lost": the whole runtime (wrangler and workerd) is
@@ -13,17 +13,7 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  */
 const SENDER = 'agent:crash-test';
 const CLIENTS = 12;
-let server: DevServer;
-let token: string | undefined;
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = await tokenFor(server, SENDER);
-}, 90_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile(SENDER);
 
 interface Sent {
   body: string;
@@ -32,11 +22,11 @@ interface Sent {
 
 const headers = () => ({
   'Content-Type': 'application/json',
-  ...(token ? { Authorization: `Bearer ${token}` } : {}),
+  ...(dev.token ? { Authorization: `Bearer ${dev.token}` } : {}),
 });
 
 async function post(s: Sent): Promise<{ status: number; seq?: number }> {
-  const res = await fetch(`${server.url}/v1/streams/${encodeURIComponent(s.streamId)}/wires`, {
+  const res = await fetch(`${dev.server.url}/v1/streams/${encodeURIComponent(s.streamId)}/wires`, {
     method: 'POST',
     headers: headers(),
     body: s.body,
@@ -72,7 +62,7 @@ async function readStream(streamId: string): Promise<ServedWire[]> {
   let after = 0;
   for (;;) {
     const page = await getJson<{ wires: ServedWire[]; next_after_seq: number | null }>(
-      `${server.url}/v1/streams/${encodeURIComponent(streamId)}/wires?after_seq=${after}&limit=1000`,
+      `${dev.server.url}/v1/streams/${encodeURIComponent(streamId)}/wires?after_seq=${after}&limit=1000`,
     );
     all.push(...page.wires);
     if (page.next_after_seq === null) return all;
@@ -121,7 +111,7 @@ describe('a crash of the whole runtime mid-burst', () => {
       do {
         const q = `correlation_id=${encodeURIComponent(project)}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
         const page: { wires: { wire_id: string }[]; next_cursor: string | null } = await getJson(
-          `${server.url}/v1/wires?${q}`,
+          `${dev.server.url}/v1/wires?${q}`,
         );
         for (const w of page.wires) ids.add(w.wire_id);
         cursor = page.next_cursor;
@@ -168,7 +158,7 @@ describe('a crash of the whole runtime mid-burst', () => {
     };
     // The network takes submits but holds its answers: at the crash, Wires are
     // in outboxes, handed to the topic, and sent without an answer seen.
-    await server.faults({ answerDelayMs: 1500 });
+    await dev.server.faults({ answerDelayMs: 1500 });
     const appenders = Array.from({ length: CLIENTS }, (_, c) => appender(c));
     await eventually(
       15_000,
@@ -178,9 +168,9 @@ describe('a crash of the whole runtime mid-burst', () => {
     );
     crashing = true;
     const anchoredAtCrash = (await anchored()).size;
-    await server.crashAndRestart();
+    await dev.server.crashAndRestart();
     await Promise.all(appenders);
-    await server.faults({});
+    await dev.server.faults({});
     const ackedBeforeCrash = acked.size;
 
     // 1. What was acknowledged before the crash gets anchored with nothing
@@ -239,7 +229,7 @@ describe('a crash of the whole runtime mid-burst', () => {
     let next: string | null = `/api/v1/topics/${topicId}/messages?limit=100`;
     while (next) {
       const page: { messages: MirrorChunk[]; links: { next: string | null } } = await getJson(
-        `${server.standin.url}${next}`,
+        `${dev.server.standin.url}${next}`,
       );
       for (const m of page.messages) {
         const first = m.chunk_info?.initial_transaction_id;
@@ -278,10 +268,10 @@ describe('a crash of the whole runtime mid-burst', () => {
     const streamId = `project:crash-sdk-${Date.now().toString(36)}`;
     // Retries long enough to outlast a restart (wrangler dev takes a few seconds).
     const agent = new WirestreamClient({
-      baseUrl: server.url,
+      baseUrl: dev.server.url,
       sender: SENDER,
       retry: { attempts: 40, baseMs: 50, maxMs: 500 },
-      ...(token ? { token } : {}),
+      ...(dev.token ? { token: dev.token } : {}),
     });
     const receipts: { wireId: string; seq: number; replay: boolean }[] = [];
     let crashed = false;
@@ -303,7 +293,7 @@ describe('a crash of the whole runtime mid-burst', () => {
       (n) => n >= 400,
       (n) => `${n} receipts`,
     );
-    await server.crashAndRestart();
+    await dev.server.crashAndRestart();
     crashed = true;
     await Promise.all(appenders); // none of them threw
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { describe, expect, it } from 'vitest';
+import { devServerForFile } from '../support/dev-server';
 
 /**
  * A rebuild outlives the runtime: the whole of it (wrangler and workerd) is
@@ -8,23 +8,13 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  * without starting over, and the read models end as they were.
  */
 const SENDER = 'agent:rebuild-crash';
-let server: DevServer;
-let token: string | undefined;
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = await tokenFor(server, SENDER);
-}, 90_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile(SENDER);
 
 const auth = (bearer: string | undefined): Record<string, string> =>
   bearer ? { Authorization: `Bearer ${bearer}` } : {};
 
-async function getJson<T>(path: string, bearer = token): Promise<T> {
-  const res = await fetch(`${server.url}${path}`, { headers: auth(bearer) });
+async function getJson<T>(path: string, bearer = dev.token): Promise<T> {
+  const res = await fetch(`${dev.server.url}${path}`, { headers: auth(bearer) });
   if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -75,9 +65,9 @@ describe('a crash of the whole runtime mid-rebuild', () => {
     const projects = [`project:rc-a-${run}`, `project:rc-b-${run}`];
     for (const project of projects) {
       for (let i = 0; i < 15; i++) {
-        const res = await fetch(`${server.url}/v1/streams/${project}/wires`, {
+        const res = await fetch(`${dev.server.url}/v1/streams/${project}/wires`, {
           method: 'POST',
-          headers: { 'Content-Type': 'application/json', ...auth(token) },
+          headers: { 'Content-Type': 'application/json', ...auth(dev.token) },
           body: JSON.stringify({
             wire: '1.1',
             wire_id: `rc-${run}-${i}`,
@@ -96,7 +86,7 @@ describe('a crash of the whole runtime mid-rebuild', () => {
     type Topics = { topics: { hcs_topic_id: string; total: number; anchored: number }[] };
     const topics = await until(
       30_000,
-      () => getJson<Topics>('/v1/topics', server.adminToken),
+      () => getJson<Topics>('/v1/topics', dev.server.adminToken),
       (t) => t.topics.length >= 2 && t.topics.every((x) => x.anchored === x.total),
     );
     const wiresOf = async () =>
@@ -120,10 +110,10 @@ describe('a crash of the whole runtime mid-rebuild', () => {
     // The last topic the rebuild reads cannot be read: it stops there, retrying.
     const ids = topics.topics.map((t) => t.hcs_topic_id).sort();
     const last = ids.at(-1) as string;
-    await server.faults({ topicId: last, mirrorUnavailable: true });
-    const res = await fetch(`${server.url}/v1/admin/rebuild`, {
+    await dev.server.faults({ topicId: last, mirrorUnavailable: true });
+    const res = await fetch(`${dev.server.url}/v1/admin/rebuild`, {
       method: 'POST',
-      headers: auth(server.adminToken),
+      headers: auth(dev.server.adminToken),
     });
     expect(res.status).toBe(200);
     const beforeCrash = await readLines(res, (l) => l.phase === 'retry');
@@ -131,10 +121,10 @@ describe('a crash of the whole runtime mid-rebuild', () => {
       ids.slice(0, -1),
     );
 
-    await server.crashAndRestart();
-    await server.faults({ topicId: last });
-    const follow = await fetch(`${server.url}/v1/admin/rebuild`, {
-      headers: auth(server.adminToken),
+    await dev.server.crashAndRestart();
+    await dev.server.faults({ topicId: last });
+    const follow = await fetch(`${dev.server.url}/v1/admin/rebuild`, {
+      headers: auth(dev.server.adminToken),
     });
     expect(follow.status).toBe(200);
     const lines = await readLines(follow, () => false);
@@ -145,7 +135,7 @@ describe('a crash of the whole runtime mid-rebuild', () => {
 
     const projection = await getJson<{ models: { status: string }[]; rebuild: unknown }>(
       '/v1/admin/projection',
-      server.adminToken,
+      dev.server.adminToken,
     );
     expect(projection.models.map((m) => m.status)).toEqual(['ready', 'ready', 'ready', 'ready']);
     expect(projection.rebuild).toMatchObject({ status: 'done', full: true });

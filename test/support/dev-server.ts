@@ -1,9 +1,16 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type Standin, startStandin } from '../../tools/hedera-standin/index.mjs';
+import {
+  freePort,
+  migrateD1,
+  OFFLINE,
+  ROOT,
+  wranglerDevArgs,
+} from '../../tools/lib/wrangler-local.mjs';
 
 /**
  * The real Worker under `wrangler dev` on a free 127.0.0.1 port, for tests
@@ -31,25 +38,6 @@ export interface DevServer {
   log(): string;
 }
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const OFFLINE = {
-  WRANGLER_SEND_METRICS: 'false',
-  WRANGLER_HIDE_BANNER: 'true',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-  CI: 'true',
-};
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 export async function startDevServer(vars: Record<string, string> = {}): Promise<DevServer> {
   const port = await freePort();
   const persist = mkdtempSync(path.join(tmpdir(), 'wirestream-dev-'));
@@ -65,44 +53,17 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     ...vars,
   };
   // The read models live in D1: apply its migrations as `npm start` does.
-  const migrate = spawnSync(
-    process.execPath,
-    [
-      path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
-      'd1',
-      'migrations',
-      'apply',
-      'DB',
-      '--local',
-      '--persist-to',
-      persist,
-    ],
-    { cwd: ROOT, env: { ...process.env, ...OFFLINE }, encoding: 'utf8' },
-  );
-  if (migrate.status !== 0)
-    throw new Error(`D1 migrations failed:\n${migrate.stdout}${migrate.stderr}`);
+  const migrate = migrateD1(persist, ROOT);
+  if (!migrate.ok) throw new Error(`D1 migrations failed:\n${migrate.output}`);
   let output = '';
   let child: ChildProcess | null = null;
 
   const launch = async () => {
-    const args = [
-      path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--persist-to',
-      persist,
-      '--show-interactive-dev-session=false',
-      '--inspector-port',
-      String(await freePort()),
-      ...Object.entries(allVars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
-    ];
+    const args = await wranglerDevArgs({ port, persist, vars: allVars });
     // Its own process group, so stopping it also stops workerd.
     const proc = spawn(process.execPath, args, {
       cwd: ROOT,
-      env: { ...process.env, ...OFFLINE },
+      env: OFFLINE,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -210,4 +171,33 @@ export async function tokenFor(
   if (res.status === 404) return undefined;
   if (res.status !== 201) throw new Error(`POST /v1/tokens: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { token: string }).token;
+}
+
+/**
+ * A dev server for the tests of one file: started (with a token for
+ * `sender`) before them and stopped after them. Read `server` and `token`
+ * inside the tests, once `beforeAll` has run.
+ */
+export function devServerForFile(
+  sender: string,
+  timeoutMs = 90_000,
+): { readonly server: DevServer; readonly token: string | undefined } {
+  let server: DevServer | undefined;
+  let token: string | undefined;
+  beforeAll(async () => {
+    server = await startDevServer();
+    token = await tokenFor(server, sender);
+  }, timeoutMs);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the dev server starts in beforeAll');
+      return server;
+    },
+    get token() {
+      return token;
+    },
+  };
 }

@@ -5,42 +5,26 @@
 // stand-in, and `wrangler dev` on a free loopback port with fresh secrets.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startStandin } from '../hedera-standin/index.mjs';
-
-export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const OFFLINE = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: 'false',
-  WRANGLER_HIDE_BANNER: 'true',
-  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-  CI: 'true',
-};
-const wrangler = path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
+import {
+  freePort,
+  migrateD1,
+  OFFLINE,
+  ROOT,
+  WRANGLER,
+  wranglerDevArgs,
+} from './wrangler-local.mjs';
 
 /** @param {number} ms */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** @returns {Promise<number>} */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** @param {string} dir */
 function snapshot(dir) {
   const built = spawnSync(
     process.execPath,
-    [wrangler, 'deploy', '--dry-run', '--outdir', path.join(dir, 'dist')],
+    [WRANGLER, 'deploy', '--dry-run', '--outdir', path.join(dir, 'dist')],
     { cwd: ROOT, env: OFFLINE, encoding: 'utf8' },
   );
   if (built.status !== 0) throw new Error(built.stderr);
@@ -62,12 +46,8 @@ export async function startLocalStack(prefix) {
   const persist = path.join(work, 'state');
   snapshot(work);
   const standin = await startStandin({ host: '127.0.0.1', port: 0 });
-  const migrate = spawnSync(
-    process.execPath,
-    [wrangler, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
-    { cwd: work, env: OFFLINE, encoding: 'utf8' },
-  );
-  if (migrate.status !== 0) throw new Error(migrate.stderr);
+  const migrate = migrateD1(persist, work);
+  if (!migrate.ok) throw new Error(migrate.output);
   const port = await freePort();
   const admin = `measure-admin-${Math.random().toString(36).slice(2)}`;
   const vars = {
@@ -77,24 +57,12 @@ export async function startLocalStack(prefix) {
     RATE_PER_SECOND: '0',
   };
   const log = process.env.MEASURE_LOG ? 'inherit' : 'ignore';
-  const dev = spawn(
-    process.execPath,
-    [
-      wrangler,
-      'dev',
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--persist-to',
-      persist,
-      '--show-interactive-dev-session=false',
-      '--inspector-port',
-      String(await freePort()),
-      ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
-    ],
-    { cwd: work, env: OFFLINE, detached: true, stdio: ['ignore', log, log] },
-  );
+  const dev = spawn(process.execPath, await wranglerDevArgs({ port, persist, vars }), {
+    cwd: work,
+    env: OFFLINE,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   const kill = () => {
     try {
       if (dev.pid) process.kill(-dev.pid, 'SIGTERM');

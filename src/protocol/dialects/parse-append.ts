@@ -1,9 +1,13 @@
 import { type Draft, invalidWire, type PayloadCatalogue, payloadIssues } from '../envelope';
+import { loneSurrogatePath } from '../canonical-json';
 import { fail, type Result } from '../failure';
 import { newWireId, reservedWireIdProblem } from '../ids';
 import { streamIdProblem } from '../stream-id';
 import type { Dialect } from './dialect';
 import { nativeDialectOf } from './native';
+
+const LONE_SURROGATE_MESSAGE =
+  'holds a lone UTF-16 surrogate (an unpaired \\uD800-\\uDFFF escape), which canonical JSON (RFC 8785) cannot represent';
 
 export interface ParsedAppend {
   draft: Draft;
@@ -59,6 +63,9 @@ export function parseAppend(
   if (reserved !== null) {
     return invalidWire([{ path: dialect.pathOf('wire_id'), message: reserved }]);
   }
+  // RFC 8785 cannot represent a lone surrogate: refused before anything is stored.
+  const unpaired = loneSurrogatePath(body);
+  if (unpaired !== null) return invalidWire([{ path: unpaired, message: LONE_SURROGATE_MESSAGE }]);
 
   return {
     ok: true,

@@ -1,22 +1,13 @@
 import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { inject } from 'vitest';
+import type { AnchorState, ServedWire as ClientServedWire } from '../../../src/client/types';
 import { authHeaders } from './auth';
+import { Subscriber } from './subscriber';
 
 /** Drives and observes HCS anchoring against the stand-in network. */
 
-export interface ServedWire {
-  wire_id: string;
-  stream_seq: number;
-  anchor: {
-    status: 'pending' | 'anchored';
-    topic?: string;
-    hcs_topic_id?: string;
-    hcs_sequence_number?: number;
-    consensus_timestamp?: string;
-    running_hash?: string;
-    hcs_chunks?: number;
-  };
-}
+/** A Wire as `GET …/wires` serves it, its anchor state always present. */
+export type ServedWire = Pick<ClientServedWire, 'wire_id' | 'stream_seq'> & { anchor: AnchorState };
 
 export async function readWires(streamId: string): Promise<ServedWire[]> {
   const res = await SELF.fetch(`https://ws.test/v1/streams/${streamId}/wires?limit=1000`, {
@@ -32,22 +23,27 @@ export async function api(path: string, init: RequestInit = {}): Promise<Respons
   });
 }
 
-/** Runs the stream's and its topics' alarms until every Wire is anchored (or the deadline). */
+/**
+ * Waits until every Wire of the stream is anchored (or the deadline), as a
+ * subscriber learns it: on the stream's WebSocket, from the anchors told in
+ * its frames. Anchoring drives itself (an accepted Wire starts a topic pass;
+ * the topic's alarm follows consensus), so the wait only runs the alarms
+ * already set once, lest a backoff left by an earlier fault hold it up.
+ */
 export async function untilAnchored(
   streamId: string,
   topics: string[],
   deadlineMs = 20_000,
 ): Promise<ServedWire[]> {
-  const stream = env.STREAMS.get(env.STREAMS.idFromName(streamId));
-  const until = Date.now() + deadlineMs;
-  for (;;) {
-    await runDurableObjectAlarm(stream);
+  const sub = await Subscriber.open(streamId, 0);
+  try {
+    await runDurableObjectAlarm(env.STREAMS.get(env.STREAMS.idFromName(streamId)));
     for (const t of topics) await runDurableObjectAlarm(env.TOPICS.get(env.TOPICS.idFromName(t)));
-    const wires = await readWires(streamId);
-    if (wires.length > 0 && wires.every((w) => w.anchor.status === 'anchored')) return wires;
-    if (Date.now() > until) return wires;
-    await new Promise((r) => setTimeout(r, 50));
+    await sub.until(() => sub.allAnchored(), deadlineMs).catch(() => undefined);
+  } finally {
+    sub.close();
   }
+  return readWires(streamId);
 }
 
 export function standinUrl(): string {

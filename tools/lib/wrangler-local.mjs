@@ -1,0 +1,71 @@
+// @ts-check
+// What every local `wrangler dev` of the Worker needs, for the tests'
+// dev server (test/support/dev-server.ts) and the measurement stack
+// (tools/lib/local-stack.mjs): no telemetry or network, a free loopback port,
+// D1 migrated as `npm start` does, and the same command line.
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const WRANGLER = path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js');
+
+/** The environment wrangler runs in: the caller's, without telemetry, banner or Cloudflare fetches. */
+export const OFFLINE = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_HIDE_BANNER: 'true',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  CI: 'true',
+};
+
+/** @returns {Promise<number>} a TCP port free on 127.0.0.1 just now */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Applies the D1 migrations to the local state in `persist`, as `npm start` does.
+ * @param {string} persist
+ * @param {string} cwd the folder whose wrangler.toml and migrations/ apply
+ * @returns {{ ok: boolean, output: string }}
+ */
+export function migrateD1(persist, cwd) {
+  const run = spawnSync(
+    process.execPath,
+    [WRANGLER, 'd1', 'migrations', 'apply', 'DB', '--local', '--persist-to', persist],
+    { cwd, env: OFFLINE, encoding: 'utf8' },
+  );
+  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
+}
+
+/**
+ * The node arguments that start `wrangler dev` on 127.0.0.1:`port`, its state
+ * in `persist`, its inspector on a free port, with `vars` as `--var`s.
+ * @param {{ port: number, persist: string, vars: Record<string, string> }} options
+ * @returns {Promise<string[]>}
+ */
+export async function wranglerDevArgs({ port, persist, vars }) {
+  return [
+    WRANGLER,
+    'dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--persist-to',
+    persist,
+    '--show-interactive-dev-session=false',
+    '--inspector-port',
+    String(await freePort()),
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ];
+}
