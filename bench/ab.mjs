@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/ab.mjs [--reps N] [--seconds S] [--rate R] [--bind K=V …] A B …` — before/after
+// `node bench/ab.mjs [--reps N] [--seconds S] [--rate R] [--subs N] [--bind K=V …] A B …` — before/after
 // for one change: each argument is a source tree (a directory, a git revision
 // snapshotted with `git archive`, or `.`: this working tree's tracked files),
 // built like the bench builds Wirestream and measured on the one-stream closed
@@ -32,6 +32,8 @@ const flag = (name, fallback) => {
 const reps = flag('--reps', 3);
 const seconds = flag('--seconds', 4);
 const rate = flag('--rate', 0);
+// `--subs N`: N WebSocket subscribers follow the stream (scenario 4a is 100).
+const subs = flag('--subs', 0);
 // `--open-only`: no closed loop, so the open loop's CPU per append is the
 // sustained cost (anchoring keeps up) rather than a burst's leftover backlog.
 const openOnly = args.includes('--open-only') ? args.splice(args.indexOf('--open-only'), 1) : null;
@@ -114,6 +116,7 @@ for (let rep = 0; rep < reps; rep++) {
       builds: { [bundle.name]: bundle },
       streams: 1,
       clients: openOnly ? 0 : 16,
+      ...(subs > 0 ? { subscribers: subs } : {}),
       closedMs: seconds * 1000,
       // As the full run: a ceiling that has written less has a shorter tail
       // (bench/limits.md), so a shorter warm-up would flatter it.
