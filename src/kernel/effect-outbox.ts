@@ -1,6 +1,6 @@
 import type { Draft } from '../protocol';
 import type { Effect } from './kind';
-import type { Sql } from './sql';
+import { type Sql, schemaGate } from './sql';
 
 /**
  * Effects waiting to be appended to other streams, stored in the same
@@ -29,14 +29,16 @@ export class EffectOutbox {
   #nextDue: number | null | undefined;
 
   constructor(private readonly sql: Sql) {
-    sql`CREATE TABLE IF NOT EXISTS coord_outbox (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      target TEXT NOT NULL,
-      draft TEXT NOT NULL,
-      on_refused TEXT,
-      due_at INTEGER NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0
-    )`;
+    schemaGate(sql, 'effect-outbox', 1, () => {
+      sql`CREATE TABLE IF NOT EXISTS coord_outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        target TEXT NOT NULL,
+        draft TEXT NOT NULL,
+        on_refused TEXT,
+        due_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0
+      )`;
+    });
   }
 
   add(effect: Effect, now: number): OutboxRow {

@@ -4,7 +4,7 @@ import type { WireLog } from '../stream/wire-log';
 import { EffectOutbox, type OutboxRow } from './effect-outbox';
 import type { AppendResult, Hold, ReceiptFields, StreamKind } from './kind';
 import type { Registry } from './registry';
-import type { Sql } from './sql';
+import { type Sql, schemaGate } from './sql';
 
 /** The kernel's own version of the stored-state row; a kind's `version` adds to it. */
 const RUNNER_VERSION = 2;
@@ -38,12 +38,14 @@ export class KindRunner {
   #fresh: OutboxRow[] = [];
 
   constructor(private readonly deps: RunnerDeps) {
-    deps.sql`CREATE TABLE IF NOT EXISTS coord_state (
-      id INTEGER PRIMARY KEY CHECK (id = 1),
-      version INTEGER NOT NULL,
-      seq INTEGER NOT NULL,
-      state TEXT NOT NULL
-    )`;
+    schemaGate(deps.sql, 'kind-state', 1, () => {
+      deps.sql`CREATE TABLE IF NOT EXISTS coord_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        version INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        state TEXT NOT NULL
+      )`;
+    });
     this.#outbox = new EffectOutbox(deps.sql);
     const known = deps.sql<{ value: string }>`SELECT value FROM meta WHERE key = 'stream_id'`[0];
     if (known) this.#bind(known.value);

@@ -29,6 +29,34 @@ export function sqlOf(storage: SqlStorage) {
 export type Sql = ReturnType<typeof sqlOf>;
 
 /**
+ * One schema version per capability (a kind runner, an outbox, a log…), as
+ * the Agents SDK keeps one per feature: `migrate(from)` runs only when the
+ * stored version of `capability` is below `version` (0 for a new object),
+ * then the new version is recorded. Both happen in the caller's synchronous
+ * stretch, which a Durable Object commits as one unit, so a crash leaves the
+ * old version and the migration runs again. Migrations are written to be
+ * safe to re-run (`IF NOT EXISTS`), so objects created before the gate
+ * existed pass through them unharmed.
+ */
+export function schemaGate(
+  sql: Sql,
+  capability: string,
+  version: number,
+  migrate: (from: number) => void,
+): void {
+  sql`CREATE TABLE IF NOT EXISTS schema_versions (
+    capability TEXT PRIMARY KEY,
+    version INTEGER NOT NULL
+  )`;
+  const from =
+    sql<{ version: number }>`SELECT version FROM schema_versions
+      WHERE capability = ${capability}`[0]?.version ?? 0;
+  if (from >= version) return;
+  migrate(from);
+  sql`INSERT OR REPLACE INTO schema_versions (capability, version) VALUES (${capability}, ${version})`;
+}
+
+/**
  * A fixed query text as a one-piece template, for queries a test inspects:
  * `sql(fixed(TEXT), …values)` binds `?` placeholders in TEXT, and the test can
  * run `EXPLAIN QUERY PLAN` on the very same TEXT.

@@ -1,5 +1,7 @@
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import type { DecideContext, StreamKind } from '../../src/kernel/kind';
+import { schemaGate, sqlOf } from '../../src/kernel/sql';
 import { REGISTRY } from '../../src/modules';
 import { type CoordinationConfig, configOf } from '../../src/modules/coordination/config';
 import { taskRunState } from '../../src/modules/coordination/read-models/task-run-state';
@@ -139,5 +141,23 @@ describe('the task read model agrees with the task decider', () => {
       const row = foldStream(taskRunState, lifecycle.slice(0, i + 1), vars);
       expect(row?.status).toBe(state.status);
     }
+  });
+});
+
+describe('the schema gate', () => {
+  it('migrates a capability once per version, from the version it found', async () => {
+    const stub = env.STREAMS.get(env.STREAMS.idFromName('notes:schema-gate'));
+    await runInDurableObject(stub, (_object, state) => {
+      const sql = sqlOf(state.storage.sql);
+      const ran: number[] = [];
+      schemaGate(sql, 'test-capability', 1, (from) => ran.push(from));
+      schemaGate(sql, 'test-capability', 1, (from) => ran.push(from));
+      schemaGate(sql, 'test-capability', 2, (from) => ran.push(from));
+      expect(ran).toEqual([0, 1]);
+      // The kernel's own capabilities went through the same gate.
+      const kinds = sql<{ capability: string }>`SELECT capability FROM schema_versions
+        ORDER BY capability`.map((r) => r.capability);
+      expect(kinds).toEqual(expect.arrayContaining(['effect-outbox', 'kind-state']));
+    });
   });
 });
