@@ -1,22 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient } from '../../src/client';
+import { launchChromium, type TestBrowser } from '../support/chromium';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
-// Debian's chromium (installed by .ci/run), never a downloaded browser.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const SENDER = 'agent:dash-test';
 // Every run saves a screenshot under test-results/ (ignored); UPDATE_SCREENSHOT=1
 // refreshes the one the README shows.
@@ -55,11 +44,10 @@ const FRAME_MONITOR = `
 `;
 
 let server: DevServer;
-let context: BrowserContext;
+let browser: TestBrowser;
 let page: Page;
 let writer: WirestreamClient;
 let token = '';
-let profile = '';
 const problems: string[] = [];
 const project = `dash${Date.now().toString(36)}`;
 const stream = `project:${project}`;
@@ -228,14 +216,8 @@ beforeAll(async () => {
   server = await startDevServer();
   token = (await tokenFor(server, SENDER)) ?? '';
   writer = new WirestreamClient({ baseUrl: server.url, sender: SENDER, token });
-  profile = mkdtempSync(path.join(tmpdir(), 'wirestream-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchChromium();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
@@ -243,9 +225,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('dashboard', () => {
