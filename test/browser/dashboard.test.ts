@@ -387,4 +387,51 @@ describe('dashboard', () => {
     await boardShows(`${notice}[hidden]`, 'attached');
     expect(problems.slice(seen)).toEqual([]);
   }, 120_000);
+
+  it('navigates between its views, each drawing its own content, with no console errors', async () => {
+    const seen = problems.length;
+    await page.goto(`${server.url}/?project=${project}#token=${token}`);
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    // The old-style address is moved into the route, the token out of it.
+    expect(new URL(page.url()).hash).toBe(`#/coordination?project=${project}`);
+    const names = await page.$$eval('#views a', (links) => links.map((a) => a.textContent));
+    expect(names).toEqual(['Coordination', 'Streams', 'Anchoring']);
+    const current = () => page.getAttribute('#views a[aria-current="page"]', 'data-view');
+    expect(await current()).toBe('coordination');
+
+    // Streams: every stream the read model knows, this project's among them.
+    await page.click('#views a[data-view="streams"]');
+    const row = await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`, {
+      timeout: 15_000,
+    });
+    expect(await current()).toBe('streams');
+    expect(await row.$eval('td.type', (td) => td.textContent)).toBe('review.concern');
+    // The coordination view's feed closed when it was left.
+    expect(await page.getAttribute('#conn', 'data-state')).toBe('idle');
+    expect(await page.$('#wires')).toBeNull();
+
+    // Anchoring: the HCS topics, with their ids on the stand-in network.
+    await page.click('#views a[data-view="anchoring"]');
+    await page.waitForSelector('#topic-list tr[data-topic]', { timeout: 15_000 });
+    expect(await current()).toBe('anchoring');
+    expect(await page.textContent('#anchoring-title')).toContain('local');
+    const ids = await page.$$eval('#topic-list tr[data-topic] td:nth-child(2)', (tds) =>
+      tds.map((td) => td.textContent),
+    );
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect(id).toMatch(/^\d+\.\d+\.\d+$/);
+
+    // Back to the streams, then a stream's id opens it live in the coordination view.
+    await page.goBack();
+    await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"] a`);
+    expect(await current()).toBe('streams');
+    await page.click(`#stream-list tr[data-stream-id="${stream}"] a`);
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    expect(await current()).toBe('coordination');
+    expect(await page.textContent('#feed-name')).toBe(stream);
+    expect(await page.inputValue('#kind')).toBe('stream');
+    await page.waitForSelector('#wires tr[data-seq="1"]', { timeout: 15_000 });
+    await boardShows('#task-board .card');
+    expect(problems.slice(seen)).toEqual([]);
+  }, 120_000);
 });
