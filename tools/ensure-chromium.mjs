@@ -20,9 +20,12 @@ export const CHROMIUM_CANDIDATES = [
 ];
 
 /**
- * The flags every test launch uses: no sandbox (root in a container has no
+ * The flags every test launch adds: no sandbox (root in a container has no
  * user namespaces), no GPU, and nothing that reaches out to Google's servers.
- * playwright-core adds `--headless` itself (`headless: true`).
+ * playwright-core adds `--headless` itself (`headless: true`), and with it
+ * `--disable-background-networking`, `--disable-component-update`, `--no-first-run`
+ * and more (checked with Debian's Chromium 156): these say so again on purpose,
+ * for a launch without playwright.
  */
 export const CHROMIUM_FLAGS = [
   '--no-sandbox',
@@ -30,11 +33,7 @@ export const CHROMIUM_FLAGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  '--disable-default-apps',
   '--no-first-run',
-  '--no-default-browser-check',
-  '--metrics-recording-only',
-  '--password-store=basic',
 ];
 
 const executable = (file) => {
