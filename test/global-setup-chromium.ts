@@ -11,6 +11,6 @@ declare module 'vitest' {
   }
 }
 
-export default function setup(project: TestProject) {
-  project.provide('chromiumPath', ensureChromium());
+export default async function setup(project: TestProject) {
+  project.provide('chromiumPath', await ensureChromium());
 }

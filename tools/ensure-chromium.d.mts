@@ -3,8 +3,9 @@ export const CHROMIUM_CANDIDATES: string[];
 export const CHROMIUM_FLAGS: string[];
 export function findChromium(env?: NodeJS.ProcessEnv): string | null;
 export function missingMessage(reason: string): string;
+export const NPM_CHROMIUM: string;
 export function ensureChromium(options?: {
   log?: (line: string) => void;
   env?: NodeJS.ProcessEnv;
-}): string;
+}): Promise<string>;
 export function chromiumVersion(file: string): string;

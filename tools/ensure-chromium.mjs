@@ -62,17 +62,42 @@ export function missingMessage(reason) {
     `Looked for CHROMIUM_PATH, then ${CHROMIUM_CANDIDATES.join(', ')}.`,
     "Install Debian's: sudo apt-get update && sudo apt-get install -y chromium",
     'or point at any Chromium/Chrome binary: CHROMIUM_PATH=/path/to/chromium npm test',
+    `or, without root, the Chromium inside an npm package (needs libnss3): npm install --no-save ${NPM_CHROMIUM}`,
   ].join('\n');
 }
 
 /**
- * Returns the Chromium's path, installing Debian's `chromium` with apt-get
- * first when none is found and this user is root or has passwordless sudo.
- * Throws an Error whose message says exactly what to run otherwise.
- * @param {{ log?: (line: string) => void, env?: NodeJS.ProcessEnv }} [options]
- * @returns {string}
+ * A Chromium shipped inside an npm package, used when it is installed (it is
+ * not a dependency: 64 MB, built for AWS Lambda, and 153+ wants Node 22).
+ * 143.0.4 is the newest that runs on Node 20; it starts on Debian when
+ * libnss3 is there. Its `executablePath()` unpacks the binary to /tmp/chromium.
  */
-export function ensureChromium({ log = (line) => console.log(line), env = process.env } = {}) {
+export const NPM_CHROMIUM = '@sparticuz/chromium@143.0.4';
+const NPM_CHROMIUM_PACKAGE = '@sparticuz/chromium';
+
+/** The npm package's Chromium, unpacked, or null when the package is not installed. */
+async function npmChromium() {
+  let packaged;
+  try {
+    packaged = (await import(NPM_CHROMIUM_PACKAGE)).default;
+  } catch {
+    return null;
+  }
+  return packaged.executablePath();
+}
+
+/**
+ * Returns the Chromium's path: `CHROMIUM_PATH`, else an installed one, else
+ * the npm package's if that is installed, else Debian's `chromium` installed
+ * with apt-get when this user is root or has passwordless sudo. Throws an
+ * Error whose message says exactly what to run otherwise.
+ * @param {{ log?: (line: string) => void, env?: NodeJS.ProcessEnv }} [options]
+ * @returns {Promise<string>}
+ */
+export async function ensureChromium({
+  log = (line) => console.log(line),
+  env = process.env,
+} = {}) {
   if (env.CHROMIUM_PATH) {
     if (!executable(env.CHROMIUM_PATH))
       throw new Error(`CHROMIUM_PATH=${env.CHROMIUM_PATH} is not an executable file.`);
@@ -80,6 +105,13 @@ export function ensureChromium({ log = (line) => console.log(line), env = proces
   }
   const found = findChromium(env);
   if (found) return found;
+  const packaged = await npmChromium();
+  if (packaged) {
+    log(
+      `ensure-chromium: using the Chromium of the npm package ${NPM_CHROMIUM_PACKAGE} at ${packaged}`,
+    );
+    return packaged;
+  }
 
   const prefix = installPrefix();
   if (!prefix) throw new Error(missingMessage('not root, and sudo needs a password or is absent'));
@@ -138,7 +170,7 @@ export function chromiumVersion(file) {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
-    const file = ensureChromium();
+    const file = await ensureChromium();
     console.log(file);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

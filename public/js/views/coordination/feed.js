@@ -6,6 +6,7 @@
 import { client } from '../../lib/api.js';
 import { token } from '../../lib/auth.js';
 import { follow } from '../../lib/live-feed.js';
+import { createStore, useStore } from '../../lib/store.js';
 import { html, useEffect, useRef, useState } from '../../lib/ui.js';
 import { WireTable } from './wire-table.js';
 
@@ -15,7 +16,8 @@ const EMPTY = { count: 0, lastSeq: 0, gaps: 0, dups: 0, rate: 0, anchored: 0 };
 export function Feed({ feed }) {
   const body = useRef(null);
   const empty = useRef(null);
-  const [shown, setShown] = useState(EMPTY);
+  // Counters change every frame during a replay: only <Stats> re-renders for them.
+  const [counters] = useState(() => createStore(EMPTY));
   const label = feed?.label ?? '';
   // The feed's identity: a stream named role:x is not the role feed of x.
   const id = feed ? JSON.stringify(feed) : '';
@@ -24,8 +26,13 @@ export function Feed({ feed }) {
     if (!feed) return;
     let following = null;
     let rate = 0;
+    let frame = 0;
+    // At most once a frame, however many batches and anchors arrive in it.
     const paint = () => {
-      if (following) setShown({ ...following.stats, rate, anchored: table.anchoredCount });
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        if (following) counters.set({ ...following.stats, rate, anchored: table.anchoredCount });
+      });
     };
     const table = new WireTable(body.current, empty.current, paint);
     const start = () => {
@@ -52,9 +59,10 @@ export function Feed({ feed }) {
     return () => {
       unsubscribe();
       clearInterval(ticker);
+      cancelAnimationFrame(frame);
       following?.close();
       table.reset();
-      setShown(EMPTY);
+      counters.set(EMPTY);
     };
   }, [id]);
 
@@ -62,18 +70,7 @@ export function Feed({ feed }) {
     <section id="feed" aria-labelledby="feed-title">
       <div class="section-head">
         <h2 id="feed-title">Wires <span id="feed-name" class="muted">${label}</span></h2>
-        <dl
-          id="stats"
-          data-count=${shown.count}
-          data-last-seq=${shown.lastSeq}
-          data-gaps=${shown.gaps}
-          data-dups=${shown.dups}
-        >
-          <div><dt>received</dt><dd id="stat-count">${shown.count.toLocaleString()}</dd></div>
-          <div><dt>last seq</dt><dd id="stat-last">${shown.lastSeq ? `#${shown.lastSeq}` : '–'}</dd></div>
-          <div><dt>rate</dt><dd id="stat-rate">${shown.rate.toLocaleString()}/s</dd></div>
-          <div><dt>anchored</dt><dd id="stat-anchored">${shown.anchored.toLocaleString()}</dd></div>
-        </dl>
+        <${Stats} counters=${counters} />
       </div>
       <div class="table-wrap">
         <table id="wires" onClick=${openProof}>
@@ -87,6 +84,24 @@ export function Feed({ feed }) {
         </p>
       </div>
     </section>
+  `;
+}
+
+function Stats({ counters }) {
+  const shown = useStore(counters);
+  return html`
+    <dl
+      id="stats"
+      data-count=${shown.count}
+      data-last-seq=${shown.lastSeq}
+      data-gaps=${shown.gaps}
+      data-dups=${shown.dups}
+    >
+      <div><dt>received</dt><dd id="stat-count">${shown.count.toLocaleString()}</dd></div>
+      <div><dt>last seq</dt><dd id="stat-last">${shown.lastSeq ? `#${shown.lastSeq}` : '–'}</dd></div>
+      <div><dt>rate</dt><dd id="stat-rate">${shown.rate.toLocaleString()}/s</dd></div>
+      <div><dt>anchored</dt><dd id="stat-anchored">${shown.anchored.toLocaleString()}</dd></div>
+    </dl>
   `;
 }
 
