@@ -432,6 +432,14 @@ describe('dashboard', () => {
     expect(await page.inputValue('#kind')).toBe('stream');
     await page.waitForSelector('#wires tr[data-seq="1"]', { timeout: 15_000 });
     await boardShows('#task-board .card');
+
+    // A token pasted into the open tab's address is taken, and leaves the address.
+    const stored = "sessionStorage.getItem('wirestream.token')";
+    await page.evaluate("sessionStorage.removeItem('wirestream.token')");
+    await page.evaluate(`location.hash = '#/streams?token=${token}'`);
+    await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`);
+    expect(new URL(page.url()).hash).toBe('#/streams');
+    expect(await page.evaluate(stored)).toBe(token);
     expect(problems.slice(seen)).toEqual([]);
   }, 120_000);
 });
