@@ -406,6 +406,7 @@ describe('dashboard', () => {
     });
     expect(await current()).toBe('streams');
     expect(await row.$eval('td.type', (td) => td.textContent)).toBe('review.concern');
+    await page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-streams.png') });
     // The coordination view's feed closed when it was left.
     expect(await page.getAttribute('#conn', 'data-state')).toBe('idle');
     expect(await page.$('#wires')).toBeNull();
@@ -420,6 +421,7 @@ describe('dashboard', () => {
     );
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) expect(id).toMatch(/^\d+\.\d+\.\d+$/);
+    await page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-anchoring.png') });
 
     // Back to the streams, then a stream's id opens it live in the coordination view.
     await page.goBack();
