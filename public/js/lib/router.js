@@ -12,8 +12,17 @@ export function parseRoute(fragment) {
   const at = fragment.indexOf('?');
   const where = at < 0 ? fragment : fragment.slice(0, at);
   const query = at < 0 ? '' : fragment.slice(at + 1);
-  const [view = '', ...path] = where.replace(/^\/+/, '').split('/').map(decodeURIComponent);
+  const [view = '', ...path] = where.replace(/^\/+/, '').split('/').map(decode);
   return { view, path, params: new URLSearchParams(query) };
+}
+
+/** A hand-typed address may hold a stray '%': keep the segment as typed. */
+function decode(segment) {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** @param {string} view @param {Record<string, string> | URLSearchParams} [params] @param {string[]} [path] */
