@@ -66,10 +66,12 @@ export default defineConfig(async () => {
         },
         {
           // The dashboard in Debian's chromium (playwright-core) against wrangler dev.
+          // The global setup finds Chromium, or installs Debian's when it may.
           test: {
             name: 'browser',
             include: ['test/browser/**/*.test.ts'],
             environment: 'node',
+            globalSetup: ['test/global-setup-chromium.ts'],
           },
         },
       ],

@@ -1,22 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient } from '../../src/client';
+import { launchChromium, type TestBrowser } from '../support/chromium';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
-// Debian's chromium (installed by .ci/run), never a downloaded browser.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const SENDER = 'agent:dash-test';
 // Every run saves a screenshot under test-results/ (ignored); UPDATE_SCREENSHOT=1
 // refreshes the one the README shows.
@@ -55,11 +44,10 @@ const FRAME_MONITOR = `
 `;
 
 let server: DevServer;
-let context: BrowserContext;
+let browser: TestBrowser;
 let page: Page;
 let writer: WirestreamClient;
 let token = '';
-let profile = '';
 const problems: string[] = [];
 const project = `dash${Date.now().toString(36)}`;
 const stream = `project:${project}`;
@@ -228,14 +216,8 @@ beforeAll(async () => {
   server = await startDevServer();
   token = (await tokenFor(server, SENDER)) ?? '';
   writer = new WirestreamClient({ baseUrl: server.url, sender: SENDER, token });
-  profile = mkdtempSync(path.join(tmpdir(), 'wirestream-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 800 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await launchChromium();
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
@@ -243,9 +225,8 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
+  await browser?.close();
   await server?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('dashboard', () => {
@@ -404,6 +385,63 @@ describe('dashboard', () => {
     }
     await untilStale(false, 30_000);
     await boardShows(`${notice}[hidden]`, 'attached');
+    expect(problems.slice(seen)).toEqual([]);
+  }, 120_000);
+
+  it('navigates between its views, each drawing its own content, with no console errors', async () => {
+    const seen = problems.length;
+    await page.goto(`${server.url}/?project=${project}#token=${token}`);
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    // The old-style address is moved into the route, the token out of it.
+    expect(new URL(page.url()).hash).toBe(`#/coordination?project=${project}`);
+    const names = await page.$$eval('#views a', (links) => links.map((a) => a.textContent));
+    expect(names).toEqual(['Coordination', 'Streams', 'Anchoring']);
+    const current = () => page.getAttribute('#views a[aria-current="page"]', 'data-view');
+    expect(await current()).toBe('coordination');
+
+    // Streams: every stream the read model knows, this project's among them.
+    await page.click('#views a[data-view="streams"]');
+    const row = await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`, {
+      timeout: 15_000,
+    });
+    expect(await current()).toBe('streams');
+    expect(await row.$eval('td.type', (td) => td.textContent)).toBe('review.concern');
+    await page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-streams.png') });
+    // The coordination view's feed closed when it was left.
+    expect(await page.getAttribute('#conn', 'data-state')).toBe('idle');
+    expect(await page.$('#wires')).toBeNull();
+
+    // Anchoring: the HCS topics, with their ids on the stand-in network.
+    await page.click('#views a[data-view="anchoring"]');
+    await page.waitForSelector('#topic-list tr[data-topic]', { timeout: 15_000 });
+    expect(await current()).toBe('anchoring');
+    expect(await page.textContent('#anchoring-title')).toContain('local');
+    const ids = await page.$$eval('#topic-list tr[data-topic] td:nth-child(2)', (tds) =>
+      tds.map((td) => td.textContent),
+    );
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect(id).toMatch(/^\d+\.\d+\.\d+$/);
+    await page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-anchoring.png') });
+
+    // Back to the streams, then a stream's id opens it live in the coordination view.
+    await page.goBack();
+    await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"] a`);
+    expect(await current()).toBe('streams');
+    await page.click(`#stream-list tr[data-stream-id="${stream}"] a`);
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    expect(await current()).toBe('coordination');
+    expect(await page.textContent('#feed-name')).toBe(stream);
+    expect(await page.inputValue('#kind')).toBe('stream');
+    await page.waitForSelector('#wires tr[data-seq="1"]', { timeout: 15_000 });
+    await boardShows('#task-board .card');
+
+    // A token pasted into the open tab's address is taken, and leaves the address.
+    const stored = "sessionStorage.getItem('wirestream.token')";
+    await page.evaluate("sessionStorage.removeItem('wirestream.token')");
+    await page.evaluate(`location.hash = '#/streams?token=${token}'`);
+    await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`);
+    expect(new URL(page.url()).hash).toBe('#/streams');
+    expect(await page.evaluate(stored)).toBe(token);
     expect(problems.slice(seen)).toEqual([]);
   }, 120_000);
 });

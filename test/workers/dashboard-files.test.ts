@@ -28,18 +28,42 @@ describe('dashboard files', () => {
     }
   });
 
+  it('serves the views as one bundled script, not module by module', async () => {
+    const res = await SELF.fetch('https://ws.test/js/dashboard.js');
+    const script = await res.text();
+    // Preact and every view are inside it; the SDK is its own file.
+    for (const view of ['coordination', 'streams', 'anchoring'])
+      expect(script, view).toMatch(new RegExp(`id:\\s*"${view}"`));
+    expect(script).toMatch(/from\s*"\/client\.js"/);
+    expect(script).not.toMatch(/from\s*"\.{1,2}\//);
+    for (const path of ['/js/views/index.js', '/js/lib/live-feed.js']) {
+      const module = await SELF.fetch(`https://ws.test${path}`);
+      expect(module.status, path).toBe(404);
+      await module.arrayBuffer();
+    }
+  });
+
+  it('loads nothing from another origin: no CDN script, remote style or font', async () => {
+    const html = await (await SELF.fetch('https://ws.test/')).text();
+    const css = await (await SELF.fetch('https://ws.test/dashboard.css')).text();
+    const js = await (await SELF.fetch('https://ws.test/js/dashboard.js')).text();
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(css).not.toMatch(/@import|@font-face|url\(/);
+    expect(js).not.toMatch(/(from|import)\s*\(?\s*["'](https?:)?\/\//);
+  });
+
   it('answers a revalidation with 304 while the file is unchanged', async () => {
-    const first = await SELF.fetch('https://ws.test/js/board.js');
+    const first = await SELF.fetch('https://ws.test/js/dashboard.js');
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[0-9a-f]{16}"$/);
     expect(first.headers.get('cache-control')).toBe('no-cache');
     await first.arrayBuffer();
-    const again = await SELF.fetch('https://ws.test/js/board.js', {
+    const again = await SELF.fetch('https://ws.test/js/dashboard.js', {
       headers: { 'If-None-Match': etag ?? '' },
     });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
-    const stale = await SELF.fetch('https://ws.test/js/board.js', {
+    const stale = await SELF.fetch('https://ws.test/js/dashboard.js', {
       headers: { 'If-None-Match': '"0000000000000000"' },
     });
     expect(stale.status).toBe(200);

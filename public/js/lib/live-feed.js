@@ -1,0 +1,79 @@
+// Following a feed live, shared by every view that shows Wires as they
+// arrive. The SDK does the hard parts — a single-use ticket instead of the
+// token in the URL, acks, reconnects that resume after the last stream_seq —
+// and this adds what a page shows: counters that double-check the order, and
+// the connection state the header's badge displays.
+import { client } from './api.js';
+import { createStore } from './store.js';
+
+/** @typedef {{ state: string, detail?: string }} Connection */
+
+/** The state of the feed the current view follows (`idle` when none). */
+export const connection = createStore(/** @type {Connection} */ ({ state: 'idle' }));
+
+/**
+ * What to follow: a project (its `project:<name>` stream), a role pool's feed
+ * or any stream. `query` filters the read models to the same scope.
+ * @param {'project' | 'role' | 'stream'} kind @param {string} name
+ */
+export function feedOf(kind, name) {
+  if (kind === 'role')
+    return { role: name, label: `role:${name}`, query: `role=${encodeURIComponent(name)}` };
+  const streamId = kind === 'project' && !name.includes(':') ? `project:${name}` : name;
+  const query = kind === 'project' ? `correlation_id=${encodeURIComponent(streamId)}` : '';
+  return { stream: streamId, label: streamId, query };
+}
+
+/**
+ * Follows `feed` until `close()`. `stats` counts what arrived and any gap or
+ * duplicate the page would have shown (the SDK already guarantees order; the
+ * page checks what it draws).
+ * @param {ReturnType<typeof feedOf>} feed
+ * @param {{ onWires: (wires: any[]) => void, onAnchored?: (updates: any[]) => void,
+ *   onCaughtUp?: () => void }} handlers
+ */
+export function follow(feed, handlers) {
+  const stats = { count: 0, lastSeq: 0, gaps: 0, dups: 0, window: 0 };
+  const setConn = (state, detail) => connection.set(detail ? { state, detail } : { state });
+  const options = {
+    onWires: (wires) => {
+      for (const wire of wires) {
+        if (wire.stream_seq <= stats.lastSeq) stats.dups++;
+        else if (wire.stream_seq !== stats.lastSeq + 1) stats.gaps++;
+        stats.lastSeq = Math.max(stats.lastSeq, wire.stream_seq);
+      }
+      stats.count += wires.length;
+      stats.window += wires.length;
+      handlers.onWires(wires);
+    },
+    onAnchored: (updates) => handlers.onAnchored?.(updates),
+    onState: (state, detail) => {
+      if (!closed) setConn(state, detail?.reason);
+    },
+    onCaughtUp: () => handlers.onCaughtUp?.(),
+  };
+  let subscription = null;
+  let closed = false;
+  try {
+    subscription = feed.role
+      ? client.subscribeRole(feed.role, options)
+      : client.subscribe(feed.stream, options);
+    subscription.closed.catch((error) => {
+      if (closed) return;
+      setConn(
+        'error',
+        error?.status === 404 ? 'not available' : `error: ${error?.message ?? error}`,
+      );
+    });
+  } catch (error) {
+    setConn('error', String(error));
+  }
+  return {
+    stats,
+    close() {
+      closed = true;
+      subscription?.close();
+      setConn('idle');
+    },
+  };
+}

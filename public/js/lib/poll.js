@@ -1,0 +1,54 @@
+// Polling reads for a panel: every `everyMs` while the endpoints answer,
+// every `missingMs` while none of them exists here. Re-armed whatever happens,
+// so one failed draw or hung read never leaves a panel frozen.
+
+import { load } from './api.js';
+import { token } from './auth.js';
+import { useEffect, useState } from './ui.js';
+
+/**
+ * The latest answers to `paths` (null until the first arrive), read again
+ * every few seconds and at once when the paths or the token change.
+ * @param {string[]} paths @returns {import('./api.js').Loaded[] | null}
+ */
+export function usePoll(paths, { everyMs = 2_000, missingMs = 15_000 } = {}) {
+  const [answers, setAnswers] = useState(null);
+  const key = paths.join('\n');
+  useEffect(() => {
+    let timer = 0;
+    let stopped = false;
+    const poll = async () => {
+      let missing = false;
+      try {
+        const loaded = await Promise.all(paths.map(load));
+        if (stopped) return;
+        setAnswers(loaded);
+        missing = loaded.every((a) => !a.ok && a.missing);
+      } catch (error) {
+        console.warn('poll: redraw failed', error);
+      } finally {
+        clearTimeout(timer);
+        if (!stopped) timer = setTimeout(poll, missing ? missingMs : everyMs);
+      }
+    };
+    void poll();
+    const unsubscribe = token.subscribe(() => void poll());
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      unsubscribe();
+    };
+    // `key` stands for `paths`: a new array with the same paths is the same poll.
+  }, [key, everyMs, missingMs]);
+  return answers;
+}
+
+/** Re-renders every `ms` and returns the time: for countdowns and "ago". */
+export function useNow(ms = 1000) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(timer);
+  }, [ms]);
+  return now;
+}

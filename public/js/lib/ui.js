@@ -1,0 +1,11 @@
+// The UI library every view uses: Preact with htm, so components are tagged
+// templates (html`<p>${text}</p>`) and need no JSX step. Bundled with the app
+// into the served /js/dashboard.js by tools/build-client.mjs (esbuild).
+import htm from 'htm';
+import { h } from 'preact';
+
+export { Fragment, h, render } from 'preact';
+export { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+
+/** `html` tagged templates render Preact elements. */
+export const html = htm.bind(h);

@@ -1,0 +1,120 @@
+// The live Wire table of the followed feed, with counters that say what
+// arrived, the last seq, the rate and how many are anchored. The table itself
+// is drawn by WireTable, outside Preact: at thousands of Wires a second it
+// batches rows per animation frame, which a virtual DOM diff would only slow.
+
+import { client } from '../../lib/api.js';
+import { token } from '../../lib/auth.js';
+import { follow } from '../../lib/live-feed.js';
+import { createStore, useStore } from '../../lib/store.js';
+import { html, useEffect, useRef, useState } from '../../lib/ui.js';
+import { WireTable } from './wire-table.js';
+
+const EMPTY = { count: 0, lastSeq: 0, gaps: 0, dups: 0, rate: 0, anchored: 0 };
+
+/** @param {{ feed: ReturnType<typeof import('../../lib/live-feed.js').feedOf> | null }} props */
+export function Feed({ feed }) {
+  const body = useRef(null);
+  const empty = useRef(null);
+  // Counters change every frame during a replay: only <Stats> re-renders for them.
+  const [counters] = useState(() => createStore(EMPTY));
+  const label = feed?.label ?? '';
+  // The feed's identity: a stream named role:x is not the role feed of x.
+  const id = feed ? JSON.stringify(feed) : '';
+
+  useEffect(() => {
+    if (!feed) return;
+    let following = null;
+    let rate = 0;
+    let frame = 0;
+    // At most once a frame, however many batches and anchors arrive in it.
+    const paint = () => {
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        if (following) counters.set({ ...following.stats, rate, anchored: table.anchoredCount });
+      });
+    };
+    const table = new WireTable(body.current, empty.current, paint);
+    const start = () => {
+      following?.close();
+      table.reset();
+      following = follow(feed, {
+        onWires: (wires) => table.add(wires),
+        onAnchored: (updates) => {
+          table.anchor(updates);
+          paint();
+        },
+        onCaughtUp: paint,
+      });
+      paint();
+    };
+    start();
+    const ticker = setInterval(() => {
+      rate = following?.stats.window ?? 0;
+      if (following) following.stats.window = 0;
+      paint();
+    }, 1000);
+    // A new token may read what the old one could not: follow again with it.
+    const unsubscribe = token.subscribe(start);
+    return () => {
+      unsubscribe();
+      clearInterval(ticker);
+      cancelAnimationFrame(frame);
+      following?.close();
+      table.reset();
+      counters.set(EMPTY);
+    };
+  }, [id]);
+
+  return html`
+    <section id="feed" aria-labelledby="feed-title">
+      <div class="section-head">
+        <h2 id="feed-title">Wires <span id="feed-name" class="muted">${label}</span></h2>
+        <${Stats} counters=${counters} />
+      </div>
+      <div class="table-wrap">
+        <table id="wires" onClick=${openProof}>
+          <thead>
+            <tr><th>seq</th><th>received</th><th>type</th><th>sender</th><th>anchor</th><th>payload</th></tr>
+          </thead>
+          <tbody ref=${body}></tbody>
+        </table>
+        <p id="feed-empty" class="muted" ref=${empty}>
+          Pick a project, role or stream to watch its Wires arrive live.
+        </p>
+      </div>
+    </section>
+  `;
+}
+
+function Stats({ counters }) {
+  const shown = useStore(counters);
+  return html`
+    <dl
+      id="stats"
+      data-count=${shown.count}
+      data-last-seq=${shown.lastSeq}
+      data-gaps=${shown.gaps}
+      data-dups=${shown.dups}
+    >
+      <div><dt>received</dt><dd id="stat-count">${shown.count.toLocaleString()}</dd></div>
+      <div><dt>last seq</dt><dd id="stat-last">${shown.lastSeq ? `#${shown.lastSeq}` : '–'}</dd></div>
+      <div><dt>rate</dt><dd id="stat-rate">${shown.rate.toLocaleString()}/s</dd></div>
+      <div><dt>anchored</dt><dd id="stat-anchored">${shown.anchored.toLocaleString()}</dd></div>
+    </dl>
+  `;
+}
+
+/** Proof links: fetched with the token and shown in place of navigating away. */
+async function openProof(event) {
+  const link = event.target.closest?.('a[data-proof]');
+  if (!link) return;
+  event.preventDefault();
+  try {
+    const proof = await client.proof(link.dataset.proof, { streamId: link.dataset.stream });
+    link.title = JSON.stringify(proof, null, 2);
+    if (proof.mirror_url) window.open(proof.mirror_url, '_blank', 'noopener');
+  } catch (error) {
+    link.title = `proof unavailable: ${error?.message ?? error}`;
+  }
+}

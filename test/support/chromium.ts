@@ -1,0 +1,38 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { inject } from 'vitest';
+import { CHROMIUM_FLAGS, findChromium, missingMessage } from '../../tools/ensure-chromium.mjs';
+
+/** A headless Chromium with its own throwaway profile; `close()` removes both. */
+export interface TestBrowser {
+  readonly context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/**
+ * The one way browser tests start Chromium: the binary that the project's
+ * global setup found or installed (CHROMIUM_PATH, /usr/bin/chromium, …; see
+ * tools/ensure-chromium.mjs), headless, with the flags that keep it offline.
+ */
+export async function launchChromium(
+  viewport = { width: 1280, height: 800 },
+): Promise<TestBrowser> {
+  const executablePath = inject('chromiumPath') || findChromium();
+  if (!executablePath) throw new Error(missingMessage('the global setup did not run'));
+  const profile = mkdtempSync(path.join(tmpdir(), 'wirestream-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
