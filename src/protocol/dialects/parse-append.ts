@@ -1,5 +1,5 @@
-import { type Draft, invalidWire, type PayloadCatalogue, payloadIssues } from '../envelope';
 import { loneSurrogatePath } from '../canonical-json';
+import { type Draft, invalidWire, type PayloadCatalogue, payloadIssues } from '../envelope';
 import { fail, type Result } from '../failure';
 import { newWireId, reservedWireIdProblem } from '../ids';
 import { streamIdProblem } from '../stream-id';
