@@ -4,6 +4,7 @@ import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
+import { httpExceptionProblem } from './http-exception';
 import { PROBLEMS, problem } from './problem';
 import { adminRebuild } from './routes/admin-rebuild';
 import { dashboard } from './routes/dashboard';
@@ -67,6 +68,9 @@ export function createApp() {
   );
 
   app.onError((error, c) => {
+    // hono's middleware throws HTTPException for the client's mistakes (4xx).
+    const refused = httpExceptionProblem(error, c);
+    if (refused) return refused;
     // Bugs only: expected failures are values. Never leak a stack trace.
     console.error('unhandled error', error);
     return problem(c, { code: 'internal' as never, detail: 'an internal error occurred' });
