@@ -7,6 +7,7 @@
 //   public/client.js         the SDK for the dashboard
 //   src/api/dashboard-files.gen.ts  public/ as strings: the Worker serves the
 //                            dashboard itself (src/api/routes/dashboard.ts)
+//   src/api/openapi.gen.ts   the OpenAPI document and /docs (tools/build-openapi.mjs)
 // Runs from `npm install` (prepare), wrangler's [build] step and on demand
 // from bin/wirestream.mjs when a source file is newer than the bundle. Files
 // are written only when their content changes, so `wrangler dev` watching
@@ -16,6 +17,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildOpenApiModule } from './build-openapi.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const at = (p) => path.join(root, p);
@@ -50,6 +52,7 @@ export async function buildClient() {
     }),
   ]);
   writeIfChanged(at('src/api/dashboard-files.gen.ts'), dashboardModule());
+  await buildOpenApiModule();
 }
 
 function writeIfChanged(file, text) {

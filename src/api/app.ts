@@ -13,6 +13,7 @@ import { readAgents } from './routes/read-agents';
 import { readStreams } from './routes/read-streams';
 import { readTasks } from './routes/read-tasks';
 import { readWires } from './routes/read-wires';
+import { reference } from './routes/reference';
 import { coordination } from './routes/roles';
 import { streams } from './routes/streams';
 
@@ -33,7 +34,7 @@ export function createApp() {
   const app = new Hono<AppEnv>({ getPath: cachedPath });
 
   // Before every route: headers and CORS first (preflights need no token), then
-  // authentication for all of /v1 but the public schema.
+  // authentication for all of /v1 but the public schemas.
   app.use('*', securityHeaders);
   app.use('/v1/*', corsForApi);
   app.use('/v1/*', authenticate());
@@ -44,6 +45,7 @@ export function createApp() {
     return c.body(schema, 200, { 'Content-Type': 'application/schema+json' });
   });
 
+  app.route('/', reference);
   app.route('/v1/streams', streams);
   app.route('/v1', coordination);
   app.route('/v1', authRoutes);
