@@ -194,6 +194,14 @@ const HEADERS: Record<string, { name: string; description: string; schema: Json 
 
 function answerResponse(answer: Answer, components: Components, name: string): Json {
   const headers = answer.headers ?? [];
+  if (answer.frames) {
+    // A 101 has no body: the frames that follow are described by extension.
+    return {
+      description: answer.description,
+      'x-server-frames': components.schema(answer.frames.server, 'output', 'ServerFrame'),
+      'x-client-frames': components.schema(answer.frames.client, 'input', 'ClientFrame'),
+    };
+  }
   return {
     description: answer.description,
     ...(headers.length > 0
@@ -205,7 +213,7 @@ function answerResponse(answer: Answer, components: Components, name: string): J
       : {}),
     content: {
       [answer.contentType ?? 'application/json']: {
-        schema: components.schema(answer.schema, 'output', name),
+        schema: components.schema(answer.schema ?? z.unknown(), 'output', name),
       },
     },
   };

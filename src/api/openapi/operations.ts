@@ -24,7 +24,9 @@ export type Access = 'public' | 'bearer' | 'websocket';
 
 export interface Answer {
   description: string;
-  schema: z.ZodType;
+  schema?: z.ZodType;
+  /** A WebSocket upgrade (101): no body, these frames instead. */
+  frames?: { server: z.ZodType; client: z.ZodType };
   /** Default `application/json`. */
   contentType?: string;
   /** Names in the document's `components.headers`. */
@@ -77,7 +79,7 @@ Server → client frames are JSON text: \`hello\`, \`wires\` (in order, gap-free
 
 const wsAnswer: Answer = {
   description: 'Switching Protocols: the WebSocket is open (frames: ServerFrame / ClientFrame)',
-  schema: R.ServerFrame,
+  frames: { server: R.ServerFrame, client: R.ClientFrame },
 };
 
 export const OPERATIONS: Operation[] = [
