@@ -378,7 +378,7 @@ function operationView(path, method, op) {
       el('span', { class: `method m-${isWs ? 'ws' : method}` }, isWs ? 'WS' : method.toUpperCase()),
       el('span', { class: 'path' }, path),
       el('span', { class: 'summary' }, op.summary ?? ''),
-      secured ? el('span', { class: 'lock', title: 'needs a token' }, '🔒 token') : null,
+      secured ? el('span', { class: 'lock', title: 'needs a token' }, 'needs a token') : null,
     ),
     op.description ? prose(op.description) : null,
     params.length > 0 ? [el('h4', {}, 'Parameters'), parametersView(params)] : null,
@@ -421,7 +421,7 @@ function render() {
   nav.replaceChildren(
     ...[...byTag].flatMap(([tag, ops]) => [
       el('h2', {}, tag),
-      ops.map(([path, method, op]) =>
+      ...ops.map(([path, method, op]) =>
         el(
           'a',
           { href: `#${op.operationId}` },
