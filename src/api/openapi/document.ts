@@ -23,6 +23,8 @@ const COMPONENT = '#/components/schemas/';
 
 class Components {
   readonly schemas: Record<string, Json> = {};
+  /** Problem answers, by the problem codes they may carry. */
+  readonly responses: Record<string, Json> = {};
   /** Hoisted `$defs`, by their content, so one shape gets one name. */
   readonly #byContent = new Map<string, string>();
   /** Schemas registered under a name: used again by reference. */
@@ -260,7 +262,10 @@ function operationObject(op: Operation, components: Components): Json {
     );
   }
   for (const [status, codes] of [...problemsByStatus(op.problems)].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = problemResponse(codes);
+    // Shared by every operation that can fail the same ways: one entry each.
+    const name = codes.join('.');
+    components.responses[name] ??= problemResponse(codes);
+    responses[String(status)] = { $ref: `#/components/responses/${name}` };
   }
 
   const security =
@@ -335,6 +340,7 @@ ${problemTypes.map((p) => `* \`${p.type}\` (${p.status}): ${p.title}`).join('\n'
     paths,
     components: {
       schemas: components.schemas,
+      responses: components.responses,
       securitySchemes: {
         bearer: {
           type: 'http',

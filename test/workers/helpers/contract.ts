@@ -15,6 +15,7 @@ type Json = Record<string, unknown>;
 export type Method = 'get' | 'post' | 'put';
 
 interface ResponseObject {
+  $ref?: string;
   content?: Record<string, { schema?: Json }>;
 }
 interface OperationObject {
@@ -38,6 +39,13 @@ export function documentedOperations(): { method: Method; path: string; statuses
       statuses: Object.keys(item[method]?.responses ?? {}),
     })),
   );
+}
+
+/** A response object, following `#/components/responses/…`. */
+function resolveResponse(response: ResponseObject | undefined): ResponseObject | undefined {
+  if (!response?.$ref) return response;
+  const name = response.$ref.replace('#/components/responses/', '');
+  return (DOC.components.responses as Record<string, ResponseObject> | undefined)?.[name];
 }
 
 const validators = new Map<string, Validator>();
@@ -69,7 +77,7 @@ export function violations(
 ): string[] {
   const op = DOC.paths[template]?.[method];
   if (!op) return [`${method.toUpperCase()} ${template} is not in the document`];
-  const response = op.responses[String(status)];
+  const response = resolveResponse(op.responses[String(status)]);
   if (!response) {
     return [
       `status ${status} is not documented for ${method.toUpperCase()} ${template} (documented: ${Object.keys(op.responses).join(', ')})`,

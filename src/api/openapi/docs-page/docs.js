@@ -193,7 +193,10 @@ function example(schema, depth = 0) {
 }
 
 function responsesView(responses) {
-  const rows = Object.entries(responses).map(([status, response]) => {
+  const rows = Object.entries(responses).map(([status, ref]) => {
+    const response = ref.$ref
+      ? (doc.components?.responses?.[ref.$ref.split('/').pop()] ?? {})
+      : ref;
     const media = Object.entries(response.content ?? {});
     const headers = Object.keys(response.headers ?? {});
     return el(
