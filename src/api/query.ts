@@ -72,19 +72,32 @@ export interface ParseOptions {
   strict?: boolean;
 }
 
+/** Object schemas built once per shape: routes parse on every request. */
+const strictSchemas = new WeakMap<QueryShape, z.ZodObject>();
+const looseSchemas = new WeakMap<QueryShape, z.ZodObject>();
+
+function objectOf(shape: QueryShape, strict: boolean): z.ZodObject {
+  const cache = strict ? strictSchemas : looseSchemas;
+  let schema = cache.get(shape);
+  if (!schema) {
+    schema = strict ? z.strictObject(shape) : z.object(shape);
+    cache.set(shape, schema);
+  }
+  return schema;
+}
+
 export function parseQuery<S extends QueryShape>(
   c: Context<AppEnv>,
   shape: S,
   options: ParseOptions = {},
 ): Result<{ query: z.infer<z.ZodObject<S>> }> {
-  const schema = options.strict === false ? z.object(shape) : z.strictObject(shape);
-  const parsed = schema.safeParse(c.req.query());
+  const parsed = objectOf(shape, options.strict !== false).safeParse(c.req.query());
   if (parsed.success) return { ok: true, query: parsed.data as z.infer<z.ZodObject<S>> };
   const errors: FieldIssue[] = parsed.error.issues.map((issue) =>
     issue.code === 'unrecognized_keys'
       ? {
           path: issue.keys.join(', '),
-          message: `unknown filter; this endpoint accepts ${Object.keys(shape).join(', ')}`,
+          message: `is not a parameter of this endpoint (it takes ${Object.keys(shape).join(', ')})`,
         }
       : { path: issue.path.map(String).join('.'), message: issue.message },
   );

@@ -331,7 +331,6 @@ export function buildOpenApi(version: string): Json {
 Errors are \`application/problem+json\` (RFC 9457) with a stable \`type\`; every bad input is a 4xx. The problem types:
 
 ${problemTypes.map((p) => `* \`${p.type}\` (${p.status}): ${p.title}`).join('\n')}`,
-      license: { name: 'See the repository', identifier: 'UNLICENSED' },
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/', description: 'This deployment' }],
