@@ -107,7 +107,8 @@ const rows = new Map([...builds.map((b) => [b.ref, []]), ['ceiling', []]]);
 for (let rep = 0; rep < reps; rep++) {
   const runs = [
     ...builds.map((b) => [b.ref, 'wirestream', b.build]),
-    ['ceiling', 'ceiling-rpc', ceiling],
+    // With subscribers the ceiling is the hand-written broadcaster (scenario 4a's).
+    ['ceiling', subs > 0 ? 'ceiling-broadcast' : 'ceiling-rpc', ceiling],
   ];
   for (const [ref, system, bundle] of runs) {
     const r = await measure({

@@ -8,6 +8,7 @@
 //   src/api/dashboard-files.gen.ts  public/ as strings: the Worker serves the
 //                            dashboard itself (src/api/routes/dashboard.ts), its
 //                            modules (public/js/**) bundled into /js/dashboard.js
+//   src/api/openapi.gen.ts   the OpenAPI document and /docs (tools/build-openapi.mjs)
 // Runs from `npm install` (prepare), wrangler's [build] step and on demand
 // from bin/wirestream.mjs when a source file is newer than the bundle. Files
 // are written only when their content changes, so `wrangler dev` watching
@@ -17,6 +18,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildOpenApiModule } from './build-openapi.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const at = (p) => path.join(root, p);
@@ -51,6 +53,7 @@ export async function buildClient() {
     }),
   ]);
   writeIfChanged(at('src/api/dashboard-files.gen.ts'), dashboardModule(await dashboardBundle()));
+  await buildOpenApiModule();
 }
 
 /**

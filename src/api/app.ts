@@ -5,12 +5,14 @@ import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
+import { httpExceptionProblem } from './http-exception';
 import { problem, problemMeta } from './problem';
 import { adminRebuild } from './routes/admin-rebuild';
 import { dashboard } from './routes/dashboard';
 import { anchoring } from './routes/proof';
 import { readStreams } from './routes/read-streams';
 import { readWires } from './routes/read-wires';
+import { reference } from './routes/reference';
 import { streams } from './routes/streams';
 
 /**
@@ -30,7 +32,7 @@ export function createApp() {
   const app = new Hono<AppEnv>({ getPath: cachedPath });
 
   // Before every route: headers and CORS first (preflights need no token), then
-  // authentication for all of /v1 but the public schema.
+  // authentication for all of /v1 but the public schemas.
   app.use('*', securityHeaders);
   app.use('/v1/*', corsForApi);
   app.use('/v1/*', authenticate());
@@ -41,6 +43,7 @@ export function createApp() {
     return c.body(schema, 200, { 'Content-Type': 'application/schema+json' });
   });
 
+  app.route('/', reference);
   app.route('/v1/streams', streams);
   app.route('/v1', authRoutes);
   app.route('/v1', anchoring);
@@ -64,6 +67,9 @@ export function createApp() {
   );
 
   app.onError((error, c) => {
+    // hono's middleware throws HTTPException for the client's mistakes (4xx).
+    const refused = httpExceptionProblem(error, c);
+    if (refused) return refused;
     // Bugs only: expected failures are values. Never leak a stack trace.
     console.error('unhandled error', error);
     return problem(c, { code: 'internal' as never, detail: 'an internal error occurred' });

@@ -38,10 +38,16 @@ const CORE_PROBLEMS: Record<string, ProblemMeta> = {
 
 let all: Record<string, ProblemMeta> | null = null;
 
-/** Status and title of a problem code (the kernel's and every module's), if any. */
-export function problemMeta(code: string): ProblemMeta | undefined {
+/** Every problem code, the kernel's and every module's, with its status and title. */
+export function problemTable(): Readonly<Record<string, ProblemMeta>> {
   all ??= { ...CORE_PROBLEMS, ...REGISTRY.problems };
-  return Object.hasOwn(all, code) ? all[code] : undefined;
+  return all;
+}
+
+/** Status and title of a problem code, if there is one. */
+export function problemMeta(code: string): ProblemMeta | undefined {
+  const table = problemTable();
+  return Object.hasOwn(table, code) ? table[code] : undefined;
 }
 
 export function problemType(code: string): string {

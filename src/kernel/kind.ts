@@ -13,7 +13,7 @@ import type { Draft, Failure, Receipt, Wire } from '../protocol';
  * (`ctx.now`), never from the clock.
  */
 
-/** Extra members a kind adds to an append's receipt (e.g. a lease's end). */
+/** Extra members a kind adds to an append's receipt (e.g. until when it granted something). */
 export type ReceiptFields = Record<string, string | number | null>;
 
 /** What `StreamObject.append` answers: a receipt (201 new, 200 replay) or a Failure. */

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type * as z from 'zod';
 import type { AppEnv } from '../api/app-env';
+import type { Operation } from '../api/openapi/operation';
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
@@ -54,6 +55,8 @@ export interface ProtocolModule {
   readModels?: readonly Reducer<BaseRow>[];
   /** Routes mounted under `/v1`. */
   routes?: Hono<AppEnv>;
+  /** How the OpenAPI document describes those routes (the contract test calls each). */
+  operations?: readonly Operation[];
   /** The initial `stream_state` status of a stream of one of its kinds. */
   initialStatus?: Readonly<Record<string, string>>;
 }

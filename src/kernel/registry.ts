@@ -23,7 +23,7 @@ export interface Registry {
   initialStatus(kind: string): string | null;
 }
 
-function claimOnce<T>(into: Map<string, T>, key: string, value: T, what: string, by: string) {
+function declareOnce<T>(into: Map<string, T>, key: string, value: T, what: string, by: string) {
   if (into.has(key)) throw new Error(`${what} "${key}" is declared twice (again by ${by})`);
   into.set(key, value);
 }
@@ -37,18 +37,18 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
   const models = new Map<string, Reducer<BaseRow>>();
   const statuses = new Map<string, string>();
   for (const m of modules) {
-    for (const kind of m.kinds) claimOnce(kinds, kind.name, kind, 'stream kind', m.name);
+    for (const kind of m.kinds) declareOnce(kinds, kind.name, kind, 'stream kind', m.name);
     for (const [type, spec] of Object.entries(m.types))
-      claimOnce(types, type, spec, 'wire type', m.name);
+      declareOnce(types, type, spec, 'wire type', m.name);
     for (const [prefix, spec] of Object.entries(m.typePrefixes ?? {}))
-      claimOnce(prefixes, prefix, spec, 'wire type prefix', m.name);
-    for (const id of m.derivedIds ?? []) claimOnce(derived, id, m.name, 'wire id prefix', m.name);
+      declareOnce(prefixes, prefix, spec, 'wire type prefix', m.name);
+    for (const id of m.derivedIds ?? []) declareOnce(derived, id, m.name, 'wire id prefix', m.name);
     for (const [code, spec] of Object.entries(m.problems ?? {}))
-      claimOnce(problems, code, spec, 'problem code', m.name);
+      declareOnce(problems, code, spec, 'problem code', m.name);
     for (const model of m.readModels ?? [])
-      claimOnce(models, model.model, model, 'read model', m.name);
+      declareOnce(models, model.model, model, 'read model', m.name);
     for (const [kind, status] of Object.entries(m.initialStatus ?? {}))
-      claimOnce(statuses, kind, status, 'initial status of kind', m.name);
+      declareOnce(statuses, kind, status, 'initial status of kind', m.name);
   }
   const prefixList = [...prefixes];
   return {

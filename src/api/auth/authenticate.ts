@@ -9,7 +9,12 @@ import { spendTicket } from './ticket-ledger';
 import { verifyToken } from './tokens';
 import { cachedPrincipal, rememberPrincipal } from './verified-cache';
 
-const PUBLIC = new Set(['GET /v1/schema/wire.json', 'HEAD /v1/schema/wire.json']);
+const PUBLIC = new Set([
+  'GET /v1/schema/wire.json',
+  'HEAD /v1/schema/wire.json',
+  'GET /v1/openapi.json',
+  'HEAD /v1/openapi.json',
+]);
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="wirestream"' };
 
 /** The bootstrap identity behind `ADMIN_TOKEN`. */
@@ -149,7 +154,7 @@ function withSubprotocol(res: Response): Response {
 }
 
 /**
- * Guards every `/v1/*` route but the public schema: authenticates (401), applies
+ * Guards every `/v1/*` route but the public schemas: authenticates (401), applies
  * the route's default scope and the token's stream prefixes (403), and puts the
  * caller in `c.get('principal')`.
  */

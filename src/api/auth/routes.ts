@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { fail } from '../../protocol';
 import type { AppEnv } from '../app-env';
+import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 import { Scope, Subject, TokenClaims } from './claims';
@@ -11,7 +12,8 @@ import { issueToken, MAX_TOKEN_SECONDS } from './tokens';
 /** Tickets open one WebSocket within a minute; they never work elsewhere. */
 export const TICKET_SECONDS = 60;
 
-const TokenBody = z.strictObject({
+/** `POST /v1/tokens` */
+export const TokenBody = z.strictObject({
   sub: Subject,
   scopes: z.array(Scope).min(1).max(4),
   roles: TokenClaims.shape.roles.optional(),
@@ -37,16 +39,7 @@ authRoutes.post('/tokens', async (c) => {
   const body = await readJsonBody(c, 4096);
   if (!body.ok) return problem(c, body);
   const parsed = TokenBody.safeParse(body.body);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({
-      path: i.path.map(String).join('.') || '(body)',
-      message: i.message,
-    }));
-    return problem(
-      c,
-      fail('invalid-body', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors }),
-    );
-  }
+  if (!parsed.success) return problem(c, bodyProblem(parsed.error));
   const { sub, scopes, roles, streams, expires_in } = parsed.data;
   const outside = widerThanCaller(principalOf(c).streams, streams);
   if (outside) return problem(c, fail('forbidden', outside));

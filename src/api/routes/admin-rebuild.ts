@@ -7,6 +7,7 @@ import { fail } from '../../protocol';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
 import { requireAllStreams, requireScope } from '../auth';
+import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
 
@@ -19,7 +20,8 @@ import { readJsonBody } from '../read-json-body';
  */
 export const adminRebuild = new Hono<AppEnv>();
 
-const Body = z.strictObject({
+/** `POST /v1/admin/rebuild`: which read models (all when left out; `stale`: those behind). */
+export const RebuildBody = z.strictObject({
   models: z
     .union([
       z.literal('stale'),
@@ -51,17 +53,9 @@ adminRebuild.post('/admin/rebuild', async (c) => {
   if (c.req.header('Content-Length') !== '0' && c.req.header('Content-Type')) {
     const body = await readJsonBody(c, 4096);
     if (!body.ok) return problem(c, body);
-    const parsed = Body.safeParse(body.body);
-    if (!parsed.success) {
-      const errors = parsed.error.issues.map((i) => ({
-        path: i.path.map(String).join('.') || '(body)',
-        message: i.message,
-      }));
-      return problem(
-        c,
-        fail('invalid-query', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors }),
-      );
-    }
+    const parsed = RebuildBody.safeParse(body.body);
+    // invalid-query (400), as it always answered: the body picks what to rebuild.
+    if (!parsed.success) return problem(c, bodyProblem(parsed.error, 'invalid-query'));
     const wanted = parsed.data.models;
     models = wanted === 'stale' ? 'stale' : wanted?.filter(isModelName);
   }

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import * as z from 'zod';
 import { anchorFor, messageLinks } from '../../anchor';
 import { RUNNING_HASH_VERSION } from '../../anchor/running-hash';
 import { fail, streamIdProblem, WireId } from '../../protocol';
@@ -7,9 +8,14 @@ import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
 import { requireAllStreams, requireScope, requireStream } from '../auth';
+import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
+import { intQuery, limitQuery, parseQuery } from '../query';
 import { readJsonBody } from '../read-json-body';
-import { oneStreamOf, parseQuery, StreamIdFilter } from './read-support';
+import { oneStreamOf, StreamIdFilter } from './read-support';
+
+/** Highest position a page cursor may name (15 digits, as before). */
+const MAX_POSITION = 999_999_999_999_999;
 
 /**
  * HCS anchoring as the API shows it:
@@ -22,16 +28,29 @@ import { oneStreamOf, parseQuery, StreamIdFilter } from './read-support';
  */
 export const anchoring = new Hono<AppEnv>();
 
-function pageParams(c: { req: { query(name: string): string | undefined } }, after: string) {
-  const a = c.req.query(after) ?? '0';
-  const l = c.req.query('limit') ?? '100';
-  if (!/^\d{1,15}$/.test(a))
-    return fail('invalid-query', `${after} must be a non-negative integer, got "${a}"`);
-  if (!/^\d{1,4}$/.test(l) || Number(l) < 1 || Number(l) > 1000) {
-    return fail('invalid-query', `limit must be an integer from 1 to 1000, got "${l}"`);
-  }
-  return { ok: true as const, after: Number(a), limit: Number(l) };
-}
+/** `GET /v1/topics/{hcs_topic_id}/anchors`: a page of anchored Wires by HCS sequence number. */
+export const AnchorsQuery = {
+  after_seq: intQuery(0, MAX_POSITION, 0).meta({
+    description: '`hcs_sequence_number` of the last anchor already held (0: from the start)',
+  }),
+  limit: limitQuery(1000),
+};
+
+/** `GET /v1/alerts`: a page of alerts by id. */
+export const AlertsQuery = {
+  after_id: intQuery(0, MAX_POSITION, 0).meta({
+    description: '`id` of the last alert already held (0: from the start)',
+  }),
+  limit: limitQuery(1000),
+};
+
+/** `GET /v1/wires/{wire_id}/proof` */
+export const ProofQuery = { stream_id: StreamIdFilter.optional() };
+
+/** `PUT /v1/streams/{stream_id}/topic` */
+export const TopicBody = z.strictObject({
+  topic: z.enum(['dedicated', 'shared'], { error: 'must be "dedicated" or "shared"' }),
+});
 
 anchoring.get('/wires/:wire_id/proof', async (c) => {
   const denied = requireScope(c, 'read');
@@ -40,7 +59,7 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
   if (!WireId.safeParse(wireId).success) {
     return problem(c, fail('invalid-query', `"${wireId}" is not a wire_id`));
   }
-  const parsed = parseQuery(c, { stream_id: StreamIdFilter.optional() });
+  const parsed = parseQuery(c, ProofQuery);
   if (!parsed.ok) return problem(c, parsed);
   // Streams outside the token's prefixes read as unknown, as in GET /v1/wires/{id}.
   const places = await directoryStub(c.env).locate(wireId);
@@ -91,8 +110,9 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
     requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/anchors');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
-  const page = pageParams(c, 'after_seq');
-  if (!page.ok) return problem(c, page);
+  const parsed = parseQuery(c, AnchorsQuery, { strict: false });
+  if (!parsed.ok) return problem(c, parsed);
+  const page = { after: parsed.query.after_seq, limit: parsed.query.limit };
   const names = (await directoryStub(c.env).topics()).filter((t) => t.hcs_topic_id === topicId);
   if (names.length === 0) return problem(c, fail('not-found', `no topic with HCS id "${topicId}"`));
   const parts = await Promise.all(
@@ -113,8 +133,9 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
 anchoring.get('/alerts', async (c) => {
   const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/alerts');
   if (denied) return denied;
-  const page = pageParams(c, 'after_id');
-  if (!page.ok) return problem(c, page);
+  const parsed = parseQuery(c, AlertsQuery, { strict: false });
+  if (!parsed.ok) return problem(c, parsed);
+  const page = { after: parsed.query.after_id, limit: parsed.query.limit };
   const alerts = await directoryStub(c.env).alerts(page.after, page.limit);
   return Response.json({ alerts, next_after_id: alerts.at(-1)?.id ?? null });
 });
@@ -127,15 +148,9 @@ anchoring.put('/streams/:stream_id/topic', async (c) => {
   if (denied) return denied;
   const body = await readJsonBody(c, 1024);
   if (!body.ok) return problem(c, body);
-  const topic = (body.body as { topic?: unknown } | null)?.topic;
-  if (topic !== 'dedicated' && topic !== 'shared') {
-    return problem(
-      c,
-      fail('invalid-body', 'body must be {"topic":"dedicated"} or {"topic":"shared"}', {
-        errors: [{ path: 'topic', message: 'must be "dedicated" or "shared"' }],
-      }),
-    );
-  }
+  const parsed = TopicBody.safeParse(body.body);
+  if (!parsed.success) return problem(c, bodyProblem(parsed.error));
+  const topic = parsed.data.topic;
   const mode = await streamStub(c.env, streamId).setDedicatedTopic(topic === 'dedicated');
   return Response.json({
     stream_id: streamId,

@@ -23,14 +23,17 @@ export const readStreams = new Hono<AppEnv>();
 const Kind = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'must be a stream kind such as task');
 const Status = z.string().regex(/^[a-z][a-z_]{0,31}$/, 'must be a status word such as active');
 
+/** `GET /v1/streams` */
+export const StreamsQuery = {
+  type: Kind.optional(),
+  status: Status.optional(),
+  correlation_id: Name.optional(),
+  ...Paging,
+  ...Freshness,
+};
+
 readStreams.get('/streams', async (c) => {
-  const parsed = parseQuery(c, {
-    type: Kind.optional(),
-    status: Status.optional(),
-    correlation_id: Name.optional(),
-    ...Paging,
-    ...Freshness,
-  });
+  const parsed = parseQuery(c, StreamsQuery);
   if (!parsed.ok) return problem(c, parsed);
   const q = parsed.query;
   const cursor = decodeCursor(q.cursor, 1);

@@ -1,17 +1,11 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
 import { selectWatermark, waitForWire, watermarkOf } from '../../projection';
-import {
-  type Failure,
-  type FieldIssue,
-  fail,
-  type Result,
-  streamIdProblem,
-  WireId,
-} from '../../protocol';
+import { type Failure, fail, type Result, streamIdProblem, WireId } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
+import { intQuery, limitQuery } from '../query';
 
 /**
  * What every read endpoint shares: strict query parsing (an unknown or
@@ -32,47 +26,26 @@ export const Name = z
 
 /** Query members every list accepts. */
 export const Paging = {
-  limit: z.coerce
-    .number()
-    .int('must be an integer')
-    .min(1, 'must be at least 1')
-    .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`)
-    .default(100),
-  cursor: z.string().max(2000).optional(),
+  limit: limitQuery(MAX_LIMIT, 100, 'bounds'),
+  cursor: z.string().max(2000).optional().meta({
+    description: '`next_cursor` of the previous page, passed back as is',
+  }),
 };
 
 /** Query members every read accepts. */
 export const Freshness = {
-  wait_for: WireId.optional(),
-  wait_ms: z.coerce
-    .number()
-    .int('must be an integer')
-    .min(0, 'must be at least 0')
-    .max(MAX_WAIT_MS, `must be at most ${MAX_WAIT_MS}`)
-    .default(MAX_WAIT_MS),
+  wait_for: WireId.optional().meta({
+    description: 'Wait (up to `wait_ms`) until this Wire is projected before reading',
+  }),
+  wait_ms: intQuery(0, MAX_WAIT_MS, MAX_WAIT_MS, 'bounds').meta({
+    description: `Longest wait for \`wait_for\`, in milliseconds (0-${MAX_WAIT_MS})`,
+  }),
 };
 
 export const Times = { since: Iso.optional(), until: Iso.optional() };
 
-export function parseQuery<S extends z.ZodRawShape>(
-  c: Context<AppEnv>,
-  shape: S,
-): Result<{ query: z.infer<z.ZodObject<S>> }> {
-  const raw = c.req.query();
-  const parsed = z.strictObject(shape).safeParse(raw);
-  if (parsed.success) return { ok: true, query: parsed.data };
-  const errors: FieldIssue[] = parsed.error.issues.map((issue) =>
-    issue.code === 'unrecognized_keys'
-      ? {
-          path: issue.keys.join(', '),
-          message: `unknown filter; this endpoint accepts ${Object.keys(shape).join(', ')}`,
-        }
-      : { path: issue.path.map(String).join('.'), message: issue.message },
-  );
-  return fail('invalid-query', errors.map((e) => `${e.path}: ${e.message}`).join('; '), {
-    errors,
-  });
-}
+/** Strict: an unknown or malformed filter is a 400, never silently ignored. */
+export { parseQuery } from '../query';
 
 /** Cursors are opaque to clients: base64url of the sort key of the last row served. */
 export function encodeCursor(key: (string | number)[]): string {

@@ -34,17 +34,20 @@ function wireJson(row: Record<string, unknown>) {
   return { wire: '1.1', ...rest, payload };
 }
 
+/** `GET /v1/wires` */
+export const WiresQuery = {
+  correlation_id: Name.optional(),
+  causation_id: Name.optional(),
+  type: WireType.optional(),
+  sender: Name.optional(),
+  stream_id: StreamIdFilter.optional(),
+  ...Times,
+  ...Paging,
+  ...Freshness,
+};
+
 readWires.get('/wires', async (c) => {
-  const parsed = parseQuery(c, {
-    correlation_id: Name.optional(),
-    causation_id: Name.optional(),
-    type: WireType.optional(),
-    sender: Name.optional(),
-    stream_id: StreamIdFilter.optional(),
-    ...Times,
-    ...Paging,
-    ...Freshness,
-  });
+  const parsed = parseQuery(c, WiresQuery);
   if (!parsed.ok) return problem(c, parsed);
   const q = parsed.query;
   if (q.since !== undefined && q.until !== undefined && q.since > q.until) {
@@ -75,13 +78,16 @@ readWires.get('/wires', async (c) => {
   });
 });
 
+/** `GET /v1/wires/{wire_id}` */
+export const WireQuery = { stream_id: StreamIdFilter.optional(), ...Freshness };
+
 readWires.get('/wires/:wire_id', async (c) => {
   const wireId = c.req.param('wire_id');
   const id = WireId.safeParse(wireId);
   if (!id.success) {
     return problem(c, fail('invalid-query', `wire_id "${wireId}": ${id.error.issues[0]?.message}`));
   }
-  const parsed = parseQuery(c, { stream_id: StreamIdFilter.optional(), ...Freshness });
+  const parsed = parseQuery(c, WireQuery);
   if (!parsed.ok) return problem(c, parsed);
   const db = c.env.DB;
   const chosen = parsed.query.stream_id;

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import * as z from 'zod';
 import { intVar } from '../../env';
 import { appendBody } from '../../kernel/append';
 import { REGISTRY } from '../../modules';
@@ -8,6 +9,7 @@ import type { AppEnv } from '../app-env';
 import { tokenGuards } from '../auth/guard-append';
 import { subscribeProblem } from '../limits/subscriber-cap';
 import { problem } from '../problem';
+import { AfterSeq, intQuery, limitQuery, parseQuery } from '../query';
 import { readJsonBody } from '../read-json-body';
 
 /** `/v1/streams/{stream_id}…`: append, page, describe and follow one stream. */
@@ -19,30 +21,31 @@ function stub(c: { env: AppEnv['Bindings'] }, streamId: string) {
   return streamStub(c.env, streamId);
 }
 
-function intParam(
-  name: string,
-  raw: string | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): Result<{ value: number }> {
-  if (raw === undefined || raw === '') return { ok: true, value: fallback };
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    return fail('invalid-query', `${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return { ok: true, value: Number(raw) };
-}
+/** `GET /v1/streams/{stream_id}/wires`: a page of the log. */
+export const StreamPageQuery = { after_seq: AfterSeq, limit: limitQuery(MAX_PAGE) };
+
+/** `GET /v1/streams/{stream_id}/ws`: where to start, and the oldest Wire still unanchored. */
+export const StreamFollowQuery = {
+  after_seq: AfterSeq,
+  anchors_from: intQuery(1, Number.MAX_SAFE_INTEGER, 1).meta({
+    description:
+      'Lowest `stream_seq` the client still holds as pending: anchor news from there on is sent again',
+  }),
+};
+
+/** `If-Match: "12"`: append only if the stream's last `stream_seq` is 12 ("0": a new stream). */
+export const IfMatchSeq = z.string().regex(/^\s*"\d{1,15}"\s*$/);
 
 function ifMatchSeq(header: string | undefined): Result<{ value: number | undefined }> {
   if (header === undefined) return { ok: true, value: undefined };
-  const match = /^"(\d{1,15})"$/.exec(header.trim());
+  const match = IfMatchSeq.safeParse(header).success ? /\d+/.exec(header) : null;
   if (!match) {
     return fail(
       'invalid-header',
       `If-Match must be the quoted last stream_seq, e.g. "12" (or "0" for a new stream), got ${header}`,
     );
   }
-  return { ok: true, value: Number(match[1]) };
+  return { ok: true, value: Number(match[0]) };
 }
 
 streams.use('/:stream_id/*', async (c, next) => {
@@ -76,13 +79,12 @@ streams.post('/:stream_id/wires', async (c) => {
 });
 
 streams.get('/:stream_id/wires', async (c) => {
-  const after = intParam('after_seq', c.req.query('after_seq'), 0, 0, Number.MAX_SAFE_INTEGER);
-  if (!after.ok) return problem(c, after);
-  const limit = intParam('limit', c.req.query('limit'), 100, 1, MAX_PAGE);
-  if (!limit.ok) return problem(c, limit);
+  const parsed = parseQuery(c, StreamPageQuery, { strict: false });
+  if (!parsed.ok) return problem(c, parsed);
+  const { after_seq, limit } = parsed.query;
   const streamId = c.req.param('stream_id');
-  const page = await stub(c, streamId).read(after.value, limit.value);
-  const last = page.wires.at(-1)?.stream_seq ?? after.value;
+  const page = await stub(c, streamId).read(after_seq, limit);
+  const last = page.wires.at(-1)?.stream_seq ?? after_seq;
   const body = {
     stream_id: streamId,
     wires: page.wires,
@@ -94,21 +96,13 @@ streams.get('/:stream_id/wires', async (c) => {
 });
 
 streams.get('/:stream_id/ws', async (c) => {
-  const after = intParam('after_seq', c.req.query('after_seq'), 0, 0, Number.MAX_SAFE_INTEGER);
-  if (!after.ok) return problem(c, after);
-  // Optional: the lowest Wire the client still holds as pending (see Subscribers.accept).
-  const anchorsFrom = intParam(
-    'anchors_from',
-    c.req.query('anchors_from'),
-    1,
-    1,
-    Number.MAX_SAFE_INTEGER,
-  );
-  if (!anchorsFrom.ok) return problem(c, anchorsFrom);
+  // anchors_from is read by the StreamObject (Subscribers.accept); checked here.
+  const parsed = parseQuery(c, StreamFollowQuery, { strict: false });
+  if (!parsed.ok) return problem(c, parsed);
   const stream = stub(c, c.req.param('stream_id'));
   // Checked before the Upgrade header, so a plain GET (the client SDK's probe
   // after a refused upgrade, which a browser cannot read) hears why.
-  const refused = await subscribeProblem(c.env, stream, after.value);
+  const refused = await subscribeProblem(c.env, stream, parsed.query.after_seq);
   if (refused) return problem(c, refused);
   if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
     return problem(

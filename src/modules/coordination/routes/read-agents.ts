@@ -38,14 +38,17 @@ function agentJson(row: Record<string, unknown>, before: string) {
 
 const Bool = z.enum(['true', 'false'], { error: 'must be true or false' });
 
+/** `GET /v1/agents` */
+export const AgentsQuery = {
+  role: Name.optional(),
+  status: z.enum(['unknown', 'running', 'stopped']).optional(),
+  stale: Bool.optional(),
+  ...Paging,
+  ...Freshness,
+};
+
 readAgents.get('/agents', async (c) => {
-  const parsed = parseQuery(c, {
-    role: Name.optional(),
-    status: z.enum(['unknown', 'running', 'stopped']).optional(),
-    stale: Bool.optional(),
-    ...Paging,
-    ...Freshness,
-  });
+  const parsed = parseQuery(c, AgentsQuery);
   if (!parsed.ok) return problem(c, parsed);
   const q = parsed.query;
   const cursor = decodeCursor(q.cursor, 1);

@@ -27,15 +27,18 @@ function taskJson(row: Record<string, unknown>) {
   return rest;
 }
 
+/** `GET /v1/tasks` */
+export const TasksQuery = {
+  status: Status.optional(),
+  role: Name.optional(),
+  claimed_by: Name.optional(),
+  correlation_id: Name.optional(),
+  ...Paging,
+  ...Freshness,
+};
+
 readTasks.get('/tasks', async (c) => {
-  const parsed = parseQuery(c, {
-    status: Status.optional(),
-    role: Name.optional(),
-    claimed_by: Name.optional(),
-    correlation_id: Name.optional(),
-    ...Paging,
-    ...Freshness,
-  });
+  const parsed = parseQuery(c, TasksQuery);
   if (!parsed.ok) return problem(c, parsed);
   const q = parsed.query;
   const cursor = decodeCursor(q.cursor, 2);

@@ -3,6 +3,7 @@ import type { AppEnv } from '../../../api/app-env';
 import { requireStream } from '../../../api/auth';
 import { subscribeProblem } from '../../../api/limits/subscriber-cap';
 import { problem } from '../../../api/problem';
+import { limitQuery, optionalIntQuery, parseQuery } from '../../../api/query';
 import { fail, type Result, streamIdProblem } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 
@@ -32,44 +33,43 @@ function roleStream(role: string): Result<{ streamId: string }> {
   return { ok: true, streamId };
 }
 
-function cursor(
-  raw: string | undefined,
-  name: string,
-  fallback: number,
-  max: number,
-): Result<{ value: number }> {
-  if (raw === undefined || raw === '') return { ok: true, value: fallback };
-  if (!/^\d{1,15}$/.test(raw) || Number(raw) > max) {
-    return fail('invalid-query', `${name} must be an integer from 0 to ${max}, got "${raw}"`);
-  }
-  return { ok: true, value: Number(raw) };
-}
+const Position = optionalIntQuery(0, Number.MAX_SAFE_INTEGER);
+
+/**
+ * The role feed pages like a stream (`after_seq`, answered with
+ * `next_after_seq`); `after` / `next_after` are its older names, still
+ * accepted and answered.
+ */
+export const RoleFeedQuery = {
+  after_seq: Position.meta({
+    description: '`stream_seq` of the last feed Wire already held (0: from the start)',
+  }),
+  after: Position.meta({ description: 'Older name of `after_seq`', deprecated: true }),
+  limit: limitQuery(MAX_PAGE),
+};
+
+/** `GET /v1/roles/{role}/ws`: where to start. */
+export const RoleFollowQuery = { after_seq: RoleFeedQuery.after_seq, after: RoleFeedQuery.after };
 
 roleFeeds.get('/roles/:role/wires', async (c) => {
   const role = roleStream(c.req.param('role'));
   if (!role.ok) return problem(c, role);
   const denied = requireStream(c, role.streamId);
   if (denied) return denied;
-  const after = cursor(
-    c.req.query('after') ?? c.req.query('after_seq'),
-    'after',
-    0,
-    Number.MAX_SAFE_INTEGER,
-  );
-  if (!after.ok) return problem(c, after);
-  const limit = cursor(c.req.query('limit'), 'limit', 100, MAX_PAGE);
-  if (!limit.ok) return problem(c, limit);
-  if (limit.value < 1)
-    return problem(c, fail('invalid-query', `limit must be an integer from 1 to ${MAX_PAGE}`));
-  const page = await streamStub(c.env, role.streamId).read(after.value, limit.value);
-  const last = page.wires.at(-1)?.stream_seq ?? after.value;
+  const parsed = parseQuery(c, RoleFeedQuery, { strict: false });
+  if (!parsed.ok) return problem(c, parsed);
+  const after = parsed.query.after ?? parsed.query.after_seq ?? 0;
+  const page = await streamStub(c.env, role.streamId).read(after, parsed.query.limit);
+  const last = page.wires.at(-1)?.stream_seq ?? after;
+  const next = last < page.last_seq ? last : null;
   return Response.json(
     {
       role: c.req.param('role'),
       stream_id: role.streamId,
       wires: page.wires,
       last_seq: page.last_seq,
-      next_after: last < page.last_seq ? last : null,
+      next_after_seq: next,
+      next_after: next,
     },
     { headers: { ETag: `"${page.last_seq}"` } },
   );
@@ -80,17 +80,13 @@ roleFeeds.get('/roles/:role/ws', async (c) => {
   if (!role.ok) return problem(c, role);
   const denied = requireStream(c, role.streamId);
   if (denied) return denied;
-  const after = cursor(
-    c.req.query('after') ?? c.req.query('after_seq'),
-    'after',
-    0,
-    Number.MAX_SAFE_INTEGER,
-  );
-  if (!after.ok) return problem(c, after);
+  const parsed = parseQuery(c, RoleFollowQuery, { strict: false });
+  if (!parsed.ok) return problem(c, parsed);
+  const after = parsed.query.after ?? parsed.query.after_seq ?? 0;
   const stream = streamStub(c.env, role.streamId);
   // Named as the client sent it (the SDK sends after_seq).
   const param = c.req.query('after') !== undefined ? 'after' : 'after_seq';
-  const refused = await subscribeProblem(c.env, stream, after.value, param);
+  const refused = await subscribeProblem(c.env, stream, after, param);
   if (refused) return problem(c, refused);
   if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
     return problem(
@@ -100,7 +96,7 @@ roleFeeds.get('/roles/:role/ws', async (c) => {
   }
   // The StreamObject reads `after_seq`; the role API also accepts `after`.
   const url = new URL(c.req.url);
-  url.searchParams.set('after_seq', String(after.value));
+  url.searchParams.set('after_seq', String(after));
   return stream.fetch(new Request(url, c.req.raw));
 });
 

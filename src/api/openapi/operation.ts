@@ -1,0 +1,66 @@
+import type * as z from 'zod';
+import { type FailureCode, StreamId, WireId } from '../../protocol';
+import type { QueryShape } from '../query';
+
+/** How the OpenAPI document describes one route (src/api/openapi/operations.ts lists them). */
+
+export type Access = 'public' | 'bearer' | 'websocket';
+
+export interface Answer {
+  description: string;
+  schema?: z.ZodType;
+  /** A WebSocket upgrade (101): no body, these frames instead. */
+  frames?: { server: z.ZodType; client: z.ZodType };
+  /** Default `application/json`. */
+  contentType?: string;
+  /** Names in the document's `components.headers`. */
+  headers?: string[];
+}
+
+export interface Operation {
+  method: 'get' | 'post' | 'put';
+  /** OpenAPI form: `/v1/streams/{stream_id}/wires`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  access: Access;
+  /** Scope the token needs (said in the description). */
+  scope?: string;
+  pathParams?: Record<string, z.ZodType>;
+  query?: QueryShape;
+  /** Request headers, by name in `components.parameters`. */
+  headerParams?: string[];
+  body?: { schema: z.ZodType; required: boolean; description?: string };
+  /** Success answers by status. */
+  answers: Record<number, Answer>;
+  /** Problem types this operation may answer with (statuses from problem.ts). */
+  problems: FailureCode[];
+  /** A WebSocket upgrade: `101` plus the frames in the description. */
+  websocket?: boolean;
+}
+
+export const StreamIdParam = StreamId.meta({
+  description: 'A stream id such as `project:kv-m02` or `task:T-1:attempt:1` (percent-encode `:`)',
+});
+export const WireIdParam = WireId.meta({ description: 'A wire_id (unique within its stream)' });
+
+/** Problems any authenticated route can answer with. */
+export const AUTH: FailureCode[] = ['unauthenticated', 'forbidden'];
+/** Problems of reading a JSON body (src/api/read-json-body.ts). */
+export const BODY: FailureCode[] = [
+  'unsupported-media-type',
+  'envelope-too-large',
+  'malformed-json',
+  'json-too-deep',
+];
+
+/** A D1 read: JSON with the freshness headers (src/api/routes/read-support.ts). */
+export function readAnswer(description: string, schema: z.ZodType): Answer {
+  return {
+    description,
+    schema,
+    headers: ['CacheControl', 'Watermark', 'WatermarkReceivedAt', 'WaitFor', 'StaleModels'],
+  };
+}

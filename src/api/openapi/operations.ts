@@ -1,0 +1,19 @@
+import { REGISTRY } from '../../modules';
+import type { Operation } from './operation';
+import { READ_OPERATIONS } from './read-operations';
+import { STREAM_OPERATIONS } from './stream-operations';
+
+/**
+ * Every route of the API as the OpenAPI document describes it: the request
+ * schemas are the ones the routes validate with (imported from them), the
+ * answers are ./responses.ts (a module's, in its own `openapi.ts`). test/workers/api-contract.test.ts fails when
+ * the app has a route this list lacks, or this list one the app lacks.
+ */
+export const OPERATIONS: Operation[] = [
+  ...STREAM_OPERATIONS,
+  ...READ_OPERATIONS,
+  // Each protocol module describes its own routes.
+  ...REGISTRY.modules.flatMap((m) => m.operations ?? []),
+];
+
+export type { Answer, Operation } from './operation';

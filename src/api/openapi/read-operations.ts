@@ -1,0 +1,135 @@
+import * as z from 'zod';
+import { RebuildBody } from '../routes/admin-rebuild';
+import { StreamsQuery } from '../routes/read-streams';
+import { WireQuery, WiresQuery } from '../routes/read-wires';
+import { AUTH, BODY, type Operation, readAnswer, WireIdParam } from './operation';
+import * as R from './responses';
+
+/** The D1 read models, the admin rebuild and the public documents. */
+
+export const READ_OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/v1/streams',
+    operationId: 'listStreams',
+    tag: 'Read models',
+    summary: 'List streams (D1 read model stream_state)',
+    access: 'bearer',
+    scope: 'read',
+    query: StreamsQuery,
+    answers: { 200: readAnswer('A page of streams', R.StreamList) },
+    problems: [...AUTH, 'invalid-query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/wires',
+    operationId: 'searchWires',
+    tag: 'Read models',
+    summary: 'Search every projected Wire (D1 read model wire_events)',
+    access: 'bearer',
+    scope: 'read',
+    query: WiresQuery,
+    answers: { 200: readAnswer('A page of Wires', R.WireList) },
+    problems: [...AUTH, 'invalid-query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/wires/{wire_id}',
+    operationId: 'getWire',
+    tag: 'Read models',
+    summary: 'One Wire with its causal chain, both ways',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { wire_id: WireIdParam },
+    query: WireQuery,
+    answers: { 200: readAnswer('The Wire', R.WireDetail) },
+    problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/rebuild',
+    operationId: 'startRebuild',
+    tag: 'Admin',
+    summary: 'Rebuild the read models from HCS, streaming progress',
+    description:
+      'Replays the HCS topics from the mirror node into D1 (in the Rebuilder Durable Object). The answer streams one JSON object per line until the rebuild ends; hanging up does not stop it. No body (or `{}`) rebuilds every model.',
+    access: 'bearer',
+    scope: 'admin (a token without stream prefixes)',
+    body: { schema: RebuildBody, required: false },
+    answers: {
+      200: {
+        description: 'Progress lines (NDJSON), until the rebuild ends',
+        schema: R.RebuildLine,
+        contentType: 'application/x-ndjson',
+        headers: ['RebuildId', 'CacheControl'],
+      },
+    },
+    problems: [...AUTH, ...BODY, 'invalid-query', 'rebuild-running'],
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/rebuild',
+    operationId: 'followRebuild',
+    tag: 'Admin',
+    summary: 'Follow the running (or last) rebuild from its first line',
+    access: 'bearer',
+    scope: 'admin (a token without stream prefixes)',
+    answers: {
+      200: {
+        description: 'Progress lines (NDJSON), until the rebuild ends',
+        schema: R.RebuildLine,
+        contentType: 'application/x-ndjson',
+        headers: ['RebuildId', 'CacheControl'],
+      },
+    },
+    problems: [...AUTH, 'not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/admin/projection',
+    operationId: 'projectionStatus',
+    tag: 'Admin',
+    summary: 'Read-model versions, status and the running rebuild',
+    access: 'bearer',
+    scope: 'admin (a token without stream prefixes)',
+    answers: { 200: { description: 'The read models', schema: R.ProjectionStatus } },
+    problems: AUTH,
+  },
+  {
+    method: 'get',
+    path: '/v1/schema/wire.json',
+    operationId: 'wireSchema',
+    tag: 'Schemas',
+    summary: 'JSON Schema (2020-12) of the Wire envelope and every known payload',
+    access: 'public',
+    answers: {
+      200: {
+        description: 'The schema',
+        schema: R.JsonSchemaDocument,
+        contentType: 'application/schema+json',
+      },
+    },
+    problems: [],
+  },
+  {
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'openApi',
+    tag: 'Schemas',
+    summary: 'This document (OpenAPI 3.1)',
+    access: 'public',
+    answers: { 200: { description: 'The document', schema: R.OpenApiDocument } },
+    problems: [],
+  },
+  {
+    method: 'get',
+    path: '/problems/{code}',
+    operationId: 'problemType',
+    tag: 'Schemas',
+    summary: 'What a problem `type` means: its status and title',
+    access: 'public',
+    pathParams: { code: z.string().meta({ description: 'A problem code such as `stale-stream`' }) },
+    answers: { 200: { description: 'The problem type', schema: R.ProblemTypeInfo } },
+    problems: ['not-found'],
+  },
+];

@@ -1,0 +1,202 @@
+import * as z from 'zod';
+import { WireInput } from '../../protocol';
+import { TokenBody } from '../auth/routes';
+import { AlertsQuery, AnchorsQuery, ProofQuery, TopicBody } from '../routes/proof';
+import { StreamFollowQuery, StreamPageQuery } from '../routes/streams';
+import { type Answer, AUTH, BODY, type Operation, StreamIdParam, WireIdParam } from './operation';
+import * as R from './responses';
+
+/** The stream, auth and anchoring routes (a module's own routes are in its folder). */
+
+export const WS_DESCRIPTION = `A WebSocket (send \`Upgrade: websocket\`). Browsers authenticate with \`?ticket=\` (from \`POST /v1/tickets\`) or the subprotocols \`wirestream, wirestream.bearer.<token>\`; other clients with \`Authorization: Bearer\`.
+Refusals (bad \`after_seq\`, too many subscribers, a missing upgrade) come as problem+json before any socket opens, so a plain GET hears why.
+
+Server → client frames are JSON text: \`hello\`, \`wires\` (in order, gap-free), \`anchored\`, \`caught-up\`, \`pong\`, \`error\` (schema \`ServerFrame\`). Client → server: \`{"kind":"ack","seq":N}\` within \`ack_ms\` or every \`ack_every\` Wires, and \`{"kind":"ping"}\` (schema \`ClientFrame\`). A subscriber that leaves more than \`window\` Wires unacknowledged is closed with code 4008 and a reason naming \`after_seq=N\` to resume from.`;
+
+export const wsAnswer: Answer = {
+  description: 'Switching Protocols: the WebSocket is open (frames: ServerFrame / ClientFrame)',
+  frames: { server: R.ServerFrame, client: R.ClientFrame },
+};
+
+export const STREAM_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/v1/streams/{stream_id}/wires',
+    operationId: 'appendWire',
+    tag: 'Streams',
+    summary: 'Append a Wire to a stream',
+    description:
+      "Wire 1.1 (or 1.0, upgraded). Idempotent by `wire_id`, forever: sending the same Wire again answers 200 with the original receipt and `Idempotent-Replay: true`; the same id with other content is a 409. `stream_seq` in the body or `If-Match` make the append conditional (412 when the stream has moved on). `sender` must be the token's subject.",
+    access: 'bearer',
+    scope: 'append (claims: claim)',
+    pathParams: { stream_id: StreamIdParam },
+    headerParams: ['IfMatch'],
+    body: { schema: WireInput, required: true, description: 'A Wire envelope' },
+    answers: {
+      201: {
+        description: 'Stored (a 201 means durable)',
+        schema: R.Receipt,
+        headers: ['ETag', 'Location'],
+      },
+      200: {
+        description: 'A replay: this Wire was stored before; the original receipt',
+        schema: R.Receipt,
+        headers: ['ETag', 'Location', 'IdempotentReplay'],
+      },
+    },
+    problems: [
+      ...AUTH,
+      'invalid-stream-id',
+      'invalid-header',
+      ...BODY,
+      'invalid-wire',
+      'stream-id-mismatch',
+      'secret-in-payload',
+      'rate-limited',
+      'wire-id-conflict',
+      'stale-stream',
+      'task-already-claimed',
+      'task-not-available',
+      'stale-fencing-token',
+      'not-lease-holder',
+      'insufficient-capacity',
+      'invalid-transition',
+      'coordination-unavailable',
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/streams/{stream_id}/wires',
+    operationId: 'readStream',
+    tag: 'Streams',
+    summary: "Page through a stream's Wires in order",
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { stream_id: StreamIdParam },
+    query: StreamPageQuery,
+    answers: { 200: { description: 'A page', schema: R.StreamPage, headers: ['ETag'] } },
+    problems: [...AUTH, 'invalid-stream-id', 'invalid-query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/streams/{stream_id}/ws',
+    operationId: 'followStream',
+    tag: 'Streams',
+    summary: 'Follow a stream live over WebSocket',
+    description: WS_DESCRIPTION,
+    access: 'websocket',
+    scope: 'read',
+    pathParams: { stream_id: StreamIdParam },
+    query: StreamFollowQuery,
+    websocket: true,
+    answers: { 101: wsAnswer },
+    problems: [
+      ...AUTH,
+      'invalid-stream-id',
+      'invalid-query',
+      'invalid-header',
+      'too-many-subscribers',
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/streams/{stream_id}',
+    operationId: 'describeStream',
+    tag: 'Streams',
+    summary: 'Describe a stream: head, count, times',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { stream_id: StreamIdParam },
+    answers: { 200: { description: 'The stream', schema: R.StreamInfo, headers: ['ETag'] } },
+    problems: [...AUTH, 'invalid-stream-id', 'not-found'],
+  },
+  {
+    method: 'put',
+    path: '/v1/streams/{stream_id}/topic',
+    operationId: 'setStreamTopic',
+    tag: 'Anchoring',
+    summary: 'Anchor a stream on its own HCS topic, or on the shared one',
+    access: 'bearer',
+    scope: 'append',
+    pathParams: { stream_id: StreamIdParam },
+    body: { schema: TopicBody, required: true },
+    answers: { 200: { description: 'The topic the stream now uses', schema: R.TopicMode } },
+    problems: [...AUTH, 'invalid-stream-id', ...BODY, 'invalid-body'],
+  },
+  {
+    method: 'post',
+    path: '/v1/tokens',
+    operationId: 'issueToken',
+    tag: 'Auth',
+    summary: 'Mint a bearer token (admin)',
+    access: 'bearer',
+    scope: 'admin',
+    body: { schema: TokenBody, required: true },
+    answers: {
+      201: { description: 'The token', schema: R.IssuedToken, headers: ['CacheControl'] },
+    },
+    problems: [...AUTH, ...BODY, 'invalid-body'],
+  },
+  {
+    method: 'post',
+    path: '/v1/tickets',
+    operationId: 'issueTicket',
+    tag: 'Auth',
+    summary: 'Mint a one-use WebSocket ticket (for browsers)',
+    access: 'bearer',
+    scope: 'read',
+    answers: {
+      201: { description: 'The ticket', schema: R.IssuedTicket, headers: ['CacheControl'] },
+    },
+    problems: AUTH,
+  },
+  {
+    method: 'get',
+    path: '/v1/wires/{wire_id}/proof',
+    operationId: 'wireProof',
+    tag: 'Anchoring',
+    summary: 'Where a Wire sits on HCS, with links to check it',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { wire_id: WireIdParam },
+    query: ProofQuery,
+    answers: { 200: { description: 'The proof', schema: R.Proof } },
+    problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/topics',
+    operationId: 'listTopics',
+    tag: 'Anchoring',
+    summary: 'Every HCS topic and its anchoring progress',
+    access: 'bearer',
+    scope: 'read (a token without stream prefixes)',
+    answers: { 200: { description: 'The topics', schema: R.Topics } },
+    problems: AUTH,
+  },
+  {
+    method: 'get',
+    path: '/v1/topics/{hcs_topic_id}/anchors',
+    operationId: 'topicAnchors',
+    tag: 'Anchoring',
+    summary: 'The Wires anchored on a topic, with their exact messages',
+    access: 'bearer',
+    scope: 'read (a token without stream prefixes)',
+    pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
+    query: AnchorsQuery,
+    answers: { 200: { description: 'A page of anchors', schema: R.Anchors } },
+    problems: [...AUTH, 'invalid-query', 'not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/alerts',
+    operationId: 'listAlerts',
+    tag: 'Anchoring',
+    summary: 'What the listener found wrong on the topics (and ingested)',
+    access: 'bearer',
+    scope: 'read (a token without stream prefixes)',
+    query: AlertsQuery,
+    answers: { 200: { description: 'A page of alerts', schema: R.Alerts } },
+    problems: [...AUTH, 'invalid-query'],
+  },
+];

@@ -1,0 +1,157 @@
+import * as z from 'zod';
+import { AUTH, type Operation, readAnswer, StreamIdParam } from '../../api/openapi/operation';
+import { Cursor, Seq, ServedWire } from '../../api/openapi/responses';
+import { WS_DESCRIPTION, wsAnswer } from '../../api/openapi/stream-operations';
+import { Freshness, Name } from '../../api/routes/read-support';
+import { TASK_RUN_STATUSES } from './read-models/task-run-state';
+import { AgentsQuery } from './routes/read-agents';
+import { TasksQuery } from './routes/read-tasks';
+import { RoleFeedQuery, RoleFollowQuery } from './routes/role-feeds';
+
+/**
+ * Seed 000's routes as the OpenAPI document describes them (the module's
+ * `operations`): requests from the schemas its routes validate with,
+ * answers below. test/workers/api-contract.test.ts calls each one.
+ */
+
+const CoordinationView = z.object({
+  stream_id: z.string(),
+  kind: z.string().nullable(),
+  state: z.unknown().meta({ description: "The decider's state for this stream kind" }),
+  outbox: Seq.meta({ description: 'Effects not yet delivered to other streams' }),
+});
+
+const RoleFeedPage = z.object({
+  role: z.string(),
+  stream_id: z.string(),
+  wires: z.array(ServedWire),
+  last_seq: Seq,
+  next_after_seq: Seq.nullable().meta({ description: 'Pass as `after_seq`; null: caught up' }),
+  next_after: Seq.nullable().meta({
+    description: 'Older name of `next_after_seq`',
+    deprecated: true,
+  }),
+});
+
+const TaskAttempt = z.looseObject({
+  task_id: z.string(),
+  attempt: z.int(),
+  status: z.enum(TASK_RUN_STATUSES),
+  stream_id: z.string(),
+});
+
+const TaskList = z.object({ tasks: z.array(TaskAttempt), next_cursor: Cursor });
+const TaskDetail = z.object({
+  task_id: z.string(),
+  current: TaskAttempt,
+  attempts: z.array(TaskAttempt),
+});
+
+const Agent = z.looseObject({
+  agent_id: z.string(),
+  stream_id: z.string(),
+  status: z.string(),
+  stale: z.boolean().meta({ description: 'No Wire of its own within AGENT_STALE_SECONDS' }),
+});
+const AgentList = z.object({ agents: z.array(Agent), next_cursor: Cursor });
+
+export const COORDINATION_OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/v1/tasks',
+    operationId: 'listTasks',
+    tag: 'Read models',
+    summary: 'Task attempts (D1 read model task_run_state)',
+    access: 'bearer',
+    scope: 'read',
+    query: TasksQuery,
+    answers: { 200: readAnswer('A page of task attempts', TaskList) },
+    problems: [...AUTH, 'invalid-query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/tasks/{task_id}',
+    operationId: 'getTask',
+    tag: 'Read models',
+    summary: 'Every attempt of one task, current last',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { task_id: Name },
+    query: Freshness,
+    answers: { 200: readAnswer('The task', TaskDetail) },
+    problems: [...AUTH, 'invalid-query', 'not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/agents',
+    operationId: 'listAgents',
+    tag: 'Read models',
+    summary: 'Agents (D1 read model agent_runtime_state)',
+    access: 'bearer',
+    scope: 'read',
+    query: AgentsQuery,
+    answers: { 200: readAnswer('A page of agents', AgentList) },
+    problems: [...AUTH, 'invalid-query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/agents/{agent_id}',
+    operationId: 'getAgent',
+    tag: 'Read models',
+    summary: 'One agent (`quinn-07` or `agent:quinn-07`)',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { agent_id: Name },
+    query: Freshness,
+    answers: { 200: readAnswer('The agent', Agent) },
+    problems: [...AUTH, 'invalid-query', 'not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/roles/{role}/wires',
+    operationId: 'readRoleFeed',
+    tag: 'Coordination',
+    summary: "Page through a role's feed of task offers (`role:<role>`)",
+    description:
+      'The stream `role:<role>`: every `task.available` for the role, copied there by the task streams. Pages like a stream: `after_seq` in, `next_after_seq` out (`after` / `next_after` are the older names, still served).',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { role: Name.meta({ description: 'A role such as `developer`' }) },
+    query: RoleFeedQuery,
+    answers: { 200: { description: 'A page', schema: RoleFeedPage, headers: ['ETag'] } },
+    problems: [...AUTH, 'invalid-stream-id', 'invalid-query'],
+  },
+  {
+    method: 'get',
+    path: '/v1/roles/{role}/ws',
+    operationId: 'followRoleFeed',
+    tag: 'Coordination',
+    summary: "Follow a role's feed live over WebSocket",
+    description: WS_DESCRIPTION,
+    access: 'websocket',
+    scope: 'read',
+    pathParams: { role: Name },
+    query: RoleFollowQuery,
+    websocket: true,
+    answers: { 101: wsAnswer },
+    problems: [
+      ...AUTH,
+      'invalid-stream-id',
+      'invalid-query',
+      'invalid-header',
+      'too-many-subscribers',
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/coordination/{stream_id}',
+    operationId: 'coordinationState',
+    tag: 'Coordination',
+    summary: "What a stream's decider holds (lease, capacity, health, dependencies)",
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { stream_id: StreamIdParam },
+    answers: { 200: { description: 'The decision state', schema: CoordinationView } },
+    problems: [...AUTH, 'invalid-stream-id'],
+  },
+];
