@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { WireInput } from '../../protocol';
 import { TokenBody } from '../auth/routes';
-import { AlertsQuery, AnchorsQuery, ProofQuery, TopicBody } from '../routes/proof';
+import { AlertsQuery, AnchorsQuery, ProofQuery, TopicBody } from '../routes/anchoring';
 import { StreamFollowQuery, StreamPageQuery } from '../routes/streams';
 import { type Answer, AUTH, BODY, type Operation, StreamIdParam, WireIdParam } from './operation';
 import * as R from './responses';
