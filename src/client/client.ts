@@ -68,14 +68,9 @@ export interface WirePage {
   next_after_seq: number | null;
 }
 
-export interface StreamInfo {
-  stream_id: string;
-  last_seq: number;
-  last_type: string | null;
-  count: number;
-  created_at: string | null;
-  updated_at: string | null;
-}
+import type { StreamInfo } from '../protocol/anchor-record';
+
+export type { StreamInfo };
 
 /** The Wirestream API from Node 20, browsers and Workers (fetch + WebSocket). */
 export class WirestreamClient {

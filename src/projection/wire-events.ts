@@ -1,18 +1,12 @@
 import { storedCanonicalJson, type Wire } from '../protocol';
+import { WIRE_FIELDS } from '../protocol/wire11-fast-path';
 import type { AnchorUpdate, ProjectedWire } from './types';
 
 /** SQL for the raw `wire_events` table (migrations/0001) and its watermark. */
 
 const COLUMNS = [
-  'wire_id',
-  'stream_id',
-  'stream_seq',
-  'correlation_id',
-  'causation_id',
-  'type',
-  'sender',
-  'ts',
-  'payload',
+  // Every member of the envelope but `wire` (always 1.1), then what projection adds.
+  ...WIRE_FIELDS.filter((f) => f !== 'wire'),
   'received_at',
   'hcs_topic_id',
   'hcs_sequence_number',

@@ -28,3 +28,13 @@ export type AnchorStatus =
       AnchorRecord,
       'wire_id' | 'stream_id' | 'stream_seq'
     >);
+
+/** What `GET /v1/streams/{stream_id}` says of a stream (its head, from the sequencer). */
+export interface StreamInfo {
+  stream_id: string;
+  last_seq: number;
+  last_type: string | null;
+  count: number;
+  created_at: string | null;
+  updated_at: string | null;
+}

@@ -4,7 +4,8 @@ import { WIRE_TYPE_PATTERN } from './wire-type';
 export const WIRE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export const SENDER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
 
-const KEYS = new Set([
+/** The members of a Wire 1.1 envelope, in the order the protocol lists them. */
+export const WIRE_FIELDS = [
   'wire',
   'wire_id',
   'stream_id',
@@ -15,7 +16,9 @@ const KEYS = new Set([
   'sender',
   'ts',
   'payload',
-]);
+] as const;
+
+const KEYS = new Set<string>(WIRE_FIELDS);
 const REQUIRED = 7; // wire, wire_id, stream_id, type, sender, ts, payload
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

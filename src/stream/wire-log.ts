@@ -8,18 +8,9 @@ import { draftIdentity } from '../protocol';
  */
 const SCHEMA_VERSION = 1;
 
-import type { StoredWire } from '../protocol';
+import type { StoredWire, StreamInfo } from '../protocol';
 
-export type { StoredWire };
-
-export interface StreamInfo {
-  stream_id: string;
-  last_seq: number;
-  last_type: string | null;
-  count: number;
-  created_at: string | null;
-  updated_at: string | null;
-}
+export type { StoredWire, StreamInfo };
 
 type WireRow = { seq: number; body: string; received_at: string };
 

@@ -5,6 +5,7 @@ import {
   coordinationPayloads,
 } from '../../src/modules/coordination/catalogue';
 import { nativeDialectOf, parseAppend, type Wire, wire10, wire11 } from '../../src/protocol';
+import { WIRE_FIELDS } from '../../src/protocol/wire11-fast-path';
 import { legacyParseAppend } from './legacy-parse-append';
 
 /** Seed 000's catalogue, as the append path passes it from the registry. */
@@ -149,19 +150,7 @@ describe('the native dialects (Wire 1.1 and Wire 1.0)', () => {
         { requiredKeys: ['wire', 'type', 'sender', 'ts', 'payload'] },
       ),
     );
-    const keys = fc.constantFrom(
-      'wire',
-      'wire_id',
-      'stream_id',
-      'stream_seq',
-      'correlation_id',
-      'causation_id',
-      'type',
-      'sender',
-      'ts',
-      'payload',
-      'extra',
-    );
+    const keys = fc.constantFrom(...WIRE_FIELDS, 'extra');
     // A valid body with up to two fields changed or removed.
     const body = fc
       .tuple(valid, fc.array(fc.tuple(keys, field), { maxLength: 2 }))

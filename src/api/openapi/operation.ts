@@ -64,3 +64,30 @@ export function readAnswer(description: string, schema: z.ZodType): Answer {
     headers: ['CacheControl', 'Watermark', 'WatermarkReceivedAt', 'WaitFor', 'StaleModels'],
   };
 }
+
+/**
+ * A D1 read route: bearer with the `read` scope, freshness headers, and
+ * `not-found` when it names one thing by path.
+ */
+export function readOperation(o: {
+  path: string;
+  operationId: string;
+  summary: string;
+  query: QueryShape;
+  pathParams?: Record<string, z.ZodType>;
+  answer: [description: string, schema: z.ZodType];
+}): Operation {
+  return {
+    method: 'get',
+    path: o.path,
+    operationId: o.operationId,
+    tag: 'Read models',
+    summary: o.summary,
+    access: 'bearer',
+    scope: 'read',
+    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
+    query: o.query,
+    answers: { 200: readAnswer(...o.answer) },
+    problems: [...AUTH, 'invalid-query', ...(o.pathParams ? (['not-found'] as const) : [])],
+  };
+}

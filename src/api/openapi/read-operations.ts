@@ -2,36 +2,26 @@ import * as z from 'zod';
 import { RebuildBody } from '../routes/admin-rebuild';
 import { StreamsQuery } from '../routes/read-streams';
 import { WireQuery, WiresQuery } from '../routes/read-wires';
-import { AUTH, BODY, type Operation, readAnswer, WireIdParam } from './operation';
+import { AUTH, BODY, type Operation, readAnswer, readOperation, WireIdParam } from './operation';
 import * as R from './responses';
 
 /** The D1 read models, the admin rebuild and the public documents. */
 
 export const READ_OPERATIONS: Operation[] = [
-  {
-    method: 'get',
+  readOperation({
     path: '/v1/streams',
     operationId: 'listStreams',
-    tag: 'Read models',
     summary: 'List streams (D1 read model stream_state)',
-    access: 'bearer',
-    scope: 'read',
     query: StreamsQuery,
-    answers: { 200: readAnswer('A page of streams', R.StreamList) },
-    problems: [...AUTH, 'invalid-query'],
-  },
-  {
-    method: 'get',
+    answer: ['A page of streams', R.StreamList],
+  }),
+  readOperation({
     path: '/v1/wires',
     operationId: 'searchWires',
-    tag: 'Read models',
     summary: 'Search every projected Wire (D1 read model wire_events)',
-    access: 'bearer',
-    scope: 'read',
     query: WiresQuery,
-    answers: { 200: readAnswer('A page of Wires', R.WireList) },
-    problems: [...AUTH, 'invalid-query'],
-  },
+    answer: ['A page of Wires', R.WireList],
+  }),
   {
     method: 'get',
     path: '/v1/wires/{wire_id}',

@@ -8,15 +8,41 @@ import * as R from './responses';
 
 /** The stream, auth and anchoring routes (a module's own routes are in its folder). */
 
-export const WS_DESCRIPTION = `A WebSocket (send \`Upgrade: websocket\`). Browsers authenticate with \`?ticket=\` (from \`POST /v1/tickets\`) or the subprotocols \`wirestream, wirestream.bearer.<token>\`; other clients with \`Authorization: Bearer\`.
+const WS_DESCRIPTION = `A WebSocket (send \`Upgrade: websocket\`). Browsers authenticate with \`?ticket=\` (from \`POST /v1/tickets\`) or the subprotocols \`wirestream, wirestream.bearer.<token>\`; other clients with \`Authorization: Bearer\`.
 Refusals (bad \`after_seq\`, too many subscribers, a missing upgrade) come as problem+json before any socket opens, so a plain GET hears why.
 
 Server → client frames are JSON text: \`hello\`, \`wires\` (in order, gap-free), \`anchored\`, \`caught-up\`, \`pong\`, \`error\` (schema \`ServerFrame\`). Client → server: \`{"kind":"ack","seq":N}\` within \`ack_ms\` or every \`ack_every\` Wires, and \`{"kind":"ping"}\` (schema \`ClientFrame\`). A subscriber that leaves more than \`window\` Wires unacknowledged is closed with code 4008 and a reason naming \`after_seq=N\` to resume from.`;
 
-export const wsAnswer: Answer = {
+const wsAnswer: Answer = {
   description: 'Switching Protocols: the WebSocket is open (frames: ServerFrame / ClientFrame)',
   frames: { server: R.ServerFrame, client: R.ClientFrame },
 };
+
+/** What every WebSocket follow route has in common: access, frames, refusals. */
+export function followOperation(
+  pathParams: Operation['pathParams'],
+  query: Operation['query'],
+): Pick<
+  Operation,
+  'description' | 'access' | 'scope' | 'pathParams' | 'query' | 'websocket' | 'answers' | 'problems'
+> {
+  return {
+    description: WS_DESCRIPTION,
+    access: 'websocket',
+    scope: 'read',
+    pathParams,
+    query,
+    websocket: true,
+    answers: { 101: wsAnswer },
+    problems: [
+      ...AUTH,
+      'invalid-stream-id',
+      'invalid-query',
+      'invalid-header',
+      'too-many-subscribers',
+    ],
+  };
+}
 
 export const STREAM_OPERATIONS: Operation[] = [
   {
@@ -83,20 +109,7 @@ export const STREAM_OPERATIONS: Operation[] = [
     operationId: 'followStream',
     tag: 'Streams',
     summary: 'Follow a stream live over WebSocket',
-    description: WS_DESCRIPTION,
-    access: 'websocket',
-    scope: 'read',
-    pathParams: { stream_id: StreamIdParam },
-    query: StreamFollowQuery,
-    websocket: true,
-    answers: { 101: wsAnswer },
-    problems: [
-      ...AUTH,
-      'invalid-stream-id',
-      'invalid-query',
-      'invalid-header',
-      'too-many-subscribers',
-    ],
+    ...followOperation({ stream_id: StreamIdParam }, StreamFollowQuery),
   },
   {
     method: 'get',

@@ -4,12 +4,11 @@ import type { AppEnv } from '../app-env';
 import { problem } from '../problem';
 import {
   answer,
-  decodeCursor,
   Freshness,
   Name,
   Paging,
   pageOf,
-  parseQuery,
+  pageQuery,
   Where,
   withJson,
 } from './read-support';
@@ -33,17 +32,15 @@ export const StreamsQuery = {
 };
 
 readStreams.get('/streams', async (c) => {
-  const parsed = parseQuery(c, StreamsQuery);
-  if (!parsed.ok) return problem(c, parsed);
-  const q = parsed.query;
-  const cursor = decodeCursor(q.cursor, 1);
-  if (!cursor.ok) return problem(c, cursor);
+  const page = pageQuery(c, StreamsQuery, 1);
+  if (!page.ok) return problem(c, page);
+  const { query: q, after } = page;
   const where = new Where()
     .eq('stream_type', q.type)
     .eq('status', q.status)
     .eq('correlation_id', q.correlation_id)
     .streams('stream_id', c);
-  if (cursor.key) where.add('stream_id > ?', ...cursor.key);
+  if (after) where.add('stream_id > ?', ...after);
   const stmt = c.env.DB.prepare(
     `SELECT * FROM stream_state ${where.sql} ORDER BY stream_id LIMIT ?`,
   ).bind(...where.params, q.limit + 1);

@@ -5,7 +5,7 @@ import { type Failure, fail, type Result, streamIdProblem, WireId } from '../../
 import type { AppEnv } from '../app-env';
 import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
-import { intQuery, limitQuery } from '../query';
+import { intQuery, limitQuery, parseQuery, type QueryShape } from '../query';
 
 /**
  * What every read endpoint shares: strict query parsing (an unknown or
@@ -209,4 +209,20 @@ export function pageOf(
     items,
     next_cursor: rows.length > limit && last ? encodeCursor(keyOf(last)) : null,
   };
+}
+
+/**
+ * A paged read's query: the parameters of `shape` (which holds `Paging`) and
+ * its cursor, decoded to `arity` sort-key parts. One failure, whichever is bad.
+ */
+export function pageQuery<S extends QueryShape & { cursor: z.ZodType }>(
+  c: Context<AppEnv>,
+  shape: S,
+  arity: number,
+): Result<{ query: z.infer<z.ZodObject<S>>; after: (string | number)[] | null }> {
+  const parsed = parseQuery(c, shape);
+  if (!parsed.ok) return parsed;
+  const cursor = decodeCursor((parsed.query as { cursor?: string }).cursor, arity);
+  if (!cursor.ok) return cursor;
+  return { ok: true, query: parsed.query, after: cursor.key };
 }

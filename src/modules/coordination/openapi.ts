@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { AUTH, type Operation, readAnswer, StreamIdParam } from '../../api/openapi/operation';
+import { AUTH, type Operation, readOperation, StreamIdParam } from '../../api/openapi/operation';
 import { Cursor, Seq, ServedWire } from '../../api/openapi/responses';
-import { WS_DESCRIPTION, wsAnswer } from '../../api/openapi/stream-operations';
+import { followOperation } from '../../api/openapi/stream-operations';
 import { Freshness, Name } from '../../api/routes/read-support';
 import { TASK_RUN_STATUSES } from './read-models/task-run-state';
 import { AgentsQuery } from './routes/read-agents';
@@ -56,56 +56,36 @@ const Agent = z.looseObject({
 const AgentList = z.object({ agents: z.array(Agent), next_cursor: Cursor });
 
 export const COORDINATION_OPERATIONS: Operation[] = [
-  {
-    method: 'get',
+  readOperation({
     path: '/v1/tasks',
     operationId: 'listTasks',
-    tag: 'Read models',
     summary: 'Task attempts (D1 read model task_run_state)',
-    access: 'bearer',
-    scope: 'read',
     query: TasksQuery,
-    answers: { 200: readAnswer('A page of task attempts', TaskList) },
-    problems: [...AUTH, 'invalid-query'],
-  },
-  {
-    method: 'get',
+    answer: ['A page of task attempts', TaskList],
+  }),
+  readOperation({
     path: '/v1/tasks/{task_id}',
     operationId: 'getTask',
-    tag: 'Read models',
     summary: 'Every attempt of one task, current last',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { task_id: Name },
     query: Freshness,
-    answers: { 200: readAnswer('The task', TaskDetail) },
-    problems: [...AUTH, 'invalid-query', 'not-found'],
-  },
-  {
-    method: 'get',
+    answer: ['The task', TaskDetail],
+  }),
+  readOperation({
     path: '/v1/agents',
     operationId: 'listAgents',
-    tag: 'Read models',
     summary: 'Agents (D1 read model agent_runtime_state)',
-    access: 'bearer',
-    scope: 'read',
     query: AgentsQuery,
-    answers: { 200: readAnswer('A page of agents', AgentList) },
-    problems: [...AUTH, 'invalid-query'],
-  },
-  {
-    method: 'get',
+    answer: ['A page of agents', AgentList],
+  }),
+  readOperation({
     path: '/v1/agents/{agent_id}',
     operationId: 'getAgent',
-    tag: 'Read models',
     summary: 'One agent (`quinn-07` or `agent:quinn-07`)',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { agent_id: Name },
     query: Freshness,
-    answers: { 200: readAnswer('The agent', Agent) },
-    problems: [...AUTH, 'invalid-query', 'not-found'],
-  },
+    answer: ['The agent', Agent],
+  }),
   {
     method: 'get',
     path: '/v1/roles/{role}/wires',
@@ -127,20 +107,7 @@ export const COORDINATION_OPERATIONS: Operation[] = [
     operationId: 'followRoleFeed',
     tag: 'Coordination',
     summary: "Follow a role's feed live over WebSocket",
-    description: WS_DESCRIPTION,
-    access: 'websocket',
-    scope: 'read',
-    pathParams: { role: Name },
-    query: RoleFollowQuery,
-    websocket: true,
-    answers: { 101: wsAnswer },
-    problems: [
-      ...AUTH,
-      'invalid-stream-id',
-      'invalid-query',
-      'invalid-header',
-      'too-many-subscribers',
-    ],
+    ...followOperation({ role: Name }, RoleFollowQuery),
   },
   {
     method: 'get',

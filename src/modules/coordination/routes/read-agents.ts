@@ -4,11 +4,11 @@ import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import {
   answer,
-  decodeCursor,
   Freshness,
   Name,
   Paging,
   pageOf,
+  pageQuery,
   parseQuery,
   Where,
   withJson,
@@ -48,16 +48,14 @@ export const AgentsQuery = {
 };
 
 readAgents.get('/agents', async (c) => {
-  const parsed = parseQuery(c, AgentsQuery);
-  if (!parsed.ok) return problem(c, parsed);
-  const q = parsed.query;
-  const cursor = decodeCursor(q.cursor, 1);
-  if (!cursor.ok) return problem(c, cursor);
+  const page = pageQuery(c, AgentsQuery, 1);
+  if (!page.ok) return problem(c, page);
+  const { query: q, after } = page;
   const before = staleBefore(c.env);
   const where = new Where().eq('role', q.role).eq('status', q.status).streams('stream_id', c);
   if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
   if (q.stale === 'false') where.add('last_seen_at >= ?', before);
-  if (cursor.key) where.add('agent_id > ?', ...cursor.key);
+  if (after) where.add('agent_id > ?', ...after);
   const stmt = c.env.DB.prepare(
     `SELECT * FROM agent_runtime_state ${where.sql} ORDER BY agent_id LIMIT ?`,
   ).bind(...where.params, q.limit + 1);

@@ -4,11 +4,11 @@ import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import {
   answer,
-  decodeCursor,
   Freshness,
   Name,
   Paging,
   pageOf,
+  pageQuery,
   parseQuery,
   Where,
   withJson,
@@ -38,18 +38,16 @@ export const TasksQuery = {
 };
 
 readTasks.get('/tasks', async (c) => {
-  const parsed = parseQuery(c, TasksQuery);
-  if (!parsed.ok) return problem(c, parsed);
-  const q = parsed.query;
-  const cursor = decodeCursor(q.cursor, 2);
-  if (!cursor.ok) return problem(c, cursor);
+  const page = pageQuery(c, TasksQuery, 2);
+  if (!page.ok) return problem(c, page);
+  const { query: q, after } = page;
   const where = new Where()
     .eq('status', q.status)
     .eq('role', q.role)
     .eq('claimed_by', q.claimed_by)
     .eq('correlation_id', q.correlation_id)
     .streams('stream_id', c);
-  if (cursor.key) where.add('(task_id, attempt) > (?, ?)', ...cursor.key);
+  if (after) where.add('(task_id, attempt) > (?, ?)', ...after);
   const stmt = c.env.DB.prepare(
     `SELECT * FROM task_run_state ${where.sql} ORDER BY task_id, attempt LIMIT ?`,
   ).bind(...where.params, q.limit + 1);
