@@ -40,7 +40,7 @@ export default defineConfig(async () => {
                 'node_modules/@hashgraph/sdk/lib/browser.js',
               ),
               long: path.join(import.meta.dirname, 'node_modules/long/umd/index.js'),
-            },
+            } as Record<string, string>,
           },
           test: {
             name: 'workers',
@@ -54,6 +54,16 @@ export default defineConfig(async () => {
           },
         },
         {
+          // Node-side tests that load the app's schemas (OpenAPI, problem types)
+          // reach Durable Object classes: give them a stand-in base class.
+          resolve: {
+            alias: {
+              'cloudflare:workers': path.join(
+                import.meta.dirname,
+                'test/support/cloudflare-workers-shim.ts',
+              ),
+            } as Record<string, string>,
+          },
           test: {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
