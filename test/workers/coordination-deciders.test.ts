@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Decider } from '../../src/kernel/kind';
 import type { CheckingDecider, CoordinationConfig } from '../../src/modules/coordination/config';
 import { agentDecider } from '../../src/modules/coordination/kinds/agent-decider';
 import { projectDecider } from '../../src/modules/coordination/kinds/project-decider';
@@ -7,7 +8,7 @@ import {
   type TaskState,
   taskDecider,
 } from '../../src/modules/coordination/kinds/task-decider';
-import type { Wire } from '../../src/protocol';
+import type { Failure, Wire } from '../../src/protocol';
 
 // The deciders are pure: Given Wires, When a command (a Wire or the clock),
 // Then the verdict and the effects. No Durable Object, no clock.
@@ -43,6 +44,23 @@ function wireOf(
   };
 }
 
+/**
+ * When `command` reaches a decider in `state` at `now`: null when it is
+ * appended as sent (the decider answers `[command]`), else the Failure.
+ */
+function when<S>(
+  decider: CheckingDecider<S> & Decider<S, CoordinationConfig>,
+  command: Wire,
+  state: S,
+  now: number,
+): Failure | null {
+  const { stream_seq: _seq, ...draft } = command;
+  const outcome = decider.decide(command, state, { now, cfg, hold: null });
+  if (!Array.isArray(outcome)) return outcome as Failure;
+  expect(outcome).toEqual([draft]);
+  return null;
+}
+
 function given<S>(decider: CheckingDecider<S>, wires: Wire[]): S {
   return wires.reduce((s, w) => decider.evolve(s, w, cfg), decider.initialState());
 }
@@ -68,7 +86,7 @@ describe('task decider', () => {
   it('grants the first claim a lease fenced by attempt and claim seq, capped at the maximum', () => {
     const state = given(taskDecider, [offered]);
     const long = { ...claimed, payload: { ...claimed.payload, lease_expires_at: at(99_999) } };
-    expect(taskDecider.check(long, state, T0, cfg)).toBeNull();
+    expect(when(taskDecider, long, state, T0)).toBeNull();
     const after = taskDecider.evolve(state, long, cfg);
     expect(after.lease).toMatchObject({
       fencingToken: '1.2',
@@ -113,11 +131,11 @@ describe('task decider', () => {
     const after = taskDecider.evolve(state, revoked, cfg) as TaskState;
     expect(after.status).toBe('revoked');
     expect(
-      taskDecider.check(
+      when(
+        taskDecider,
         wireOf(TASK, 4, 'task.started', 'agent:q', { task_id: 'r1', fencing_token: '1.2' }),
         after,
         T0 + 2000,
-        cfg,
       ),
     ).toMatchObject({
       code: 'stale-fencing-token',
@@ -165,7 +183,7 @@ describe('agent decider', () => {
 
   it('never reserves more units than are free', () => {
     const state = given(agentDecider, [capacity, reserve(2, 'a', 2)]);
-    expect(agentDecider.check(reserve(3, 'b', 2), state, T0, cfg)).toMatchObject({
+    expect(when(agentDecider, reserve(3, 'b', 2), state, T0)).toMatchObject({
       code: 'insufficient-capacity',
       extra: { available_units: 1, requested_units: 2 },
     });
@@ -181,7 +199,7 @@ describe('agent decider', () => {
     );
     expect(after.availableUnits).toBe(3);
     const confirm = wireOf(AGENT, 4, 'agent.capacity.confirmed', 'system', { reservation_id: 'a' });
-    expect(agentDecider.check(confirm, after, T0, cfg)).toMatchObject({
+    expect(when(agentDecider, confirm, after, T0)).toMatchObject({
       extra: { reservation_status: 'returned' },
     });
   });
