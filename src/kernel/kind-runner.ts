@@ -96,11 +96,12 @@ export class KindRunner {
     this.#bind(draft.stream_id);
     const reserve = this.#kind?.hooks?.reserve;
     if (!reserve) return null;
-    if (this.deps.log.findByWireId(draft.wire_id)) return null; // a replay: the sync path answers
     const seq = this.deps.log.lastSeq + 1;
     return reserve(draft, this.#state, {
       now,
       cfg: this.#cfg,
+      // A replay secures nothing: the synchronous path answers it.
+      isReplay: () => this.deps.log.findByWireId(draft.wire_id) !== null,
       check: (hold) => {
         const decided = this.decide(draft, seq, now, hold);
         return Array.isArray(decided) ? null : (decided as Failure);

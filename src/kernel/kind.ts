@@ -71,6 +71,8 @@ export interface Decider<S, C> {
 export interface ReserveContext<C> {
   now: number;
   cfg: C;
+  /** True when the command is already stored (a retry): secure nothing then. */
+  isReplay(): boolean;
   /** Runs this kind's `decide` as if `hold` were secured (a cheap early refusal). */
   check(hold: Hold): Failure | null;
   /** Appends `draft` to another stream over RPC (may throw when unreachable). */

@@ -78,7 +78,7 @@ export const taskKind = defineKind<TaskState, CoordinationConfig>({
 
     async reserve(command, _state, ctx) {
       const units = unitsOf(command);
-      if (!isClaim(command.type) || units <= 0) return null;
+      if (!isClaim(command.type) || units <= 0 || ctx.isReplay()) return null;
       const hold: CapacityHold = {
         ok: true,
         reservationId: `${command.stream_id}/${command.wire_id}`,
