@@ -3,11 +3,12 @@
  * loop calls `projectWires` for accepted Wires and `updateAnchors` once they
  * are on HCS; the read API queries the tables; `rebuild` replays HCS.
  */
+
+export { catchUp } from './catch-up';
 export { decodeMessage, mirrorSource, type RebuildSource } from './mirror-source';
 export { isModelName, modelNames, reducers } from './models';
 export { groupByStream, projectWires, updateAnchors } from './project-wires';
 export {
-  catchUp,
   newRebuild,
   type RebuildProgress,
   type RebuildState,

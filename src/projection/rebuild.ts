@@ -1,10 +1,10 @@
+import { catchUp } from './catch-up';
 import type { RebuildSource, TopicCursor } from './mirror-source';
 import { deleteUnfoldable } from './model-sql';
 import { reducers as allReducers, modelNames } from './models';
-import { anchorsOf, projectWires } from './project-wires';
-import type { ModelName, Reducer } from './reducer';
+import { anchorsOf } from './project-wires';
+import type { ModelName } from './reducer';
 import { type FolderState, StreamFolder } from './stream-folder';
-import type { BaseRow } from './types';
 import {
   anchorWireEvents,
   insertWireEvents,
@@ -325,30 +325,3 @@ async function settle(
 
 /** Rows of wire_events read per query while folding. */
 const FOLD_PAGE = 2000;
-/**
- * Projects every stored Wire that some read model has not folded yet: the
- * tail not on HCS yet, Wires that arrived during the rebuild, or those after
- * a gap in a topic.
- */
-/**
- * How far `reducer` got on the stream of `w` (SQL); 9e18 for streams it keeps
- * no row for. Table names and kinds come from code, never from input.
- */
-function behindOf(reducer: Reducer<BaseRow>): string {
-  const seq = `COALESCE((SELECT m.last_seq FROM ${reducer.model} m WHERE m.stream_id = w.stream_id), 0)`;
-  if (reducer.kinds === undefined) return seq;
-  const mine = reducer.kinds.map((k) => `w.stream_id LIKE '${k}:%'`).join(' OR ');
-  return `CASE WHEN ${mine} THEN ${seq} ELSE 9e18 END`;
-}
-
-export async function catchUp(db: D1Database): Promise<number> {
-  const behind = await db
-    .prepare(
-      `SELECT w.* FROM wire_events w WHERE w.stream_seq > MIN(${allReducers().map(behindOf).join(', ')}, 9e18)
-       ORDER BY w.stream_id, w.stream_seq`,
-    )
-    .all<WireEventRow>();
-  const wires = behind.results.map(wireOfRow);
-  if (wires.length > 0) await projectWires(db, wires);
-  return wires.length;
-}
