@@ -126,7 +126,7 @@ export class Outbox {
   async onAlarm(): Promise<void> {
     const rounds: Promise<void>[] = [];
     for (const delivery of this.#deliveries.values()) {
-      if (delivery.claimMs !== null) void this.#round(delivery);
+      if (delivery.claimMs !== null) this.#detached(delivery);
       else rounds.push(this.#flush(delivery));
     }
     await Promise.all(rounds);
@@ -167,9 +167,16 @@ export class Outbox {
       delivery.via,
       setTimeout(() => {
         this.#timers.delete(delivery.via);
-        if (delivery.claimMs !== null) void this.#round(delivery);
+        if (delivery.claimMs !== null) this.#detached(delivery);
         else void this.#flush(delivery);
       }, ms),
+    );
+  }
+
+  /** A round nobody waits for: it only starts each attempt. */
+  #detached(delivery: Delivery): void {
+    this.#round(delivery).catch((error: unknown) =>
+      console.warn(`outbox: ${delivery.via} round failed`, error),
     );
   }
 
@@ -220,7 +227,11 @@ export class Outbox {
       }
       if (batch.length > 0) batches.push(batch);
     }
-    const sends = batches.map((batch) => this.#send(delivery, batch));
+    const sends = batches.map((batch) =>
+      this.#send(delivery, batch).catch((error: unknown) =>
+        console.warn(`outbox: ${delivery.via} delivery failed`, error),
+      ),
+    );
     if (delivery.claimMs === null) await Promise.all(sends);
   }
 
@@ -238,7 +249,8 @@ export class Outbox {
     try {
       const now = Date.now();
       if (delivery.claimMs !== null) {
-        this.sql`UPDATE outbox SET due_at = ${now + delivery.claimMs} WHERE id = ${first.id}`;
+        this.sql`UPDATE outbox SET due_at = ${now + delivery.claimMs} WHERE via = ${first.via}
+          AND target = ${first.target} AND id BETWEEN ${first.id} AND ${last.id}`;
         this.#nextDue = undefined;
       }
       let outcome: Outcome;

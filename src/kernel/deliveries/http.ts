@@ -10,7 +10,7 @@ import type { Webhooks } from '../webhooks/store';
  * every attempt and a fresh `webhook-timestamp`. Only a 2xx is success; a
  * 410 disables the endpoint; a 429 is retried after its `Retry-After`;
  * anything else (another status, a timeout, a network error) after the
- * deployment's schedule (`webhook/settings.ts`), and after the last try the
+ * deployment's schedule (`webhooks/settings.ts`), and after the last try the
  * message is dead-lettered. Every attempt goes into the endpoint's log.
  *
  * Rounds are detached: the append that recorded a message has answered
@@ -19,6 +19,8 @@ import type { Webhooks } from '../webhooks/store';
  * row for the timeout plus a margin first, so an object evicted mid-attempt
  * tries again after that.
  */
+const DAY_MS = 86_400_000;
+
 export function httpDelivery(hooks: Webhooks): Delivery {
   const { timeoutMs } = hooks.settings;
   return {
@@ -93,7 +95,9 @@ export function httpDelivery(hooks: Webhooks): Delivery {
         return DONE;
       }
       hooks.settle(message.id, 'pending', error, at);
-      const delay = status === 429 && retryAfter !== null ? retryAfter : scheduled;
+      // A 429's Retry-After wins over the schedule, up to a day.
+      const delay =
+        status === 429 && retryAfter !== null ? Math.min(retryAfter, DAY_MS) : scheduled;
       return { done: false, retryAt: at + delay };
     },
   };

@@ -16,7 +16,7 @@ export interface StreamDeliveryDeps {
 }
 
 /** Delay before the alarm retries an undelivered effect (inline delivery goes first). */
-export const FIRST_RETRY_MS = 10_000;
+const FIRST_RETRY_MS = 10_000;
 
 export function streamDelivery(deps: StreamDeliveryDeps): Delivery {
   return {
@@ -42,7 +42,7 @@ export function streamDelivery(deps: StreamDeliveryDeps): Delivery {
   };
 }
 
-export function effectOf(parcel: Parcel): Effect {
+function effectOf(parcel: Parcel): Effect {
   return {
     target: parcel.target,
     draft: JSON.parse(parcel.body ?? '{}') as Draft,
