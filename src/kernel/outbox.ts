@@ -46,10 +46,10 @@ export interface Delivery {
   readonly fallbackMs: number;
   /**
    * Rounds run beside the caller instead of being awaited (a slow receiver
-   * must hold up neither the alarm nor the next append). Each row is claimed
-   * for `claimMs` first, so an object evicted mid-attempt retries after it.
+   * must hold up neither the alarm nor the next append). Each row's due time
+   * moves `attemptMs` ahead first, so an object evicted mid-attempt retries after it.
    */
-  readonly claimMs: number | null;
+  readonly attemptMs: number | null;
   deliver(target: string, parcels: readonly Parcel[], now: number): Promise<Outcome>;
 }
 
@@ -126,7 +126,7 @@ export class Outbox {
   async onAlarm(): Promise<void> {
     const rounds: Promise<void>[] = [];
     for (const delivery of this.#deliveries.values()) {
-      if (delivery.claimMs !== null) this.#detached(delivery);
+      if (delivery.attemptMs !== null) this.#detached(delivery);
       else rounds.push(this.#flush(delivery));
     }
     await Promise.all(rounds);
@@ -167,7 +167,7 @@ export class Outbox {
       delivery.via,
       setTimeout(() => {
         this.#timers.delete(delivery.via);
-        if (delivery.claimMs !== null) this.#detached(delivery);
+        if (delivery.attemptMs !== null) this.#detached(delivery);
         else void this.#flush(delivery);
       }, ms),
     );
@@ -232,7 +232,7 @@ export class Outbox {
         console.warn(`outbox: ${delivery.via} delivery failed`, error),
       ),
     );
-    if (delivery.claimMs === null) await Promise.all(sends);
+    if (delivery.attemptMs === null) await Promise.all(sends);
   }
 
   #holdBehind(via: string, target: string, head: Parcel): void {
@@ -248,8 +248,8 @@ export class Outbox {
     for (const p of batch) this.#inflight.add(p.id);
     try {
       const now = Date.now();
-      if (delivery.claimMs !== null) {
-        this.sql`UPDATE outbox SET due_at = ${now + delivery.claimMs} WHERE via = ${first.via}
+      if (delivery.attemptMs !== null) {
+        this.sql`UPDATE outbox SET due_at = ${now + delivery.attemptMs} WHERE via = ${first.via}
           AND target = ${first.target} AND id BETWEEN ${first.id} AND ${last.id}`;
         this.#nextDue = undefined;
       }

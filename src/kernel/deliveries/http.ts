@@ -15,8 +15,8 @@ import type { Webhooks } from '../webhooks/store';
  *
  * Rounds are detached: the append that recorded a message has answered
  * before its first attempt starts, and a receiver that hangs holds up only
- * its own message (until the per-attempt timeout). Each attempt claims its
- * row for the timeout plus a margin first, so an object evicted mid-attempt
+ * its own message (until the per-attempt timeout). Each attempt moves its
+ * row's due time past the timeout plus a margin first, so an object evicted mid-attempt
  * tries again after that.
  */
 const DAY_MS = 86_400_000;
@@ -29,7 +29,7 @@ export function httpDelivery(hooks: Webhooks): Delivery {
     ordered: false,
     promptMs: 0,
     fallbackMs: 1_000,
-    claimMs: timeoutMs + 5_000,
+    attemptMs: timeoutMs + 5_000,
     async deliver(endpointId, parcels, now): Promise<Outcome> {
       const parcel = parcels[0];
       const message = parcel?.key ? hooks.message(parcel.key) : null;

@@ -25,7 +25,7 @@ export function streamDelivery(deps: StreamDeliveryDeps): Delivery {
     ordered: false,
     promptMs: null,
     fallbackMs: FIRST_RETRY_MS,
-    claimMs: null,
+    attemptMs: null,
     async deliver(target, parcels) {
       const parcel = parcels[0];
       if (!parcel) return DONE;

@@ -30,7 +30,7 @@ export function topicDelivery(deps: TopicDeliveryDeps): Delivery {
     ordered: true,
     promptMs: 100,
     fallbackMs: 1_000,
-    claimMs: null,
+    attemptMs: null,
     async deliver(topic, parcels) {
       const seqs = new Set(parcels.map((p) => p.seq));
       const first = parcels[0]?.seq ?? 0;
