@@ -1,3 +1,4 @@
+import { lastSeqOf } from './model-sql';
 import { reducers } from './models';
 import { projectWires } from './project-wires';
 import type { Reducer } from './reducer';
@@ -9,7 +10,7 @@ import { type WireEventRow, wireOfRow } from './wire-events';
  * no row for. Table names and kinds come from code, never from input.
  */
 function behindOf(reducer: Reducer<BaseRow>): string {
-  const seq = `COALESCE((SELECT m.last_seq FROM ${reducer.model} m WHERE m.stream_id = w.stream_id), 0)`;
+  const seq = `COALESCE(${lastSeqOf(reducer, 'w.stream_id')}, 0)`;
   if (reducer.kinds === undefined) return seq;
   const mine = reducer.kinds.map((k) => `w.stream_id LIKE '${k}:%'`).join(' OR ');
   return `CASE WHEN ${mine} THEN ${seq} ELSE 9e18 END`;

@@ -1,4 +1,4 @@
-import { selectRows, upsertRows } from './model-sql';
+import { rowsOf, selectRows, writeRows } from './model-sql';
 import { modelNames, reducers } from './models';
 import { applyWire, type ModelName, owns, type Reducer } from './reducer';
 import type { AnchorUpdate, BaseRow, ProjectedWire } from './types';
@@ -88,7 +88,7 @@ async function projectChunk(
   const active = reducers().filter((r) => !rebuilding.has(r.model));
   const current = new Map<ModelName, Map<string, BaseRow>>();
   reducers().forEach((r, i) => {
-    const rows = (rowResults[i]?.results ?? []) as BaseRow[];
+    const rows = rowsOf(r, rowResults[i]?.results ?? []);
     current.set(r.model, new Map(rows.map((row) => [row.stream_id, row])));
   });
 
@@ -107,7 +107,7 @@ async function projectChunk(
     const rows = evolveAll(reducer, byStream, current.get(reducer.model) ?? new Map());
     if (rows.length === 0) continue;
     rowsWritten[reducer.model] = rows.length;
-    statements.push(upsertRows(db, reducer, rows));
+    statements.push(...writeRows(db, reducer, rows));
   }
   const results = await db.batch(statements);
   return { inserted: results[0]?.meta.changes ?? 0, rows: rowsWritten };

@@ -269,7 +269,7 @@ async function startFolding(db: D1Database, s: RebuildState): Promise<RebuildSta
 async function finish(db: D1Database, s: RebuildState): Promise<RebuildState> {
   const reducers = allReducers().filter((r) => s.models.includes(r.model));
   await db.batch([
-    ...reducers.map((r) => deleteUnfoldable(db, r)),
+    ...reducers.flatMap((r) => deleteUnfoldable(db, r)),
     db
       .prepare(
         `UPDATE projection_meta SET status = 'ready', reducer_version = json_extract(?1, '$.' || model)

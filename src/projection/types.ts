@@ -23,10 +23,17 @@ export interface AnchorUpdate {
 /** A D1 column value. */
 export type Cell = string | number | null;
 
+/**
+ * A read-model row's value: a cell, or a boolean, array or object that the
+ * generic layer stores as 0/1 or JSON text (`Reducer.json` names the JSON
+ * columns it parses back before `evolve` sees the row).
+ */
+export type RowValue = Cell | boolean | readonly unknown[] | { readonly [key: string]: unknown };
+
 /** Columns every read-model row has: the stream that owns it and how far it got. */
 export interface BaseRow {
   stream_id: string;
   reducer_version: number;
   last_seq: number;
-  [column: string]: Cell;
+  [column: string]: RowValue;
 }
