@@ -1,6 +1,7 @@
 import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { projectWires } from '../../src/projection';
+import { rowsOf, selectRows, writeRows } from '../../src/projection/model-sql';
 import { applyWire, foldStream, type Reducer } from '../../src/projection/reducer';
 import type { BaseRow } from '../../src/projection/types';
 import type { Wire } from '../../src/protocol';
@@ -197,5 +198,50 @@ describe('project_progress, a read model across streams', () => {
   it('answers 404 for a project with no task, and 400 for a malformed id', async () => {
     expect((await get(`/projects/${uid('none')}/progress`)).status).toBe(404);
     expect((await get('/projects/%20bad/progress')).status).toBe(400);
+  });
+});
+
+describe('cell encoding', () => {
+  it('stores JSON columns as text and gives them back parsed; a missing column is named', async () => {
+    await env.DB.prepare(
+      `CREATE TABLE IF NOT EXISTS probe_cells (stream_id TEXT PRIMARY KEY, tags TEXT, done INTEGER,
+         reducer_version INTEGER NOT NULL, last_seq INTEGER NOT NULL)`,
+    ).run();
+    const probe: Reducer<BaseRow> = {
+      model: 'probe_cells',
+      version: 1,
+      key: 'stream_id',
+      columns: ['stream_id', 'tags', 'done', 'reducer_version', 'last_seq'],
+      json: ['tags'],
+      initial: (first) => ({
+        stream_id: first.stream_id,
+        tags: [],
+        done: false,
+        reducer_version: 0,
+        last_seq: 0,
+      }),
+      evolve: (row, wire) => ({
+        ...row,
+        tags: [...(row.tags as string[]), wire.type],
+        done: wire.type === 'task.complete',
+      }),
+    };
+    const f = new WireFactory();
+    const s = `task:${uid('cells')}:attempt:1`;
+    const row = foldStream(probe, [f.wire(s, 'task.available'), f.wire(s, 'task.complete')]);
+    await env.DB.prepare(`INSERT INTO projection_meta (model, reducer_version, status)
+      VALUES ('probe_cells', 1, 'ready') ON CONFLICT DO NOTHING`).run();
+    await env.DB.batch(writeRows(env.DB, probe, [row as BaseRow]));
+    const stored = await env.DB.prepare('SELECT tags, done FROM probe_cells WHERE stream_id = ?1')
+      .bind(s)
+      .first();
+    expect(stored).toEqual({ tags: '["task.available","task.complete"]', done: 1 });
+    const read = await selectRows(env.DB, probe, [s]).all();
+    expect(rowsOf(probe, read.results)).toEqual([
+      { ...row, tags: ['task.available', 'task.complete'], done: 1 },
+    ]);
+    const drifted = { ...probe, columns: [...probe.columns, 'owner'] };
+    const again = await selectRows(env.DB, probe, [s]).all();
+    expect(() => rowsOf(drifted, again.results)).toThrow(/probe_cells: column owner/);
   });
 });
