@@ -3,7 +3,7 @@ import { reducers } from './models';
 import { projectWires } from './project-wires';
 import type { Reducer } from './reducer';
 import type { BaseRow } from './types';
-import { type WireEventRow, wireOfRow } from './wire-events';
+import { wiresOfRows } from './wire-events';
 
 /**
  * How far `reducer` got on the stream of `w` (SQL); 9e18 for streams it keeps
@@ -27,8 +27,8 @@ export async function catchUp(db: D1Database): Promise<number> {
       `SELECT w.* FROM wire_events w WHERE w.stream_seq > MIN(${reducers().map(behindOf).join(', ')}, 9e18)
        ORDER BY w.stream_id, w.stream_seq`,
     )
-    .all<WireEventRow>();
-  const wires = behind.results.map(wireOfRow);
+    .all();
+  const wires = wiresOfRows(behind.results);
   if (wires.length > 0) await projectWires(db, wires);
   return wires.length;
 }

@@ -179,18 +179,21 @@ export function rowsOf(
   reducer: AnyReducer,
   results: readonly Record<string, unknown>[],
 ): BaseRow[] {
+  const json = new Set<string>(reducer.json ?? []);
   return results.map((result) => {
-    if (reducer.spans) return JSON.parse(String(result.part)) as BaseRow;
-    const row: Record<string, unknown> = { ...result };
+    const row: Record<string, unknown> = reducer.spans
+      ? (JSON.parse(String(result.part)) as Record<string, unknown>)
+      : { ...result };
     for (const column of reducer.columns) {
       const value = row[column];
-      if (value === undefined || (value !== null && typeof value === 'object')) {
+      if (json.has(column) && typeof value === 'string') {
+        row[column] = JSON.parse(value) as unknown;
+      } else if (
+        value === undefined ||
+        (value !== null && typeof value === 'object' && !json.has(column))
+      ) {
         throw new Error(`read model ${reducer.model}: column ${column} is ${typeof value} in D1`);
       }
-    }
-    for (const column of reducer.json ?? []) {
-      const value = row[column];
-      if (typeof value === 'string') row[column] = JSON.parse(value) as unknown;
     }
     return row as BaseRow;
   });

@@ -8,8 +8,7 @@ import {
   selectStreamTail,
   selectWaitingAfter,
   toWireEventRow,
-  type WireEventRow,
-  wireOfRow,
+  wiresOfRows,
 } from './wire-events';
 
 /** Wires per D1 round trip; each batch is one transaction. */
@@ -78,7 +77,7 @@ async function projectChunk(
     selectWaitingAfter(db, after),
     ...reducers().map((r) => selectRows(db, r, streamIds)),
   ]);
-  const waiting = ((waitingResult?.results ?? []) as WireEventRow[]).map(wireOfRow);
+  const waiting = wiresOfRows(waitingResult?.results ?? []);
   if (waiting.length > 0) {
     for (const [s, list] of groupByStream([...waiting, ...wires])) byStream.set(s, list);
   }
@@ -134,9 +133,11 @@ async function fillGaps(
     if ((list[0]?.stream_seq ?? from) > from) gaps.push({ streamId, from });
   }
   if (gaps.length === 0) return;
-  const results = await db.batch(gaps.map((g) => selectStreamTail(db, g.streamId, g.from)));
+  const results = await db.batch<Record<string, unknown>>(
+    gaps.map((g) => selectStreamTail(db, g.streamId, g.from)),
+  );
   gaps.forEach((gap, i) => {
-    const stored = ((results[i]?.results ?? []) as WireEventRow[]).map(wireOfRow);
+    const stored = wiresOfRows(results[i]?.results ?? []);
     const merged = groupByStream([...stored, ...(byStream.get(gap.streamId) ?? [])]);
     byStream.set(gap.streamId, merged.get(gap.streamId) ?? []);
   });
