@@ -1,11 +1,10 @@
-import type { Wire } from '../protocol';
+import type { StoredWire } from '../protocol';
 
 /**
- * A Wire as the projection receives it: the stored envelope, when the
- * coordinator received it, and its HCS anchor once known.
+ * A Wire as the projection receives it: the stored Wire and, once known, its
+ * HCS anchor flattened into the `wire_events` columns.
  */
-export interface ProjectedWire extends Wire {
-  received_at: string;
+export interface ProjectedWire extends StoredWire {
   hcs_topic_id?: string | null;
   hcs_sequence_number?: number | null;
   consensus_timestamp?: string | null;
