@@ -5,7 +5,10 @@ import { streamDelivery } from './deliveries/stream';
 import type { AppendResult, Effect, Hold, ReceiptFields, StreamKind, WebhookEffect } from './kind';
 import type { Outbox, Parcel } from './outbox';
 import type { Registry } from './registry';
-import { type Sql, schemaGate } from './sql';
+import { firstRow, rowShape, type Sql, schemaGate } from './sql';
+
+const META_VALUE = rowShape('meta', { value: 'text' });
+const STATE_ROW = rowShape('coord_state', { version: 'number', seq: 'number', state: 'text' });
 
 /** The kernel's own version of the stored-state row; a kind's `version` adds to it. */
 const RUNNER_VERSION = 2;
@@ -58,7 +61,7 @@ export class KindRunner {
         refused: (effect, failure) => this.#onRefused(effect, failure),
       }),
     );
-    const known = deps.sql<{ value: string }>`SELECT value FROM meta WHERE key = 'stream_id'`[0];
+    const known = firstRow(META_VALUE, deps.sql`SELECT value FROM meta WHERE key = 'stream_id'`);
     if (known) this.#bind(known.value);
   }
 
@@ -74,8 +77,7 @@ export class KindRunner {
     if (!kind) return;
     this.#cfg = kind.config(this.deps.env);
     const { sql, log } = this.deps;
-    const row = sql<{ version: number; seq: number; state: string }>`SELECT version, seq, state
-      FROM coord_state WHERE id = 1`[0];
+    const row = firstRow(STATE_ROW, sql`SELECT version, seq, state FROM coord_state WHERE id = 1`);
     if (row && row.version === this.#version(kind) && row.seq === log.lastSeq) {
       this.#state = JSON.parse(row.state);
       return;

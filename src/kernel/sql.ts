@@ -49,8 +49,10 @@ export function schemaGate(
     version INTEGER NOT NULL
   )`;
   const from =
-    sql<{ version: number }>`SELECT version FROM schema_versions
-      WHERE capability = ${capability}`[0]?.version ?? 0;
+    firstRow(
+      SCHEMA_VERSION_ROW,
+      sql`SELECT version FROM schema_versions WHERE capability = ${capability}`,
+    )?.version ?? 0;
   if (from >= version) return;
   migrate(from);
   sql`INSERT OR REPLACE INTO schema_versions (capability, version) VALUES (${capability}, ${version})`;
@@ -81,12 +83,13 @@ export function rebuildIfOutdated(
   create: () => void,
 ): boolean {
   const sql = sqlOf(storage.sql);
-  const stored = sql<{ sql: string }>`SELECT sql FROM sqlite_master
-    WHERE type = 'table' AND name = ${table}`[0]?.sql;
+  const stored = firstRow(
+    TABLE_SQL_ROW,
+    sql`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ${table}`,
+  )?.sql;
   if (stored === undefined || !stored.includes(outdated)) return false;
-  type Column = { name: string; type: string; notnull: number; dflt_value: string | null };
   const columnsOf = (name: string) =>
-    storage.sql.exec<Column>(`PRAGMA table_info(${name})`).toArray();
+    parseRows(COLUMN_ROW, storage.sql.exec(`PRAGMA table_info(${name})`).toArray());
   storage.transactionSync(() => {
     const old = `${table}_outdated`;
     storage.sql.exec(`ALTER TABLE ${table} RENAME TO ${old}`);
@@ -104,3 +107,94 @@ export function rebuildIfOutdated(
   });
   return true;
 }
+
+/**
+ * How a column reads back from SQLite (Durable Object or D1): text or a
+ * number, `?` when it may be NULL, or one of a list of texts.
+ */
+export type ColumnKind = 'text' | 'number' | 'text?' | 'number?' | readonly string[];
+export type RowShape = Readonly<Record<string, ColumnKind>>;
+export type RowOf<S extends RowShape> = {
+  -readonly [K in keyof S]: S[K] extends readonly (infer E)[]
+    ? E
+    : S[K] extends 'text'
+      ? string
+      : S[K] extends 'text?'
+        ? string | null
+        : S[K] extends 'number'
+          ? number
+          : number | null;
+};
+
+/** Checks rows a query answered against the columns it expects (see `rowShape`). */
+export interface RowParser<T> {
+  readonly name: string;
+  parse(row: Readonly<Record<string, unknown>>): T;
+}
+
+const accepts: Record<Exclude<ColumnKind, readonly string[]>, (value: unknown) => boolean> = {
+  text: (v) => typeof v === 'string',
+  number: (v) => typeof v === 'number',
+  'text?': (v) => v === null || typeof v === 'string',
+  'number?': (v) => v === null || typeof v === 'number',
+};
+
+function described(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'NULL';
+  return typeof value === 'string' ? 'text' : typeof value;
+}
+
+/**
+ * A parser for the rows of one query: each named column must be there with
+ * its kind, or the read throws an error naming the query and the column (a
+ * schema drift is found where it happens, not as an `undefined` further on).
+ * Extra columns pass untouched. A `typeof` per column: cheap enough for the
+ * per-append path.
+ */
+export function rowShape<const S extends RowShape>(name: string, shape: S): RowParser<RowOf<S>> {
+  const checks = Object.entries(shape).map(([column, kind]) => {
+    if (typeof kind === 'string') return [column, kind, accepts[kind]] as const;
+    const one = new Set<unknown>(kind);
+    return [column, kind.join(' | '), (v: unknown) => one.has(v)] as const;
+  });
+  return {
+    name,
+    parse(row) {
+      for (const [column, kind, ok] of checks) {
+        const value = row[column];
+        if (!ok(value)) {
+          throw new Error(`${name}: column ${column} is ${described(value)}, expected ${kind}`);
+        }
+      }
+      return row as RowOf<S>;
+    },
+  };
+}
+
+/** Every row of a result (`sql\`…\``, or D1's `results`), parsed. */
+export function parseRows<T>(
+  parser: RowParser<T>,
+  result: readonly Readonly<Record<string, unknown>>[],
+): T[] {
+  return result.map((row) => parser.parse(row));
+}
+
+/** The first row of a result, parsed, or null when there is none. */
+export function firstRow<T>(
+  parser: RowParser<T>,
+  result: readonly Readonly<Record<string, unknown>>[] | null | undefined,
+): T | null {
+  const row = result?.[0];
+  return row === undefined ? null : parser.parse(row);
+}
+
+// The kernel's own reads (declared after `accepts`, which they use at load).
+const SCHEMA_VERSION_ROW = rowShape('schema_versions', { version: 'number' });
+const TABLE_SQL_ROW = rowShape('sqlite_master', { sql: 'text' });
+const COLUMN_ROW = rowShape('table_info', {
+  name: 'text',
+  type: 'text',
+  notnull: 'number',
+  dflt_value: 'text?',
+});

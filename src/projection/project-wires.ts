@@ -1,4 +1,4 @@
-import { selectRows, upsertRows } from './model-sql';
+import { rowsOf, selectRows, writeRows } from './model-sql';
 import { modelNames, reducers } from './models';
 import { applyWire, type ModelName, owns, type Reducer } from './reducer';
 import type { AnchorUpdate, BaseRow, ProjectedWire } from './types';
@@ -8,8 +8,7 @@ import {
   selectStreamTail,
   selectWaitingAfter,
   toWireEventRow,
-  type WireEventRow,
-  wireOfRow,
+  wiresOfRows,
 } from './wire-events';
 
 /** Wires per D1 round trip; each batch is one transaction. */
@@ -78,7 +77,7 @@ async function projectChunk(
     selectWaitingAfter(db, after),
     ...reducers().map((r) => selectRows(db, r, streamIds)),
   ]);
-  const waiting = ((waitingResult?.results ?? []) as WireEventRow[]).map(wireOfRow);
+  const waiting = wiresOfRows(waitingResult?.results ?? []);
   if (waiting.length > 0) {
     for (const [s, list] of groupByStream([...waiting, ...wires])) byStream.set(s, list);
   }
@@ -88,7 +87,7 @@ async function projectChunk(
   const active = reducers().filter((r) => !rebuilding.has(r.model));
   const current = new Map<ModelName, Map<string, BaseRow>>();
   reducers().forEach((r, i) => {
-    const rows = (rowResults[i]?.results ?? []) as BaseRow[];
+    const rows = rowsOf(r, rowResults[i]?.results ?? []);
     current.set(r.model, new Map(rows.map((row) => [row.stream_id, row])));
   });
 
@@ -107,7 +106,7 @@ async function projectChunk(
     const rows = evolveAll(reducer, byStream, current.get(reducer.model) ?? new Map());
     if (rows.length === 0) continue;
     rowsWritten[reducer.model] = rows.length;
-    statements.push(upsertRows(db, reducer, rows));
+    statements.push(...writeRows(db, reducer, rows));
   }
   const results = await db.batch(statements);
   return { inserted: results[0]?.meta.changes ?? 0, rows: rowsWritten };
@@ -134,9 +133,11 @@ async function fillGaps(
     if ((list[0]?.stream_seq ?? from) > from) gaps.push({ streamId, from });
   }
   if (gaps.length === 0) return;
-  const results = await db.batch(gaps.map((g) => selectStreamTail(db, g.streamId, g.from)));
+  const results = await db.batch<Record<string, unknown>>(
+    gaps.map((g) => selectStreamTail(db, g.streamId, g.from)),
+  );
   gaps.forEach((gap, i) => {
-    const stored = ((results[i]?.results ?? []) as WireEventRow[]).map(wireOfRow);
+    const stored = wiresOfRows(results[i]?.results ?? []);
     const merged = groupByStream([...stored, ...(byStream.get(gap.streamId) ?? [])]);
     byStream.set(gap.streamId, merged.get(gap.streamId) ?? []);
   });

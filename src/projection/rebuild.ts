@@ -1,3 +1,4 @@
+import { firstRow, parseRows, rowShape } from '../kernel/sql';
 import { catchUp } from './catch-up';
 import type { RebuildSource, TopicCursor } from './mirror-source';
 import { deleteUnfoldable } from './model-sql';
@@ -12,9 +13,15 @@ import {
   rememberTopics,
   toWireEventRow,
   WIRE_EVENT_COLUMNS,
-  type WireEventRow,
-  wireOfRow,
+  wiresOfRows,
 } from './wire-events';
+
+const META_ROW = rowShape('projection_meta', {
+  model: 'text',
+  reducer_version: 'number',
+  status: 'text',
+});
+const COUNT_ROW = rowShape('count', { n: 'number' });
 
 /** What a rebuild reports while it runs (one line of NDJSON each). */
 export type RebuildProgress =
@@ -80,10 +87,8 @@ export interface RebuildOptions {
  * not live (a rebuild of them failed or was cut off).
  */
 export async function staleModels(db: D1Database): Promise<ModelName[]> {
-  const rows = await db
-    .prepare('SELECT model, reducer_version, status FROM projection_meta')
-    .all<{ model: string; reducer_version: number; status: string }>();
-  const stored = new Map(rows.results.map((r) => [r.model, r]));
+  const rows = await db.prepare('SELECT model, reducer_version, status FROM projection_meta').all();
+  const stored = new Map(parseRows(META_ROW, rows.results).map((r) => [r.model, r]));
   return allReducers()
     .filter((r) => {
       const row = stored.get(r.model);
@@ -231,11 +236,12 @@ export async function stepRebuild(
            WHERE (stream_id, stream_seq) > (?1, ?2) ORDER BY stream_id, stream_seq LIMIT ?3`,
         )
         .bind(s.foldAfter[0], s.foldAfter[1], foldPage)
-        .all<WireEventRow>();
-      for (const row of page.results) folder.add(wireOfRow(row));
-      const last = page.results.at(-1);
+        .all();
+      const wires = wiresOfRows(page.results);
+      for (const wire of wires) folder.add(wire);
+      const last = wires.at(-1);
       if (last) s.foldAfter = [last.stream_id, last.stream_seq];
-      const finished = page.results.length < foldPage;
+      const finished = wires.length < foldPage;
       await folder.flush(finished);
       s.folder = folder.state();
       await report({
@@ -257,10 +263,8 @@ export async function stepRebuild(
 }
 
 async function startFolding(db: D1Database, s: RebuildState): Promise<RebuildState> {
-  const total = await db
-    .prepare('SELECT COUNT(DISTINCT stream_id) AS n FROM wire_events')
-    .first<{ n: number }>();
-  s.streamsTotal = total?.n ?? 0;
+  const total = await db.prepare('SELECT COUNT(DISTINCT stream_id) AS n FROM wire_events').first();
+  s.streamsTotal = total ? COUNT_ROW.parse(total).n : 0;
   s.phase = 'fold';
   return s;
 }
@@ -269,7 +273,7 @@ async function startFolding(db: D1Database, s: RebuildState): Promise<RebuildSta
 async function finish(db: D1Database, s: RebuildState): Promise<RebuildState> {
   const reducers = allReducers().filter((r) => s.models.includes(r.model));
   await db.batch([
-    ...reducers.map((r) => deleteUnfoldable(db, r)),
+    ...reducers.flatMap((r) => deleteUnfoldable(db, r)),
     db
       .prepare(
         `UPDATE projection_meta SET status = 'ready', reducer_version = json_extract(?1, '$.' || model)
@@ -292,7 +296,7 @@ async function settle(
   now: () => number,
 ): Promise<RebuildState> {
   const behind = await catchUp(db);
-  const [, ahead] = await db.batch<{ n: number }>([
+  const [, ahead] = await db.batch<Record<string, unknown>>([
     db.prepare(
       `UPDATE projection_meta SET
          watermark = (SELECT COUNT(*) FROM wire_events),
@@ -315,7 +319,7 @@ async function settle(
     streams: s.streamsTotal,
     wires: s.read,
     skipped: s.skipped,
-    ahead_of_mirror: ahead?.results[0]?.n ?? 0,
+    ahead_of_mirror: firstRow(COUNT_ROW, ahead?.results)?.n ?? 0,
     seconds,
     wires_per_second: seconds > 0 ? Math.round(s.read / seconds) : s.read,
   });

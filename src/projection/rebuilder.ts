@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
-import { sqlOf } from '../kernel/sql';
+import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { mirrorSource } from './mirror-source';
 import {
   markFailed,
@@ -28,6 +28,16 @@ export type RebuildLine =
   | RebuildProgress
   | { phase: 'retry'; attempt: number; detail: string }
   | { phase: 'error'; detail: string };
+
+const LINE_ROW = rowShape('rebuild line', { n: 'number', text: 'text' });
+const RUNNING_ROW = rowShape('rebuild job', { id: 'text', state: 'text', attempts: 'number' });
+const JOB_ROW = rowShape('rebuild job', {
+  id: 'text',
+  status: ['running', 'done', 'failed'],
+  state: 'text',
+  started_at: 'text',
+  finished_at: 'text?',
+});
 
 export interface RebuildJob {
   id: string;
@@ -128,8 +138,11 @@ export class Rebuilder extends DurableObject<Env> {
     ) {
       await this.ctx.storage.setAlarm(Date.now());
     }
-    const newer = () => this.#sql<{ n: number; text: string }>`
-      SELECT n, text FROM line WHERE n > ${after} ORDER BY n LIMIT 500`;
+    const newer = () =>
+      parseRows(
+        LINE_ROW,
+        this.#sql`SELECT n, text FROM line WHERE n > ${after} ORDER BY n LIMIT 500`,
+      );
     let rows = newer();
     if (rows.length === 0 && job.status === 'running' && waitMs > 0) {
       await new Promise<void>((resolve) => {
@@ -153,8 +166,10 @@ export class Rebuilder extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const row = this.#sql<{ id: string; state: string; attempts: number }>`
-      SELECT id, state, attempts FROM job WHERE status = 'running'`[0];
+    const row = firstRow(
+      RUNNING_ROW,
+      this.#sql`SELECT id, state, attempts FROM job WHERE status = 'running'`,
+    );
     if (!row) return;
     let state = JSON.parse(row.state) as RebuildState;
     const source = mirrorSource(hederaConfig(this.env).mirrorUrl);
@@ -210,13 +225,10 @@ export class Rebuilder extends DurableObject<Env> {
   }
 
   #job(): RebuildJob | null {
-    const row = this.#sql<{
-      id: string;
-      status: RebuildJob['status'];
-      state: string;
-      started_at: string;
-      finished_at: string | null;
-    }>`SELECT id, status, state, started_at, finished_at FROM job`[0];
+    const row = firstRow(
+      JOB_ROW,
+      this.#sql`SELECT id, status, state, started_at, finished_at FROM job`,
+    );
     if (!row) return null;
     const state = JSON.parse(row.state) as RebuildState;
     return {

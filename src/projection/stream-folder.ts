@@ -1,4 +1,4 @@
-import { upsertRows } from './model-sql';
+import { writeRows } from './model-sql';
 import type { reducers } from './models';
 import { applyWire, type ModelName, owns } from './reducer';
 import type { BaseRow, ProjectedWire } from './types';
@@ -64,7 +64,7 @@ export class StreamFolder {
     for (const [reducer, rows] of this.#finished) {
       for (let j = 0; j < rows.length; j += UPSERT_ROWS) {
         statements.push(
-          upsertRows(this.db, reducer, rows.slice(j, j + UPSERT_ROWS), { replace: true }),
+          ...writeRows(this.db, reducer, rows.slice(j, j + UPSERT_ROWS), { replace: true }),
         );
       }
     }

@@ -1,11 +1,10 @@
-import type { Wire } from '../protocol';
+import type { StoredWire } from '../protocol';
 
 /**
- * A Wire as the projection receives it: the stored envelope, when the
- * coordinator received it, and its HCS anchor once known.
+ * A Wire as the projection receives it: the stored Wire and, once known, its
+ * HCS anchor flattened into the `wire_events` columns.
  */
-export interface ProjectedWire extends Wire {
-  received_at: string;
+export interface ProjectedWire extends StoredWire {
   hcs_topic_id?: string | null;
   hcs_sequence_number?: number | null;
   consensus_timestamp?: string | null;
@@ -23,10 +22,17 @@ export interface AnchorUpdate {
 /** A D1 column value. */
 export type Cell = string | number | null;
 
+/**
+ * A read-model row's value: a cell, or a boolean, array or object that the
+ * generic layer stores as 0/1 or JSON text (`Reducer.json` names the JSON
+ * columns it parses back before `evolve` sees the row).
+ */
+export type RowValue = Cell | boolean | readonly unknown[] | { readonly [key: string]: unknown };
+
 /** Columns every read-model row has: the stream that owns it and how far it got. */
 export interface BaseRow {
   stream_id: string;
   reducer_version: number;
   last_seq: number;
-  [column: string]: Cell;
+  [column: string]: RowValue;
 }

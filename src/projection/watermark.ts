@@ -1,3 +1,5 @@
+import { rowShape } from '../kernel/sql';
+
 /**
  * How far the projection has got: the number of Wires in `wire_events` and
  * the `received_at` of the newest one. Every read response carries it.
@@ -12,6 +14,8 @@ export interface Watermark {
    */
   stale_models: string[];
 }
+
+const STREAM_ROW = rowShape('wire_events', { stream_id: 'text' });
 
 export function selectWatermark(db: D1Database) {
   return db.prepare(
@@ -49,8 +53,8 @@ export async function isVisible(
          WHERE model = 'stream_state') <> 'ready')`,
     )
     .bind(wireId)
-    .all<{ stream_id: string }>();
-  return results.some((row) => visibleStream(row.stream_id));
+    .all();
+  return results.some((row) => visibleStream(String(STREAM_ROW.parse(row).stream_id)));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parseRows, type RowOf, rowShape } from '../kernel/sql';
 import { storedCanonicalJson, type Wire } from '../protocol';
 import { WIRE_FIELDS } from '../protocol/wire11-fast-path';
 import type { AnchorUpdate, ProjectedWire } from './types';
@@ -13,22 +14,29 @@ const COLUMNS = [
   'consensus_timestamp',
 ] as const;
 
-export interface WireEventRow {
-  [column: string]: string | number | null;
-  wire_id: string;
-  stream_id: string;
-  stream_seq: number;
-  correlation_id: string | null;
-  causation_id: string | null;
-  type: string;
-  sender: string;
-  ts: string;
+const SHAPE = {
+  wire_id: 'text',
+  stream_id: 'text',
+  stream_seq: 'number',
+  correlation_id: 'text?',
+  causation_id: 'text?',
+  type: 'text',
+  sender: 'text',
+  ts: 'text',
   /** Canonical JSON (sorted keys): the same text whether it came live or from HCS. */
-  payload: string;
-  received_at: string;
-  hcs_topic_id: string | null;
-  hcs_sequence_number: number | null;
-  consensus_timestamp: string | null;
+  payload: 'text',
+  received_at: 'text',
+  hcs_topic_id: 'text?',
+  hcs_sequence_number: 'number?',
+  consensus_timestamp: 'text?',
+} as const;
+
+export type WireEventRow = RowOf<typeof SHAPE>;
+const WIRE_EVENT_ROW = rowShape('wire_events', SHAPE);
+
+/** The Wires stored rows hold (D1 `results`, checked column by column). */
+export function wiresOfRows(results: readonly Record<string, unknown>[]): ProjectedWire[] {
+  return parseRows(WIRE_EVENT_ROW, results).map(wireOfRow);
 }
 
 export const WIRE_EVENT_COLUMNS: readonly string[] = COLUMNS;

@@ -1,13 +1,3 @@
-import type { Wire } from './envelope';
-
-/**
- * A Wire as a stream stored it: the envelope and when the coordinator
- * received it. The same value travels from the stream to its topic.
- */
-export interface StoredWire extends Wire {
-  received_at: string;
-}
-
 /** Where one Wire sits on HCS. `running_hash` is base64, as the mirror node serves it. */
 export interface AnchorRecord {
   wire_id: string;

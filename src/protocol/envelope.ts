@@ -74,6 +74,15 @@ export const Wire = z.strictObject({
 });
 export type Wire = z.infer<typeof Wire>;
 
+/**
+ * A Wire as its stream stored it: the envelope and when the coordinator
+ * received it. The same value travels from the stream to its topic (see
+ * ARCHITECTURE.md, "A Wire's names", for the others).
+ */
+export interface StoredWire extends Wire {
+  received_at: string;
+}
+
 /** A Wire ready to append: everything but the sequence number. */
 export type Draft = Omit<Wire, 'stream_seq'>;
 

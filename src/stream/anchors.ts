@@ -1,4 +1,4 @@
-import type { Sql } from '../kernel/sql';
+import { parseRows, rowShape, type Sql } from '../kernel/sql';
 import type { AnchorRecord, AnchorStatus } from '../protocol';
 import type { WireSource } from './subscribers';
 import type { StoredWire } from './wire-log';
@@ -9,15 +9,15 @@ import type { StoredWire } from './wire-log';
  * and pushed to WebSocket subscribers as `{"kind":"anchored"}` frames
  * (`Subscribers.announceAnchored`).
  */
-type Row = {
-  seq: number;
-  topic: string;
-  hcs_topic_id: string;
-  hcs_sequence_number: number;
-  consensus_timestamp: string;
-  running_hash: string;
-  hcs_chunks: number;
-};
+const ANCHOR_ROW = rowShape('anchors', {
+  seq: 'number',
+  topic: 'text',
+  hcs_topic_id: 'text',
+  hcs_sequence_number: 'number',
+  consensus_timestamp: 'text',
+  running_hash: 'text',
+  hcs_chunks: 'number',
+});
 
 export interface AnchoredWire extends StoredWire {
   anchor: AnchorStatus;
@@ -40,7 +40,7 @@ export class Anchors {
   record(topic: string, anchors: AnchorRecord[]): AnchorRecord[] {
     const fresh: AnchorRecord[] = [];
     for (const a of anchors) {
-      const known = this.sql<{ seq: number }>`SELECT seq FROM anchors WHERE seq = ${a.stream_seq}`;
+      const known = this.sql`SELECT seq FROM anchors WHERE seq = ${a.stream_seq}`;
       if (known.length > 0) continue;
       this.sql`INSERT INTO anchors (seq, topic, hcs_topic_id, hcs_sequence_number,
         consensus_timestamp, running_hash, hcs_chunks)
@@ -57,10 +57,10 @@ export class Anchors {
     const last = wires.at(-1)?.stream_seq;
     if (first === undefined || last === undefined) return [];
     const rows = new Map(
-      this.sql<Row>`SELECT * FROM anchors WHERE seq BETWEEN ${first} AND ${last}`.map((r) => [
-        r.seq,
-        r,
-      ]),
+      parseRows(
+        ANCHOR_ROW,
+        this.sql`SELECT * FROM anchors WHERE seq BETWEEN ${first} AND ${last}`,
+      ).map((r) => [r.seq, r]),
     );
     return wires.map((wire) => {
       const row = rows.get(wire.stream_seq);

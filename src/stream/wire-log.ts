@@ -1,4 +1,4 @@
-import type { Sql } from '../kernel/sql';
+import { firstRow, parseRows, rowShape, type Sql } from '../kernel/sql';
 import type { Draft, Receipt, Wire } from '../protocol';
 import { draftIdentity } from '../protocol';
 
@@ -12,19 +12,25 @@ import type { StoredWire, StreamInfo } from '../protocol';
 
 export type { StoredWire, StreamInfo };
 
-type WireRow = { seq: number; body: string; received_at: string };
+const WIRE_ROW = rowShape('wires', { seq: 'number', body: 'text', received_at: 'text' });
+type WireRow = ReturnType<typeof WIRE_ROW.parse>;
+const META_ROW = rowShape('meta', { key: 'text', value: 'text' });
+const VALUE_ROW = rowShape('meta', { value: 'text' });
+const LAST_ROW = rowShape('wires', { type: 'text', received_at: 'text' });
+const MAX_ROW = rowShape('wires', { s: 'number?' });
+const COUNT_ROW = rowShape('wires', { n: 'number' });
 
 export class WireLog {
   #lastSeq: number;
 
   constructor(private readonly sql: Sql) {
     this.#migrate();
-    this.#lastSeq = sql<{ s: number | null }>`SELECT MAX(seq) AS s FROM wires`[0]?.s ?? 0;
+    this.#lastSeq = firstRow(MAX_ROW, sql`SELECT MAX(seq) AS s FROM wires`)?.s ?? 0;
   }
 
   #migrate(): void {
     this.sql`CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
-    const row = this.sql<{ value: string }>`SELECT value FROM meta WHERE key = 'schema_version'`[0];
+    const row = firstRow(VALUE_ROW, this.sql`SELECT value FROM meta WHERE key = 'schema_version'`);
     if (row && Number(row.value) >= SCHEMA_VERSION) return;
     this.sql`CREATE TABLE IF NOT EXISTS wires (
       seq INTEGER PRIMARY KEY,
@@ -43,8 +49,10 @@ export class WireLog {
 
   /** The stored Wire with this id and the identity of its content, if any. */
   findByWireId(wireId: string): { wire: StoredWire; identity: string } | null {
-    const row = this
-      .sql<WireRow>`SELECT seq, body, received_at FROM wires WHERE wire_id = ${wireId}`[0];
+    const row = firstRow(
+      WIRE_ROW,
+      this.sql`SELECT seq, body, received_at FROM wires WHERE wire_id = ${wireId}`,
+    );
     if (!row) return null;
     const wire = toStored(row);
     const { stream_seq: _seq, ...draft } = wire;
@@ -66,21 +74,23 @@ export class WireLog {
   }
 
   readAfter(afterSeq: number, limit: number): StoredWire[] {
-    return this.sql<WireRow>`SELECT seq, body, received_at FROM wires
-      WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`.map(toStored);
+    return parseRows(
+      WIRE_ROW,
+      this.sql`SELECT seq, body, received_at FROM wires
+        WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+    ).map(toStored);
   }
 
   info(): StreamInfo | null {
     if (this.#lastSeq === 0) return null;
     const meta = new Map(
-      this.sql<{ key: string; value: string }>`SELECT key, value FROM meta`.map((r) => [
-        r.key,
-        r.value,
-      ]),
+      parseRows(META_ROW, this.sql`SELECT key, value FROM meta`).map((r) => [r.key, r.value]),
     );
-    const last = this.sql<{ type: string; received_at: string }>`SELECT type, received_at
-      FROM wires ORDER BY seq DESC LIMIT 1`[0];
-    const count = this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM wires`[0]?.n ?? 0;
+    const last = firstRow(
+      LAST_ROW,
+      this.sql`SELECT type, received_at FROM wires ORDER BY seq DESC LIMIT 1`,
+    );
+    const count = firstRow(COUNT_ROW, this.sql`SELECT COUNT(*) AS n FROM wires`)?.n ?? 0;
     return {
       stream_id: meta.get('stream_id') ?? '',
       last_seq: this.#lastSeq,

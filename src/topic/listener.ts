@@ -1,7 +1,7 @@
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
 import { draftOf } from '../kernel/append';
-import type { Sql } from '../kernel/sql';
+import { parseRows, rowShape, type Sql } from '../kernel/sql';
 import { REGISTRY } from '../modules';
 import type { AnchorRecord, Draft } from '../protocol';
 import { type HcsFirstPolicy, hcsFirstProblem } from './hcs-first';
@@ -46,11 +46,13 @@ export interface ListenDeps {
   hcsFirst: HcsFirstPolicy;
 }
 
+const CHUNK_ROW = rowShape('listen_chunks', { body: 'text' });
+
 export async function listenPass(deps: ListenDeps): Promise<ListenResult> {
   const { sql, log, topicId } = deps;
   sql`CREATE TABLE IF NOT EXISTS listen_chunks (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)`;
   const assembler = new ChunkAssembler(
-    sql<{ body: string }>`SELECT body FROM listen_chunks ORDER BY seq`.map(
+    parseRows(CHUNK_ROW, sql`SELECT body FROM listen_chunks ORDER BY seq`).map(
       (r) => JSON.parse(r.body) as MirrorMessage,
     ),
   );

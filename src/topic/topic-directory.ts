@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import { backdatedNow, nextValidStart } from '../anchor';
 import type { Env } from '../env';
-import { rebuildIfOutdated, sqlOf } from '../kernel/sql';
+import { firstRow, parseRows, rebuildIfOutdated, rowShape, sqlOf } from '../kernel/sql';
 
 /**
  * The one place that knows every topic (one instance, named "directory"):
@@ -32,10 +32,23 @@ export interface Alert {
   detail: string;
 }
 
-export type WireLocation = {
-  stream_id: string;
-  topic: string;
-};
+const LOCATION_ROW = rowShape('wire_index', { stream_id: 'text', topic: 'text' });
+export type WireLocation = ReturnType<typeof LOCATION_ROW.parse>;
+const VALUE_ROW = rowShape('directory meta', { value: 'text' });
+const TOPIC_ENTRY_ROW = rowShape('topics', {
+  name: 'text',
+  hcs_topic_id: 'text',
+  created_at: 'text',
+});
+const ALERT_ROW = rowShape('alerts', {
+  id: 'number',
+  at: 'text',
+  topic: 'text',
+  hcs_topic_id: 'text',
+  kind: 'text',
+  sequence_number: 'number?',
+  detail: 'text',
+});
 
 export class TopicDirectory extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
@@ -67,7 +80,7 @@ export class TopicDirectory extends DurableObject<Env> {
    */
   validStarts(chunks: number[]): string[] {
     if (chunks.length === 0) return [];
-    const last = this.#sql<{ value: string }>`SELECT value FROM meta WHERE key = 'tx_mark'`[0];
+    const last = firstRow(VALUE_ROW, this.#sql`SELECT value FROM meta WHERE key = 'tx_mark'`);
     let next = nextValidStart(backdatedNow(), BigInt(last?.value ?? '0'));
     const starts: string[] = [];
     for (const n of chunks) {
@@ -85,8 +98,10 @@ export class TopicDirectory extends DurableObject<Env> {
   }
 
   topics(): TopicEntry[] {
-    return this.#sql<{ name: string; hcs_topic_id: string; created_at: string }>`SELECT name,
-      hcs_topic_id, created_at FROM topics ORDER BY created_at, name`;
+    return parseRows(
+      TOPIC_ENTRY_ROW,
+      this.#sql`SELECT name, hcs_topic_id, created_at FROM topics ORDER BY created_at, name`,
+    );
   }
 
   indexWires(topic: string, wires: { wire_id: string; stream_id: string }[]): void {
@@ -98,8 +113,11 @@ export class TopicDirectory extends DurableObject<Env> {
 
   /** Every stream that has a Wire with this id, and the topic it is on. */
   locate(wireId: string): WireLocation[] {
-    return this.#sql<WireLocation>`SELECT stream_id, topic FROM wire_index
-      WHERE wire_id = ${wireId} ORDER BY stream_id`;
+    return parseRows(
+      LOCATION_ROW,
+      this
+        .#sql`SELECT stream_id, topic FROM wire_index WHERE wire_id = ${wireId} ORDER BY stream_id`,
+    );
   }
 
   recordAlerts(alerts: Alert[]): void {
@@ -110,17 +128,10 @@ export class TopicDirectory extends DurableObject<Env> {
   }
 
   alerts(afterId: number, limit: number): Alert[] {
-    type Row = {
-      id: number;
-      at: string;
-      topic: string;
-      hcs_topic_id: string;
-      kind: string;
-      sequence_number: number | null;
-      detail: string;
-    };
-    return this.#sql<Row>`SELECT * FROM alerts WHERE id > ${afterId}
-      ORDER BY id LIMIT ${limit}`.map((r) => ({ ...r, kind: r.kind as AlertKind }));
+    return parseRows(
+      ALERT_ROW,
+      this.#sql`SELECT * FROM alerts WHERE id > ${afterId} ORDER BY id LIMIT ${limit}`,
+    ).map((r) => ({ ...r, kind: r.kind as AlertKind }));
   }
 }
 

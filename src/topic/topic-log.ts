@@ -1,4 +1,12 @@
-import { fixed, rebuildIfOutdated, type Sql } from '../kernel/sql';
+import {
+  firstRow,
+  fixed,
+  parseRows,
+  type RowOf,
+  rebuildIfOutdated,
+  rowShape,
+  type Sql,
+} from '../kernel/sql';
 import type { AnchorRecord, StoredWire, Wire } from '../protocol';
 
 /**
@@ -6,23 +14,30 @@ import type { AnchorRecord, StoredWire, Wire } from '../protocol';
  * the transaction ids chosen for each before submission, and where each
  * landed on HCS. `meta` holds the topic's name, HCS id and listener offset.
  */
-export type TopicRow = {
-  pos: number;
-  wire_id: string;
-  stream_id: string;
-  stream_seq: number;
-  message: string;
-  body: string;
-  accepted_at: number;
-  tx_ids: string | null;
-  hcs_sequence_number: number | null;
-  consensus_timestamp: string | null;
-  running_hash: string | null;
-  hcs_chunks: number | null;
-  anchored_at: number | null;
-  notified: number;
-  origin: string;
-};
+const TOPIC_COLUMNS = {
+  pos: 'number',
+  wire_id: 'text',
+  stream_id: 'text',
+  stream_seq: 'number',
+  message: 'text',
+  body: 'text',
+  accepted_at: 'number',
+  tx_ids: 'text?',
+  hcs_sequence_number: 'number?',
+  consensus_timestamp: 'text?',
+  running_hash: 'text?',
+  hcs_chunks: 'number?',
+  anchored_at: 'number?',
+  notified: 'number',
+  origin: 'text',
+} as const;
+export type TopicRow = RowOf<typeof TOPIC_COLUMNS>;
+/** A row of the topic's `wires`, checked column by column. */
+export const TOPIC_ROW = rowShape('topic wires', TOPIC_COLUMNS);
+const VALUE_ROW = rowShape('topic meta', { value: 'text' });
+const HASH_ROW = rowShape('topic wires', { running_hash: 'text?' });
+const MAX_ROW = rowShape('topic wires', { seq: 'number?' });
+const COUNT_ROW = rowShape('topic wires', { total: 'number', anchored: 'number' });
 
 /**
  * Anchored Wires not yet reported to their streams. The `+` keeps SQLite off
@@ -76,7 +91,7 @@ export class TopicLog {
     let value = this.#meta.get(key);
     if (value === undefined) {
       value =
-        this.sql<{ value: string }>`SELECT value FROM meta WHERE key = ${key}`[0]?.value ?? null;
+        firstRow(VALUE_ROW, this.sql`SELECT value FROM meta WHERE key = ${key}`)?.value ?? null;
       this.#meta.set(key, value);
     }
     return value;
@@ -94,7 +109,7 @@ export class TopicLog {
     let added = 0;
     for (const wire of wires) {
       const { received_at: _r, ...envelope } = wire;
-      const res = this.sql<{ pos: number }>`INSERT OR IGNORE INTO wires
+      const res = this.sql`INSERT OR IGNORE INTO wires
         (wire_id, stream_id, stream_seq, message, body, accepted_at)
         VALUES (${wire.wire_id}, ${wire.stream_id}, ${wire.stream_seq}, ${message(envelope)},
         ${JSON.stringify({ ...envelope, received_at: wire.received_at })}, ${now})
@@ -124,18 +139,20 @@ export class TopicLog {
   }
 
   unanchored(limit: number): TopicRow[] {
-    return this.sql<TopicRow>`SELECT * FROM wires WHERE hcs_sequence_number IS NULL
-      ORDER BY pos LIMIT ${limit}`;
+    return parseRows(
+      TOPIC_ROW,
+      this.sql`SELECT * FROM wires WHERE hcs_sequence_number IS NULL ORDER BY pos LIMIT ${limit}`,
+    );
   }
 
   unnotified(limit: number): TopicRow[] {
-    return this.sql<TopicRow>(UNNOTIFIED, limit);
+    return parseRows(TOPIC_ROW, this.sql(UNNOTIFIED, limit));
   }
 
   byWire(streamId: string, wireId: string): TopicRow | null {
-    return (
-      this.sql<TopicRow>`SELECT * FROM wires WHERE stream_id = ${streamId}
-        AND wire_id = ${wireId}`[0] ?? null
+    return firstRow(
+      TOPIC_ROW,
+      this.sql`SELECT * FROM wires WHERE stream_id = ${streamId} AND wire_id = ${wireId}`,
     );
   }
 
@@ -162,29 +179,33 @@ export class TopicLog {
 
   /** Anchored Wires by HCS sequence number, for `verify` and the proof endpoint. */
   anchoredAfter(afterSeq: number, limit: number): TopicRow[] {
-    return this.sql<TopicRow>`SELECT * FROM wires WHERE hcs_sequence_number > ${afterSeq}
-      ORDER BY hcs_sequence_number LIMIT ${limit}`;
+    return parseRows(
+      TOPIC_ROW,
+      this.sql`SELECT * FROM wires WHERE hcs_sequence_number > ${afterSeq}
+        ORDER BY hcs_sequence_number LIMIT ${limit}`,
+    );
   }
 
   /** The running hash recorded for HCS sequence number `seq`, if a Wire of this log has it. */
   runningHashAt(seq: number): string | null {
     return (
-      this.sql<{ running_hash: string | null }>`SELECT running_hash FROM wires
-        WHERE hcs_sequence_number = ${seq}`[0]?.running_hash ?? null
+      firstRow(
+        HASH_ROW,
+        this.sql`SELECT running_hash FROM wires WHERE hcs_sequence_number = ${seq}`,
+      )?.running_hash ?? null
     );
   }
 
   /** The highest HCS sequence number of a Wire in this log (0 if none). */
   highestSequenceNumber(): number {
-    return (
-      this.sql<{ seq: number | null }>`SELECT MAX(hcs_sequence_number) AS seq FROM wires`[0]?.seq ??
-      0
-    );
+    return firstRow(MAX_ROW, this.sql`SELECT MAX(hcs_sequence_number) AS seq FROM wires`)?.seq ?? 0;
   }
 
   counts(): { total: number; anchored: number } {
-    const row = this.sql<{ total: number; anchored: number }>`SELECT COUNT(*) AS total,
-      COUNT(hcs_sequence_number) AS anchored FROM wires`[0];
+    const row = firstRow(
+      COUNT_ROW,
+      this.sql`SELECT COUNT(*) AS total, COUNT(hcs_sequence_number) AS anchored FROM wires`,
+    );
     return { total: row?.total ?? 0, anchored: row?.anchored ?? 0 };
   }
 }

@@ -1,6 +1,9 @@
-import { fixed, type Sql } from '../kernel/sql';
+import { firstRow, fixed, parseRows, rowShape, type Sql } from '../kernel/sql';
 import { type ProjectedWire, projectWires, updateAnchors } from '../projection';
-import type { TopicRow } from './topic-log';
+import { TOPIC_ROW, type TopicRow } from './topic-log';
+
+const NAME_ROW = rowShape('table_info', { name: 'text' });
+const COUNT_ROW = rowShape('topic wires', { n: 'number' });
 
 /**
  * Keeps D1 in step with the topic (src/projection/): Wires are projected
@@ -31,7 +34,7 @@ const ANCHORED = fixed(ANCHORED_QUERY);
 
 export class TopicProjection {
   constructor(private readonly sql: Sql) {
-    const columns = sql<{ name: string }>`PRAGMA table_info(wires)`.map((c) => c.name);
+    const columns = parseRows(NAME_ROW, sql`PRAGMA table_info(wires)`).map((c) => c.name);
     if (!columns.includes('projected')) {
       sql`ALTER TABLE wires ADD COLUMN projected INTEGER NOT NULL DEFAULT 0`;
     }
@@ -66,7 +69,9 @@ export class TopicProjection {
 
   /** How many of this topic's Wires D1 lacks (walks the small partial index, not every Wire). */
   unprojected(): number {
-    return this.sql<{ n: number }>`SELECT COUNT(*) AS n FROM wires WHERE projected = 0`[0]?.n ?? 0;
+    return (
+      firstRow(COUNT_ROW, this.sql`SELECT COUNT(*) AS n FROM wires WHERE projected = 0`)?.n ?? 0
+    );
   }
 
   /** Whether D1 lacks a Wire or an anchor this topic holds. */
@@ -109,7 +114,7 @@ export class TopicProjection {
 
   /** Projects what D1 does not have yet; true if more is left. */
   async run(db: D1Database, hcsTopicId: string | null): Promise<boolean> {
-    const fresh = this.sql<TopicRow>(FRESH, BATCH);
+    const fresh = parseRows(TOPIC_ROW, this.sql(FRESH, BATCH));
     if (fresh.length > 0) {
       await projectWires(
         db,
@@ -122,7 +127,7 @@ export class TopicProjection {
       this.#mark(withAnchor, 2);
       this.#mark(without, 1);
     }
-    const anchored = this.sql<TopicRow>(ANCHORED, BATCH);
+    const anchored = parseRows(TOPIC_ROW, this.sql(ANCHORED, BATCH));
     if (anchored.length > 0 && hcsTopicId !== null) {
       await updateAnchors(
         db,

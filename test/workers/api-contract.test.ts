@@ -224,6 +224,7 @@ describe('the API against its OpenAPI document', () => {
       agents: [expect.anything()],
     });
     expect((await get('/v1/agents', '/v1/agents?stale=maybe')).status).toBe(400);
+
     expect((await get('/v1/agents/{agent_id}', `/v1/agents/${agent}`)).status).toBe(200);
     expect((await get('/v1/agents/{agent_id}', `/v1/agents/${uid('none')}`)).status).toBe(404);
     expect((await get('/v1/streams', '/v1/streams')).status).toBe(200);
@@ -232,6 +233,35 @@ describe('the API against its OpenAPI document', () => {
     expect((await get('/v1/wires', '/v1/wires?limit=0')).status).toBe(400);
     expect((await get('/v1/wires/{wire_id}', `/v1/wires/${appended}`)).status).toBe(200);
     expect((await get('/v1/wires/{wire_id}', `/v1/wires/${uid('none')}`)).status).toBe(404);
+    // A task offered in the project: its progress counts it.
+    const plannedTask = uid('T');
+    const planned = wire(
+      `task:${plannedTask}:attempt:1`,
+      'coordinator:contract',
+      'task.available',
+      {
+        task_id: plannedTask,
+        role,
+        attempt: 1,
+      },
+    );
+    const inProject = { ...planned, correlation_id: project };
+    const plannedUrl = `/v1/streams/${enc(inProject.stream_id)}/wires`;
+    const planner = await coordinatorHeaders('coordinator:contract');
+    const posted = await call('post', WIRES, plannedUrl, jsonInit(inProject, planner));
+    expect(posted.status).toBe(201);
+    const progress = '/v1/projects/{project_id}/progress';
+    expect(
+      (await get(progress, `/v1/projects/${enc(project)}/progress?wait_for=${inProject.wire_id}`))
+        .body,
+    ).toMatchObject({
+      attempts: 1,
+      statuses: { available: 1 },
+    });
+    expect((await get(progress, `/v1/projects/${uid('none')}/progress`)).status).toBe(404);
+    expect((await get(progress, `/v1/projects/${enc(project)}/progress?wait_ms=-1`)).status).toBe(
+      400,
+    );
   });
 
   it('shows HCS anchoring as documented', async () => {

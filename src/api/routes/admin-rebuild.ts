@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { hederaConfig } from '../../anchor';
+import { parseRows, rowShape } from '../../kernel/sql';
 import { isModelName, type ModelName, modelNames, reducers } from '../../projection';
 import { type RebuildJob, rebuilderStub } from '../../projection/rebuilder';
 import { fail } from '../../protocol';
@@ -36,13 +37,22 @@ export const RebuildBody = z.strictObject({
     .optional(),
 });
 
+const TOPIC_ROW = rowShape('projection_topics', { topic_id: 'text' });
+const META_ROW = rowShape('projection_meta', {
+  model: 'text',
+  reducer_version: 'number',
+  status: 'text',
+  watermark: 'number',
+  last_received_at: 'text?',
+});
+
 /** Every topic the coordinator knows: its directory, its configuration, past anchors. */
 async function knownTopics(env: AppEnv['Bindings'], db: D1Database): Promise<string[]> {
   const config = hederaConfig(env);
   const fromDirectory = (await directoryStub(env).topics()).map((t) => t.hcs_topic_id);
   const fromAnchors = (
-    await db.prepare('SELECT topic_id FROM projection_topics').all<{ topic_id: string }>()
-  ).results.map((r) => r.topic_id);
+    await db.prepare('SELECT topic_id FROM projection_topics').all()
+  ).results.map((r) => TOPIC_ROW.parse(r).topic_id);
   return [...new Set([...fromDirectory, ...Object.values(config.topics), ...fromAnchors])].sort();
 }
 
@@ -131,11 +141,11 @@ adminRebuild.get('/admin/projection', async (c) => {
   if (denied) return denied;
   const rows = await c.env.DB.prepare(
     'SELECT model, reducer_version, status, watermark, last_received_at FROM projection_meta',
-  ).all<{ model: string; reducer_version: number; status: string }>();
+  ).all();
   const code = new Map(reducers().map((r) => [r.model as string, r.version]));
   return Response.json({
     rebuild: await rebuilderStub(c.env).current(),
-    models: rows.results.map((r) => ({
+    models: parseRows(META_ROW, rows.results).map((r) => ({
       ...r,
       code_version: code.get(r.model) ?? r.reducer_version,
       stale: (code.get(r.model) ?? r.reducer_version) !== r.reducer_version,

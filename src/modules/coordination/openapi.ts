@@ -47,6 +47,17 @@ const TaskDetail = z.object({
   attempts: z.array(TaskAttempt),
 });
 
+const ProjectProgress = z.object({
+  project_id: z.string(),
+  stream_id: z.string(),
+  attempts: z
+    .int()
+    .meta({ description: 'Task attempts offered in the project (one per task stream)' }),
+  statuses: z
+    .object(Object.fromEntries(TASK_RUN_STATUSES.map((s) => [s, z.int()])))
+    .meta({ description: 'Those attempts by status, as `GET /v1/tasks` shows them' }),
+});
+
 const Agent = z.looseObject({
   agent_id: z.string(),
   stream_id: z.string(),
@@ -70,6 +81,15 @@ export const COORDINATION_OPERATIONS: Operation[] = [
     pathParams: { task_id: Name },
     query: Freshness,
     answer: ['The task', TaskDetail],
+  }),
+  readOperation({
+    path: '/v1/projects/{project_id}/progress',
+    operationId: 'getProjectProgress',
+    summary:
+      "A project's task attempts by status (D1 read model project_progress, across its task streams)",
+    pathParams: { project_id: Name.meta({ description: '`p1` or `project:p1`' }) },
+    query: Freshness,
+    answer: ['The counts', ProjectProgress],
   }),
   readOperation({
     path: '/v1/agents',

@@ -42,6 +42,8 @@ export async function resetReadModels(db: D1Database): Promise<void> {
     db.prepare('DELETE FROM stream_state'),
     db.prepare('DELETE FROM task_run_state'),
     db.prepare('DELETE FROM agent_runtime_state'),
+    db.prepare('DELETE FROM read_model_parts'),
+    db.prepare('DELETE FROM project_progress'),
     db.prepare('DELETE FROM projection_topics'),
     db.prepare(
       `UPDATE projection_meta SET watermark = 0, last_received_at = NULL, status = 'ready'`,
@@ -51,16 +53,22 @@ export async function resetReadModels(db: D1Database): Promise<void> {
 
 /** Every row of every derived table, ordered, for whole-model comparisons. */
 export async function dumpReadModels(db: D1Database) {
-  const [events, streams, tasks, agents] = await db.batch<Record<string, unknown>>([
-    db.prepare('SELECT * FROM wire_events ORDER BY stream_id, stream_seq'),
-    db.prepare('SELECT * FROM stream_state ORDER BY stream_id'),
-    db.prepare('SELECT * FROM task_run_state ORDER BY stream_id'),
-    db.prepare('SELECT * FROM agent_runtime_state ORDER BY agent_id'),
-  ]);
+  const [events, streams, tasks, agents, progress, parts] = await db.batch<Record<string, unknown>>(
+    [
+      db.prepare('SELECT * FROM wire_events ORDER BY stream_id, stream_seq'),
+      db.prepare('SELECT * FROM stream_state ORDER BY stream_id'),
+      db.prepare('SELECT * FROM task_run_state ORDER BY stream_id'),
+      db.prepare('SELECT * FROM agent_runtime_state ORDER BY agent_id'),
+      db.prepare('SELECT * FROM project_progress ORDER BY project_id'),
+      db.prepare('SELECT * FROM read_model_parts ORDER BY model, stream_id'),
+    ],
+  );
   return {
     wire_events: events?.results ?? [],
     stream_state: streams?.results ?? [],
     task_run_state: tasks?.results ?? [],
     agent_runtime_state: agents?.results ?? [],
+    project_progress: progress?.results ?? [],
+    read_model_parts: parts?.results ?? [],
   };
 }

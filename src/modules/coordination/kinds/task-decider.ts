@@ -11,6 +11,7 @@ import {
   type Lease,
   label,
   nextStream,
+  projectOf,
   REOFFERED,
   SIGNALS,
   type TaskState,
@@ -88,7 +89,7 @@ export const taskDecider = checking<TaskState>({
     const next: TaskState = { ...state, taskId, attempt };
     if (wire.type === 'task.available') {
       // The offer (a coordinator's Wire) names the task's project for good.
-      const project = wire.correlation_id?.startsWith('project:') ? wire.correlation_id : null;
+      const project = projectOf(wire);
       return { ...next, status: 'available', role: str(wire.payload, 'role') ?? null, project };
     }
     if (isClaim(wire.type)) {

@@ -43,6 +43,14 @@ export const ENDINGS: Record<string, TaskStatus> = Object.fromEntries(
 /** Wires that tell the project an upstream is ready. */
 export const SIGNALS = Object.keys(COORDINATION_TYPES).filter((t) => COORDINATION_TYPES[t]?.signal);
 
+/**
+ * The project a task's offer names for good: the `project:<id>` it
+ * correlates with, else none (read by the decider and the read models).
+ */
+export function projectOf(offer: Pick<Wire, 'correlation_id'>): string | null {
+  return offer.correlation_id?.startsWith('project:') ? offer.correlation_id : null;
+}
+
 /** Lifecycle Wires only the lease holder may append, with its fencing token. */
 export function isFenced(type: string): boolean {
   // Every artifact.* type is the holder's work, named or not in the catalogue.

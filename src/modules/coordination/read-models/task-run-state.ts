@@ -1,9 +1,10 @@
 import { int, isoOf, type Reducer, text, unhandled } from '../../../projection/reducer';
 import { parseStreamId, type Wire } from '../../../protocol';
+import type { TaskStatus } from '../catalogue';
 import { type CoordinationVars, configOf } from '../config';
 import { leaseEnd } from '../kinds/task-checks';
 
-/** Every `status` the reducer below gives an attempt. */
+/** Every `status` the reducer below gives an attempt: the task decider's. */
 export const TASK_RUN_STATUSES = [
   'pending',
   'available',
@@ -14,7 +15,7 @@ export const TASK_RUN_STATUSES = [
   'released',
   'expired',
   'revoked',
-] as const;
+] as const satisfies readonly TaskStatus[];
 
 /** One attempt of one task: `task:<task_id>:attempt:<n>` (seed 000, task_run_state). */
 export interface TaskRunRow {
