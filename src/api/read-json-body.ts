@@ -121,3 +121,18 @@ export async function readJsonBody(
   }
   return jsonDepthProblem(body) ?? { ok: true, body };
 }
+
+/**
+ * For routes whose body is optional: none at all (no Content-Type, nothing
+ * sent) is `undefined`; anything sent follows every `readJsonBody` rule.
+ */
+export async function readOptionalJsonBody(
+  c: Context,
+  maxBytes: number,
+): Promise<Result<{ body: unknown }>> {
+  const length = c.req.header('Content-Length');
+  const chunked = c.req.header('Transfer-Encoding') !== undefined;
+  const sent = c.req.raw.body !== null && (chunked || (length !== undefined && length !== '0'));
+  if (!sent && c.req.header('Content-Type') === undefined) return { ok: true, body: undefined };
+  return readJsonBody(c, maxBytes);
+}
