@@ -14,6 +14,7 @@ const CORE_PROBLEMS: Record<string, ProblemMeta> = {
   'malformed-json': { status: 400, title: 'The body is not valid JSON' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'envelope-too-large': { status: 413, title: 'Envelope too large' },
+  'incomplete-body': { status: 400, title: 'The body ended before it was complete' },
   'invalid-wire': { status: 422, title: 'The Wire does not match the protocol' },
   'invalid-stream-id': { status: 400, title: 'Invalid stream id' },
   'stream-id-mismatch': { status: 400, title: 'stream_id differs from the path' },

@@ -65,23 +65,25 @@ export function limitQuery(max: number, fallback = 100, style: 'range' | 'bounds
 
 export interface ParseOptions {
   /**
-   * Refuse parameters the shape does not name (the D1 reads: a misspelt
-   * filter must not silently widen the answer). Off where clients add their
-   * own, such as a WebSocket's `?ticket=`.
+   * Parameters the shape does not name are always refused (a misspelt filter
+   * must not silently widen or change the answer). `strict: false` only lets
+   * through the credential `?ticket=` (read by authentication, on WebSocket
+   * routes), which the shape does not describe.
    */
   strict?: boolean;
 }
 
+/** Read by `auth/authenticate.ts`, not by the route. */
+const CREDENTIAL_PARAMS = new Set(['ticket']);
+
 /** Object schemas built once per shape: routes parse on every request. */
 const strictSchemas = new WeakMap<QueryShape, z.ZodObject>();
-const looseSchemas = new WeakMap<QueryShape, z.ZodObject>();
 
-function objectOf(shape: QueryShape, strict: boolean): z.ZodObject {
-  const cache = strict ? strictSchemas : looseSchemas;
-  let schema = cache.get(shape);
+function objectOf(shape: QueryShape): z.ZodObject {
+  let schema = strictSchemas.get(shape);
   if (!schema) {
-    schema = strict ? z.strictObject(shape) : z.object(shape);
-    cache.set(shape, schema);
+    schema = z.strictObject(shape);
+    strictSchemas.set(shape, schema);
   }
   return schema;
 }
@@ -91,7 +93,22 @@ export function parseQuery<S extends QueryShape>(
   shape: S,
   options: ParseOptions = {},
 ): Result<{ query: z.infer<z.ZodObject<S>> }> {
-  const parsed = objectOf(shape, options.strict !== false).safeParse(c.req.query());
+  const all = c.req.queries();
+  const repeated = Object.entries(all).filter(([, values]) => values.length > 1);
+  if (repeated.length > 0) {
+    const errors = repeated.map(([name, values]) => ({
+      path: name,
+      message: `is given ${values.length} times; give each parameter once`,
+    }));
+    return fail('invalid-query', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+      errors,
+    });
+  }
+  const query = c.req.query();
+  if (options.strict === false) {
+    for (const name of CREDENTIAL_PARAMS) if (!(name in shape)) delete query[name];
+  }
+  const parsed = objectOf(shape).safeParse(query);
   if (parsed.success) return { ok: true, query: parsed.data as z.infer<z.ZodObject<S>> };
   const errors: FieldIssue[] = parsed.error.issues.map((issue) =>
     issue.code === 'unrecognized_keys'

@@ -1,39 +1,115 @@
 import type { Context } from 'hono';
-import { fail, type Result } from '../protocol';
+import { type Failure, fail, type Result } from '../protocol';
 import { jsonDepthProblem } from './limits/json-depth';
 
 /** Shared: a non-streaming decode() starts afresh each call. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+const JSON_MEDIA = /^application\/([a-z0-9.+-]+\+)?json$/;
+
 /**
- * Reads a JSON request body with the checks every write shares: media type
- * (415), size (413, before and after reading), syntax and nesting depth (400).
+ * The media type rule every body shares: `application/json` (or a `+json`
+ * type), and if a charset is named it is UTF-8 (RFC 8259 §8.1: JSON
+ * exchanged between systems is UTF-8). Anything else is a 415 naming it.
  */
-export async function readJsonBody(
-  c: Context,
-  maxBytes: number,
-): Promise<Result<{ body: unknown }>> {
-  const type = c.req.header('Content-Type') ?? '';
-  const mediaType = type.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
+export function mediaTypeProblem(header: string | undefined): Failure | null {
+  const type = header ?? '';
+  const [media = '', ...params] = type.split(';');
+  const mediaType = media.trim().toLowerCase();
+  if (!JSON_MEDIA.test(mediaType)) {
     return fail(
       'unsupported-media-type',
       `Content-Type must be application/json, got ${type ? `"${type}"` : 'none'}`,
     );
   }
-  const tooLarge = (size: number) =>
+  for (const param of params) {
+    const [name = '', value = ''] = param.split('=');
+    if (name.trim().toLowerCase() !== 'charset') continue;
+    const charset = value
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') {
+      return fail(
+        'unsupported-media-type',
+        `Content-Type charset must be utf-8 (JSON is UTF-8), got "${charset}"`,
+      );
+    }
+  }
+  return null;
+}
+
+/**
+ * Reads a request body, at most `maxBytes` of it: chunk by chunk with a
+ * running count, so a chunked or lying body is cut off at the limit instead
+ * of being buffered whole (an isolate has 128 MB). A stream that breaks
+ * (the client went away, a malformed chunk, fewer bytes than its
+ * Content-Length) is an expected event: a quiet 400, which nobody may hear.
+ */
+export async function readBodyCapped(
+  request: Request,
+  maxBytes: number,
+): Promise<Result<{ bytes: Uint8Array }>> {
+  const tooLarge = (size: string) =>
     fail(
       'envelope-too-large',
       `the envelope is ${size} bytes; the limit is ${maxBytes} bytes (send large artifacts by reference: artifact_ref + sha256)`,
       { extra: { limit_bytes: maxBytes } },
     );
-  const declared = Number(c.req.header('Content-Length'));
-  if (Number.isFinite(declared) && declared > maxBytes) return tooLarge(declared);
-  const raw = await c.req.arrayBuffer();
-  if (raw.byteLength > maxBytes) return tooLarge(raw.byteLength);
+  const declared = Number(request.headers.get('Content-Length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await request.body?.cancel().catch(() => undefined);
+    return tooLarge(String(declared));
+  }
+  if (!request.body) return { ok: true, bytes: new Uint8Array(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > maxBytes) {
+        // Stop reading: the rest is never buffered (the client sees the 413,
+        // or, behind `wrangler dev`'s proxy, that proxy's 503 for an upload cut short).
+        await reader.cancel().catch(() => undefined);
+        return tooLarge(`more than ${maxBytes}`);
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return fail(
+      'incomplete-body',
+      `the body ended before it was complete after ${size} bytes (the client went away, or its framing is broken)`,
+    );
+  }
+  if (chunks.length === 1 && chunks[0]) return { ok: true, bytes: chunks[0] };
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}
+
+/**
+ * Reads a JSON request body with the checks every write shares: media type
+ * and charset (415), size (413, read with a running cap), a broken stream
+ * (400), syntax and nesting depth (400).
+ */
+export async function readJsonBody(
+  c: Context,
+  maxBytes: number,
+): Promise<Result<{ body: unknown }>> {
+  const media = mediaTypeProblem(c.req.header('Content-Type'));
+  if (media) return media;
+  const raw = await readBodyCapped(c.req.raw, maxBytes);
+  if (!raw.ok) return raw;
   let text: string;
   try {
-    text = UTF8.decode(raw);
+    text = UTF8.decode(raw.bytes);
   } catch {
     return fail('malformed-json', 'the body is not valid UTF-8');
   }
@@ -44,4 +120,19 @@ export async function readJsonBody(
     return fail('malformed-json', `the body is not valid JSON: ${(error as Error).message}`);
   }
   return jsonDepthProblem(body) ?? { ok: true, body };
+}
+
+/**
+ * For routes whose body is optional: none at all (no Content-Type, nothing
+ * sent) is `undefined`; anything sent follows every `readJsonBody` rule.
+ */
+export async function readOptionalJsonBody(
+  c: Context,
+  maxBytes: number,
+): Promise<Result<{ body: unknown }>> {
+  const length = c.req.header('Content-Length');
+  const chunked = c.req.header('Transfer-Encoding') !== undefined;
+  const sent = c.req.raw.body !== null && (chunked || (length !== undefined && length !== '0'));
+  if (!sent && c.req.header('Content-Type') === undefined) return { ok: true, body: undefined };
+  return readJsonBody(c, maxBytes);
 }

@@ -41,7 +41,8 @@ export async function main(argv: string[]): Promise<number> {
   const [command, target] = positionals;
   if (values.help || !command) {
     output.out(USAGE);
-    return command ? 0 : 2;
+    // Asked for (--help): done. No command at all: a mistaken command line.
+    return values.help || command ? 0 : 2;
   }
   const tokenValue = process.env.WIRESTREAM_TOKEN || undefined;
   const client = new WirestreamClient({

@@ -12,7 +12,7 @@ import type { Registry } from './registry';
  * a value: only `api/` turns a Failure into problem+json (MCP into a tool error).
  */
 export interface AppendGuards {
-  /** Who may post this (sender binding, scopes, orchestration rights, secrets). */
+  /** Who may post this (sender binding, scopes, orchestration rights); secrets are refused by the parse. */
   rights(draft: Draft): Failure | null;
   /** The sender's rate, taken last: a refused Wire spends none of it. */
   rate?(draft: Draft): Promise<Failure | null>;

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { storedCanonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail } from './failure';
-import { AnyPayload, referenceProblems } from './payloads';
+import { identifierProblem, payloadIdentifierIssues } from './identifier';
+import { AnyPayload, referenceIssues } from './payloads';
 import { StreamId } from './stream-id';
 import { WireType } from './wire-type';
 import { SENDER_PATTERN, WIRE_ID_PATTERN } from './wire11-fast-path';
@@ -26,7 +27,17 @@ export const Sender = z
   );
 /** A Wire's `ts`: ISO 8601 with an offset. */
 export const WireTs = z.iso.datetime({ offset: true, error: 'ts must be an ISO 8601 date-time' });
-const Ref = z.string().min(1).max(256).nullable().optional();
+/** `correlation_id` / `causation_id`: free-form, but held to the identifier rule. */
+const Ref = z
+  .string()
+  .min(1)
+  .max(256)
+  .superRefine((value, ctx) => {
+    const problem = identifierProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .nullable()
+  .optional();
 
 const Common = {
   type: WireType,
@@ -123,8 +134,9 @@ export const noPayloadSchemas: PayloadCatalogue = () => undefined;
 
 /**
  * The one place a payload meets its schema. A type the catalogue knows is
- * checked against its schema; any other payload must still carry `sha256`
- * beside an `artifact_ref`. Issues name Wire paths (`payload.task_id`).
+ * checked against its schema; then every payload, whatever its type: an
+ * `artifact_ref` travels with its `sha256` and no inline content, and ids
+ * follow the identifier rule. Issues name Wire paths (`payload.task_id`).
  */
 export function payloadIssues(
   type: string,
@@ -134,10 +146,11 @@ export function payloadIssues(
   const schema = catalogue(type);
   if (schema !== undefined) {
     const parsed = schema.safeParse(payload);
-    return parsed.success ? null : fieldIssues(parsed.error, ['payload']);
+    if (!parsed.success) return fieldIssues(parsed.error, ['payload']);
   }
-  const refProblem = referenceProblems(payload);
-  return refProblem === null ? null : [{ path: 'payload.sha256', message: refProblem }];
+  // What every payload shares, whatever its type and whether a module knows it.
+  const issues = [...referenceIssues(payload), ...payloadIdentifierIssues(payload)];
+  return issues.length > 0 ? issues : null;
 }
 
 /** The HCS message body of a Wire: canonical JSON of the full envelope. */

@@ -8,6 +8,7 @@ export type FailureCode =
   | 'malformed-json'
   | 'unsupported-media-type'
   | 'envelope-too-large'
+  | 'incomplete-body'
   | 'invalid-wire'
   | 'invalid-stream-id'
   | 'stream-id-mismatch'

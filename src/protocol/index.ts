@@ -3,6 +3,7 @@ export * from './canonical-json';
 export * from './dialects';
 export * from './envelope';
 export * from './failure';
+export * from './identifier';
 export * from './ids';
 export * from './json-schema';
 export * from './payloads';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { FieldIssue } from './failure';
 
 /**
  * What every payload of every protocol shares. The payload schemas of each
@@ -37,4 +38,25 @@ export function referenceProblems(payload: Record<string, unknown>): string | nu
     return 'a payload with artifact_ref must carry sha256 (64 lowercase hex characters)';
   }
   return null;
+}
+
+/**
+ * The by-reference rule for every type: a payload that names an artifact
+ * (`artifact_ref`) carries its `sha256` and none of its content inline.
+ * (`byReference` schemas refuse inline content even without a reference.)
+ */
+export function referenceIssues(payload: Record<string, unknown>): FieldIssue[] {
+  if (!('artifact_ref' in payload)) return [];
+  const issues: FieldIssue[] = [];
+  const hash = referenceProblems(payload);
+  if (hash) issues.push({ path: 'payload.sha256', message: hash });
+  for (const key of INLINE_CONTENT_KEYS) {
+    if (key in payload) {
+      issues.push({
+        path: `payload.${key}`,
+        message: `artifacts travel by reference (artifact_ref + sha256), never inline: remove "${key}"`,
+      });
+    }
+  }
+  return issues;
 }

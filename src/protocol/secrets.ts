@@ -1,4 +1,4 @@
-import type { FieldIssue } from './failure';
+import { type Failure, type FieldIssue, fail } from './failure';
 
 /**
  * HCS is public and permanent, so a Wire that carries a secret-shaped value is
@@ -61,7 +61,12 @@ function shapeOf(value: string, key: string): string | null {
   return null;
 }
 
-/** Every string (and key) in `value` that looks like a secret, with its field path. */
+const join = (at: string, key: string | number) => (at === '' ? String(key) : `${at}.${key}`);
+
+/**
+ * Every string (and key) in `value` that looks like a secret, with its field
+ * path (`payload.note`; with `path` '' the body's own members: `correlation_id`).
+ */
 export function findSecrets(value: unknown, path = 'payload'): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const visit = (node: unknown, at: string, key: string): void => {
@@ -69,20 +74,40 @@ export function findSecrets(value: unknown, path = 'payload'): FieldIssue[] {
       const shape = shapeOf(node, key);
       if (shape)
         issues.push({
-          path: at,
+          path: at || '(envelope)',
           message: `looks like ${shape}; secrets must never reach the ledger`,
         });
     } else if (Array.isArray(node)) {
-      for (const [i, item] of node.entries()) visit(item, `${at}.${i}`, key);
+      for (const [i, item] of node.entries()) visit(item, join(at, i), key);
     } else if (node !== null && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
         const shape = shapeOf(k, '');
         // The path stops at the parent: the key itself is the secret.
-        if (shape) issues.push({ path: at, message: `a field name here looks like ${shape}` });
-        visit(v, `${at}.${k}`, k);
+        if (shape) {
+          issues.push({
+            path: at || '(envelope)',
+            message: `a field name here looks like ${shape}`,
+          });
+        }
+        visit(v, join(at, k), k);
       }
     }
   };
   visit(value, path, '');
   return issues;
+}
+
+/**
+ * The one secret check of the append path: every string a body carries —
+ * payload, envelope fields, a dialect's own members — before it is decoded,
+ * so each entry point and dialect refuses alike, naming the client's field.
+ */
+export function bodySecretsProblem(body: unknown): Failure | null {
+  const issues = findSecrets(body, '');
+  if (issues.length === 0) return null;
+  return fail(
+    'secret-in-payload',
+    `refused before storing, the Wire holds a secret-shaped value: ${issues.map((s) => `${s.path} ${s.message}`).join('; ')}`,
+    { errors: issues },
+  );
 }

@@ -1,3 +1,4 @@
+import { identifierProblem } from './identifier';
 import { WIRE_TYPE_PATTERN } from './wire-type';
 
 /** Must match WireId and Sender in envelope.ts. */
@@ -31,7 +32,10 @@ function isRef(value: unknown): boolean {
   return (
     value === undefined ||
     value === null ||
-    (typeof value === 'string' && value.length >= 1 && value.length <= 256)
+    (typeof value === 'string' &&
+      value.length >= 1 &&
+      value.length <= 256 &&
+      identifierProblem(value) === null)
   );
 }
 

@@ -1,5 +1,5 @@
 import type { Registry } from '../kernel/registry';
-import { type Draft, findSecrets } from '../protocol';
+import type { Draft } from '../protocol';
 
 /**
  * `HCS_FIRST`: `on`, any payer's Wires are ingested (their sender unproven);
@@ -54,8 +54,8 @@ export function hcsFirstPolicy(value: string | undefined, network = 'local'): Hc
  * Topics have no submit key (agents post to them), so such a Wire proves no
  * identity: its `sender` is only what the message says. What `POST …/wires`
  * grants on the strength of a token is refused here: types the catalogues
- * reserve to coordinator identities, the reserved `system` sender, and payloads
- * holding secrets (already public on the ledger; not spread further).
+ * reserve to coordinator identities and the reserved `system` sender. (Secrets,
+ * already public on the ledger, are refused by `draftOf` like every append's.)
  */
 export function hcsFirstProblem(
   draft: Draft,
@@ -74,10 +74,6 @@ export function hcsFirstProblem(
   if (draft.sender === 'system') return 'sender "system" is reserved for the coordinator itself';
   if (registry.typeSpec(draft.type)?.orchestration) {
     return `"${draft.type}" needs a coordinator identity, which a Wire put on HCS directly cannot prove; post it with POST /v1/streams/{id}/wires`;
-  }
-  const secrets = findSecrets(draft.payload);
-  if (secrets.length > 0) {
-    return `holds a secret-shaped value: ${secrets.map((s) => `${s.path} ${s.message}`).join('; ')}`;
   }
   return null;
 }

@@ -1,11 +1,12 @@
 import type { Registry } from '../../kernel/registry';
-import { type Draft, type Failure, fail, findSecrets } from '../../protocol';
+import { type Draft, type Failure, fail } from '../../protocol';
 import { hasScope, isCoordinator, type Principal, type Scope } from './claims';
 
 /**
  * May `principal` append `draft`? Pure: sender binding, then what the type's
- * catalogue entry asks (a scope, a coordinator identity), then the secret
- * scan. A kind's own rules (who holds what) are its decider's job.
+ * catalogue entry asks (a scope, a coordinator identity). Secrets are refused
+ * earlier, by the append path's parse, for every entry point alike. A kind's
+ * own rules (who holds what) are its decider's job.
  */
 export function appendRightsProblem(
   principal: Principal,
@@ -37,14 +38,6 @@ export function appendRightsProblem(
       'forbidden',
       `only coordinator or admin identities may post "${draft.type}"; "${principal.sub}" is neither`,
       { extra: { wire_type: draft.type } },
-    );
-  }
-  const secrets = findSecrets(draft.payload);
-  if (secrets.length > 0) {
-    return fail(
-      'secret-in-payload',
-      `refused before storing: ${secrets.map((s) => `${s.path} ${s.message}`).join('; ')}`,
-      { errors: secrets },
     );
   }
   return null;

@@ -18,11 +18,19 @@ export const Subject = z
   );
 
 const Role = z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'roles are lower-case names');
+/**
+ * The start of a stream id (`project:`, `task:T-1:`, `agent`): a kind, then
+ * `:`-separated ids that each start with a letter or digit, as stream ids do.
+ * No `/`, no leading `.`: a prefix is never a path.
+ */
 const StreamPrefix = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^[A-Za-z0-9._:/-]+$/, 'stream prefixes use the characters of stream ids');
+  .regex(
+    /^[a-z][a-z0-9_-]*(:([A-Za-z0-9][A-Za-z0-9._~-]*)?)*$/,
+    'a stream prefix is the start of a stream id, such as "project:" or "task:T-1:" (a kind, then ids of letters, digits, . _ ~ -, each starting with a letter or digit)',
+  );
 
 /** The claims Wirestream puts in (and requires of) a bearer token. */
 export const TokenClaims = z.object({

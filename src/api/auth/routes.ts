@@ -4,7 +4,7 @@ import { fail } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
-import { readJsonBody } from '../read-json-body';
+import { readJsonBody, readOptionalJsonBody } from '../read-json-body';
 import { Scope, Subject, TokenClaims } from './claims';
 import { principalOf, requireScope } from './require';
 import { issueToken, MAX_TOKEN_SECONDS } from './tokens';
@@ -69,9 +69,16 @@ authRoutes.post('/tokens', async (c) => {
   );
 });
 
+/** `POST /v1/tickets` takes no parameters: no body, or an empty JSON object. */
+export const TicketBody = z.strictObject({});
+
 authRoutes.post('/tickets', async (c) => {
   const denied = requireScope(c, 'read');
   if (denied) return denied;
+  const sent = await readOptionalJsonBody(c, 256);
+  if (!sent.ok) return problem(c, sent);
+  const parsed = TicketBody.safeParse(sent.body ?? {});
+  if (!parsed.success) return problem(c, bodyProblem(parsed.error));
   if (!c.env.TOKEN_SECRET) {
     return problem(
       c,

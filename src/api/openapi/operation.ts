@@ -52,6 +52,7 @@ export const AUTH: FailureCode[] = ['unauthenticated', 'forbidden'];
 export const BODY: FailureCode[] = [
   'unsupported-media-type',
   'envelope-too-large',
+  'incomplete-body',
   'malformed-json',
   'json-too-deep',
 ];

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { WireInput } from '../../protocol';
-import { TokenBody } from '../auth/routes';
+import { TicketBody, TokenBody } from '../auth/routes';
 import { AlertsQuery, AnchorsQuery, ProofQuery, TopicBody } from '../routes/anchoring';
 import { StreamFollowQuery, StreamPageQuery } from '../routes/streams';
 import { type Answer, AUTH, BODY, type Operation, StreamIdParam, WireIdParam } from './operation';
@@ -158,10 +158,15 @@ export const STREAM_OPERATIONS: Operation[] = [
     summary: 'Mint a one-use WebSocket ticket (for browsers)',
     access: 'bearer',
     scope: 'read',
+    body: {
+      schema: TicketBody,
+      required: false,
+      description: 'No body, or an empty JSON object',
+    },
     answers: {
       201: { description: 'The ticket', schema: R.IssuedTicket, headers: ['CacheControl'] },
     },
-    problems: AUTH,
+    problems: [...AUTH, ...BODY, 'invalid-body'],
   },
   {
     method: 'get',

@@ -110,7 +110,7 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
     requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/anchors');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
-  const parsed = parseQuery(c, AnchorsQuery, { strict: false });
+  const parsed = parseQuery(c, AnchorsQuery);
   if (!parsed.ok) return problem(c, parsed);
   const page = { after: parsed.query.after_seq, limit: parsed.query.limit };
   const names = (await directoryStub(c.env).topics()).filter((t) => t.hcs_topic_id === topicId);
@@ -133,7 +133,7 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
 anchoring.get('/alerts', async (c) => {
   const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/alerts');
   if (denied) return denied;
-  const parsed = parseQuery(c, AlertsQuery, { strict: false });
+  const parsed = parseQuery(c, AlertsQuery);
   if (!parsed.ok) return problem(c, parsed);
   const page = { after: parsed.query.after_id, limit: parsed.query.limit };
   const alerts = await directoryStub(c.env).alerts(page.after, page.limit);

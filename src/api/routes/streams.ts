@@ -79,7 +79,7 @@ streams.post('/:stream_id/wires', async (c) => {
 });
 
 streams.get('/:stream_id/wires', async (c) => {
-  const parsed = parseQuery(c, StreamPageQuery, { strict: false });
+  const parsed = parseQuery(c, StreamPageQuery);
   if (!parsed.ok) return problem(c, parsed);
   const { after_seq, limit } = parsed.query;
   const streamId = c.req.param('stream_id');

@@ -2,6 +2,7 @@ import { loneSurrogatePath } from '../canonical-json';
 import { type Draft, invalidWire, type PayloadCatalogue, payloadIssues } from '../envelope';
 import { fail, type Result } from '../failure';
 import { newWireId, reservedWireIdProblem } from '../ids';
+import { bodySecretsProblem } from '../secrets';
 import { streamIdProblem } from '../stream-id';
 import type { Dialect } from './dialect';
 import { nativeDialectOf } from './native';
@@ -45,6 +46,10 @@ export function parseAppend(
 ): Result<ParsedAppend> {
   const pathProblem = streamIdProblem(streamId);
   if (pathProblem !== null) return fail('invalid-stream-id', pathProblem);
+
+  // HCS is public and permanent: any secret-shaped string, whatever field holds it.
+  const secret = bodySecretsProblem(body);
+  if (secret !== null) return secret;
 
   const dialect = options.dialect ?? nativeDialectOf(body);
   const decoded = dialect.decode(body, {

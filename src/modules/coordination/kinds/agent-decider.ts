@@ -11,6 +11,13 @@ import { checking, int, iso, str } from '../config';
  * everything else and never go negative: a reservation is refused unless the
  * units are there.
  *
+ * `available_units` means the units a new claim may take now: what the agent
+ * declares free, but never more than `max_units` minus the units reserved
+ * (pending or held). An agent that restarts and re-declares `3 of 3` while
+ * holding 2 gets 1 available; a declared `max_units` below what is reserved
+ * is refused. So reserved ≤ max and available + reserved ≤ max, for every
+ * sequence of Wires (test/node/hardening-capacity.test.ts).
+ *
  *   agent.capacity.reserved   pending, returned by the alarm if never confirmed
  *   agent.capacity.confirmed  held until the task's lease ends
  *   agent.capacity.returned   units back (cancel, completion, release, expiry)
@@ -129,6 +136,16 @@ function reservationProblem(wire: Wire, state: AgentState): Failure | null {
   }
 }
 
+/** Units reserved, pending or held. */
+export function reservedUnits(reservations: Record<string, { units: number }>): number {
+  return Object.values(reservations).reduce((sum, r) => sum + r.units, 0);
+}
+
+/** What a claim may take: the free units, within max minus what is reserved. */
+export function availableWithin(free: number, max: number, reserved: number): number {
+  return Math.max(0, Math.min(free, max - reserved));
+}
+
 export const agentDecider = checking<AgentState>({
   initialState: () => ({
     status: 'unknown',
@@ -142,6 +159,17 @@ export const agentDecider = checking<AgentState>({
   }),
 
   check(wire, state) {
+    if (wire.type === 'agent.capacity.updated') {
+      const max = int(wire.payload, 'max_units') ?? 0;
+      const reserved = reservedUnits(state.reservations);
+      if (max < reserved) {
+        return fail(
+          'invalid-transition',
+          `max_units ${max} is below the ${reserved} units reserved on ${wire.stream_id}; declare at least ${reserved}`,
+          { extra: { max_units: max, reserved_units: reserved } },
+        );
+      }
+    }
     if (!SYSTEM_TYPES.includes(wire.type)) {
       // An agent speaks for itself: health and capacity on agent:<id> come from agent:<id>.
       const own = wire.stream_id;
@@ -185,12 +213,18 @@ export const agentDecider = checking<AgentState>({
         };
       case 'agent.stopped':
         return { ...next, status: 'stopped' };
-      case 'agent.capacity.updated':
+      case 'agent.capacity.updated': {
+        const max = int(p, 'max_units') ?? 0;
         return {
           ...next,
-          availableUnits: int(p, 'available_units') ?? 0,
-          maxUnits: int(p, 'max_units') ?? 0,
+          availableUnits: availableWithin(
+            int(p, 'available_units') ?? 0,
+            max,
+            reservedUnits(next.reservations),
+          ),
+          maxUnits: max,
         };
+      }
       case 'agent.lease.accepted': {
         const task = str(p, 'task_id') ?? '';
         return { ...next, activeLeases: [...next.activeLeases.filter((t) => t !== task), task] };
@@ -228,7 +262,7 @@ export const agentDecider = checking<AgentState>({
         const back = (next.availableUnits ?? 0) + existing.units;
         return {
           ...next,
-          availableUnits: Math.min(back, next.maxUnits ?? back),
+          availableUnits: availableWithin(back, next.maxUnits ?? back, reservedUnits(rest)),
           reservations: rest,
         };
       }

@@ -1,11 +1,12 @@
 import { int, isoOf, type Reducer, text, unhandled } from '../../../projection/reducer';
 import { parseStreamId, type Wire } from '../../../protocol';
+import { availableWithin, reservedUnits } from '../kinds/agent-decider';
 
 /**
  * One row per agent, from its `agent:<id>` stream (seed 000,
  * agent_runtime_state). Capacity follows the coordinator's agent decider:
  * declared with `agent.capacity.updated`, taken by `agent.capacity.reserved`,
- * given back by `agent.capacity.returned` (never above max_units).
+ * given back by `agent.capacity.returned` (never above max_units minus reserved).
  */
 export interface AgentRuntimeRow {
   [column: string]: string | number | null;
@@ -75,7 +76,7 @@ function withReservations(row: AgentRuntimeRow, next: Reservations): AgentRuntim
 
 export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
   model: 'agent_runtime_state',
-  version: 1,
+  version: 2,
   key: 'agent_id',
   columns: [
     'agent_id',
@@ -144,10 +145,12 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
         return { ...row, status: 'stopped' };
       case 'agent.capacity.updated': {
         const skills = p.skills;
+        const max = int(p, 'max_units') ?? 0;
         return {
           ...row,
-          available_units: int(p, 'available_units') ?? 0,
-          max_units: int(p, 'max_units') ?? 0,
+          // The decider's rule (agent-decider.ts): never more than max minus reserved.
+          available_units: availableWithin(int(p, 'available_units') ?? 0, max, row.reserved_units),
+          max_units: max,
           skills: Array.isArray(skills)
             ? JSON.stringify(skills.filter((s) => typeof s === 'string'))
             : row.skills,
@@ -168,7 +171,10 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
         const { [id]: _gone, ...rest } = reservations;
         const back = (row.available_units ?? 0) + existing.units;
         return withReservations(
-          { ...row, available_units: Math.min(back, row.max_units ?? back) },
+          {
+            ...row,
+            available_units: availableWithin(back, row.max_units ?? back, reservedUnits(rest)),
+          },
           rest,
         );
       }
