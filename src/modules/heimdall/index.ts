@@ -5,10 +5,19 @@ import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
 import { HEIMDALL_OPERATIONS } from './openapi';
 import { HEIMDALL_PROBLEMS } from './problems';
 import { claimRoutes } from './routes/claims';
+import { documentRoutes } from './routes/documents';
+import { ledgerRoutes } from './routes/ledger';
+import { messageRoutes } from './routes/messages';
+import { workspaceRoutes } from './routes/workspace';
 import { surfacesKind } from './surfaces/kind';
+import { workspaceKind } from './workspace/kind';
 
 const routes = new Hono<AppEnv>();
 routes.route('/', claimRoutes);
+routes.route('/', workspaceRoutes);
+routes.route('/', ledgerRoutes);
+routes.route('/', messageRoutes);
+routes.route('/', documentRoutes);
 
 /**
  * Seed 001 (Heimdall): surface claims through the collision gate
@@ -17,7 +26,7 @@ routes.route('/', claimRoutes);
  */
 export const heimdall: ProtocolModule = {
   name: 'heimdall',
-  kinds: [surfacesKind],
+  kinds: [surfacesKind, workspaceKind],
   types: HEIMDALL_TYPES,
   derivedIds: HEIMDALL_DERIVED_IDS,
   problems: HEIMDALL_PROBLEMS,
