@@ -265,7 +265,7 @@ describe("the seed's examples", () => {
     const escalation = wires.find(
       (w) => w.type === 'message.accepted' && (w.payload as Json).haid === 'system',
     );
-    expect((escalation?.payload as Json).message).toMatchObject({
+    expect((escalation?.payload as Json | undefined)?.message).toMatchObject({
       type: 'escalation',
       severity: 'blocker',
       refs: ['m2'],
