@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../api/app-env';
 import type { ProtocolModule } from '../../kernel/module';
+import type { Reducer } from '../../projection/reducer';
+import type { BaseRow } from '../../projection/types';
 import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
 import { HEIMDALL_OPERATIONS } from './openapi';
 import { HEIMDALL_PROBLEMS } from './problems';
+import { heimdallState } from './read-models/heimdall-state';
 import { claimRoutes } from './routes/claims';
 import { documentRoutes } from './routes/documents';
 import { ledgerRoutes } from './routes/ledger';
@@ -30,6 +33,7 @@ export const heimdall: ProtocolModule = {
   types: HEIMDALL_TYPES,
   derivedIds: HEIMDALL_DERIVED_IDS,
   problems: HEIMDALL_PROBLEMS,
+  readModels: [heimdallState as unknown as Reducer<BaseRow>],
   initialStatus: { surfaces: 'active', workspace: 'active' },
   routes,
   operations: HEIMDALL_OPERATIONS,
