@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
+import { exerciseHeimdall, exerciseWorkspace } from './helpers/heimdall-contract';
 import { untilQuiet } from './helpers/projection-live';
 
 /**
@@ -310,6 +311,11 @@ describe('the API against its OpenAPI document', () => {
     }
     expect((await call('get', '/problems/{code}', '/problems/stale-stream')).status).toBe(200);
     expect((await call('get', '/problems/{code}', '/problems/no-such-code')).status).toBe(404);
+  });
+
+  it("serves seed 001's workspace routes as documented", async () => {
+    await exerciseHeimdall(uid('contract-ws').toLowerCase());
+    await exerciseWorkspace(uid('contract-wk').toLowerCase());
   });
 
   it('exercised every documented operation: a success and, where documented, an error', () => {
