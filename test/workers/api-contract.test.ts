@@ -282,6 +282,12 @@ describe('the API against its OpenAPI document', () => {
     expect((await call('get', '/problems/{code}', '/problems/no-such-code')).status).toBe(404);
   });
 
+  it('serves the HAID registry as documented', async () => {
+    const auth = await authHeaders('agent:contract');
+    expect((await call('get', '/v1/haids', '/v1/haids', { headers: auth })).status).toBe(200);
+    expect((await call('get', '/v1/haids', '/v1/haids')).status).toBe(401);
+  });
+
   it('exercised every documented operation: a success and, where documented, an error', () => {
     const missing: string[] = [];
     for (const { method, path, statuses } of documentedOperations()) {
