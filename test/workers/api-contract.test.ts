@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
+import { exerciseHeimdall } from './helpers/heimdall-contract';
 import { untilQuiet } from './helpers/projection-live';
 
 /**
@@ -286,6 +287,10 @@ describe('the API against its OpenAPI document', () => {
     const auth = await authHeaders('agent:contract');
     expect((await call('get', '/v1/haids', '/v1/haids', { headers: auth })).status).toBe(200);
     expect((await call('get', '/v1/haids', '/v1/haids')).status).toBe(401);
+  });
+
+  it("serves seed 001's workspace routes as documented", async () => {
+    await exerciseHeimdall(uid('contract-ws').toLowerCase());
   });
 
   it('exercised every documented operation: a success and, where documented, an error', () => {
