@@ -70,7 +70,8 @@ function register(server: McpServer, tool: McpTool, scope: CallScope) {
 export function buildServer(tools: readonly McpTool[], scope: CallScope): McpServer {
   const server = new McpServer(
     { name: 'wirestream', version: TOOL_CONTRACT_VERSION },
-    { capabilities: { tools: { listChanged: false } } },
+    // logging: a host may set a level (logging/setLevel); the tools send no log messages.
+    { capabilities: { tools: { listChanged: false }, logging: {} } },
   );
   for (const tool of tools) register(server, tool, scope);
   return server;
