@@ -12,7 +12,7 @@ import { haidRegistry } from './identity-object';
 export const ClientIdentity = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a client name: lowercase letters, digits, . _ - (1-64)')
-  .meta({ description: 'Per-call override of the client declared at initialize (HAID suffix)' });
+  .meta({ description: 'Per-call client name (HAID suffix)' });
 
 /** A declared `clientInfo.name` as a HAID suffix: `Claude Code` → `claude-code`; null if nothing is left. */
 export function clientSlug(name: string | undefined | null): string | null {

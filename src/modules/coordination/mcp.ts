@@ -18,8 +18,8 @@ import { newWireId } from '../../protocol/ids';
  */
 
 const enc = encodeURIComponent;
-const TaskId = z.string().min(1).max(200).meta({ description: 'The task id (`T-1`)' });
-const Attempt = z.int().min(1).default(1).meta({ description: 'The attempt (default 1)' });
+const TaskId = z.string().min(1).max(200);
+const Attempt = z.int().min(1).max(1000).default(1);
 const Json = z.record(z.string(), z.unknown());
 
 const taskStream = (task: string, attempt: number) => `task:${task}:attempt:${attempt}`;
@@ -44,11 +44,7 @@ function append(ctx: McpToolContext, stream: string, body: unknown): Promise<Api
   return ctx.api('POST', `/v1/streams/${enc(stream)}/wires`, body);
 }
 
-const Receipt = z.looseObject({
-  wire_id: z.string(),
-  stream_id: z.string(),
-  stream_seq: z.int(),
-});
+const Receipt = z.looseObject({ wire_id: z.string(), stream_seq: z.number() });
 
 /** A fenced lifecycle Wire on a task the caller holds: the fencing token comes from its lease. */
 async function fenced(
@@ -97,7 +93,7 @@ export const COORDINATION_TOOLS = [
       stream_id: z.string().meta({ description: '`<kind>:<id>`, e.g. `project:kv-m02`' }),
       type: z.string().meta({ description: 'Wire type, e.g. `review.concern`' }),
       payload: Json.meta({ description: 'The payload object' }),
-      wire_id: z.string().optional().meta({ description: 'Idempotency key (default: minted)' }),
+      wire_id: z.string().optional().meta({ description: 'Idempotency key' }),
       correlation_id: z.string().optional(),
       causation_id: z.string().optional(),
     }),
@@ -120,7 +116,11 @@ export const COORDINATION_TOOLS = [
     description: 'Read Wires of a stream in order, after a sequence number.',
     input: z.object({
       stream_id: z.string(),
-      after_seq: z.int().min(0).default(0),
+      after_seq: z
+        .int()
+        .min(0)
+        .max(2 ** 31)
+        .default(0),
       limit: z.int().min(1).max(200).default(50),
     }),
     output: z.looseObject({ wires: z.array(z.looseObject({})) }),
@@ -150,7 +150,7 @@ export const COORDINATION_TOOLS = [
       role: z.string().min(1).meta({ description: 'The role it was offered to' }),
       attempt: Attempt,
       lease_seconds: z.int().min(1).max(86_400).default(600),
-      capacity_units: z.int().min(0).optional(),
+      capacity_units: z.int().min(0).max(1_000_000).optional(),
     }),
     output: LeaseResult,
     async handler(args, ctx) {

@@ -25,14 +25,7 @@ const Surfaces = z
   .array(z.string().min(1))
   .min(1)
   .meta({ description: 'Path globs, e.g. `src/a/**`' });
-const Claim = z.looseObject({
-  claim_id: z.string(),
-  haid: z.string(),
-  surfaces: z.array(z.string()),
-  task: z.string(),
-  task_ref: z.string(),
-  expires_at: z.string(),
-});
+const Claim = z.looseObject({ claim_id: z.string(), haid: z.string(), task_ref: z.string() });
 
 const ws = (workspace: string, rest: string) => `/v1/workspaces/${enc(workspace)}${rest}`;
 
@@ -55,7 +48,7 @@ export const HEIMDALL_TOOLS = [
     name: 'read_claims',
     description: 'Live surface claims of the workspace (holder HAID, globs, task, expiry) + count.',
     input: z.object({ workspace: Workspace }),
-    output: z.object({ claims: z.array(Claim), count: z.int() }),
+    output: z.object({ claims: z.array(Claim), count: z.number() }),
     handler: (args, ctx) =>
       run(ctx, 'GET', ws(args.workspace, '/claims'), undefined, [], 'workspace'),
   }),
@@ -116,7 +109,7 @@ export const HEIMDALL_TOOLS = [
     name: 'append_decision',
     description: 'Append a HAID-attributed entry to the decisions log (append-only).',
     input: z.object({ workspace: Workspace, title: z.string().min(1), body: z.string().min(1) }),
-    output: z.object({ decision: z.looseObject({ seq: z.int(), haid: z.string() }) }),
+    output: z.object({ decision: z.looseObject({ seq: z.number(), haid: z.string() }) }),
     handler: (args, ctx) =>
       run(
         ctx,
@@ -140,7 +133,7 @@ export const HEIMDALL_TOOLS = [
       overriding_intent: z.string().optional(),
       displaced_intent: z.string().optional(),
     }),
-    output: z.looseObject({ path: z.string(), decision_seq: z.int() }),
+    output: z.looseObject({ path: z.string(), decision_seq: z.number() }),
     handler: (args, ctx) => {
       const { workspace, ...record } = args;
       return run(
