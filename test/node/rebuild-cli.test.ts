@@ -69,7 +69,7 @@ describe('npm run rebuild', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^rebuilding stream_state, task_run_state, agent_runtime_state and wire_events/,
+      /^rebuilding stream_state, task_run_state, agent_runtime_state, heimdall_state and wire_events/,
     );
     expect(stdout).toMatch(/wrote 1\/1 streams \(3 Wires\)/);
     expect(stdout).toMatch(/done: 3 Wires in 1 streams from 1 topic\(s\)/);

@@ -4,7 +4,7 @@ import { createApp } from '../../src/api/app';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
-import { exerciseHeimdall } from './helpers/heimdall-contract';
+import { exerciseHeimdall, exerciseWorkspace } from './helpers/heimdall-contract';
 import { untilQuiet } from './helpers/projection-live';
 
 /**
@@ -291,6 +291,7 @@ describe('the API against its OpenAPI document', () => {
 
   it("serves seed 001's workspace routes as documented", async () => {
     await exerciseHeimdall(uid('contract-ws').toLowerCase());
+    await exerciseWorkspace(uid('contract-wk').toLowerCase());
   });
 
   it('exercised every documented operation: a success and, where documented, an error', () => {

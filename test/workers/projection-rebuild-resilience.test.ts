@@ -51,6 +51,7 @@ const ALL_READY = {
   stream_state: 'ready',
   task_run_state: 'ready',
   agent_runtime_state: 'ready',
+  heimdall_state: 'ready',
 };
 
 afterEach(async () => {
@@ -118,7 +119,7 @@ describe('a rebuild runs apart from its caller', () => {
       headers: await authHeaders('human:reader', ['read']),
     });
     expect(read.headers.get('Wirestream-Stale-Models')).toBe(
-      'agent_runtime_state,stream_state,task_run_state',
+      'agent_runtime_state,heimdall_state,stream_state,task_run_state',
     );
     expect(((await read.json()) as { streams: unknown[] }).streams.length).toBeGreaterThan(0);
 
@@ -127,7 +128,7 @@ describe('a rebuild runs apart from its caller', () => {
     const again = await runRebuild({ models: 'stale' });
     expect(again[0]).toMatchObject({
       phase: 'start',
-      models: ['stream_state', 'task_run_state', 'agent_runtime_state'],
+      models: ['stream_state', 'task_run_state', 'agent_runtime_state', 'heimdall_state'],
     });
     expect(again.at(-1)).toMatchObject({ phase: 'done' });
     expect(await projectionStatus()).toEqual(ALL_READY);
@@ -191,7 +192,7 @@ describe('reading while a rebuild runs', () => {
     const during = await SELF.fetch(`https://ws.test/v1/tasks/${task}`, { headers: reader });
     expect(during.status).toBe(200);
     expect(during.headers.get('Wirestream-Stale-Models')).toBe(
-      'agent_runtime_state,stream_state,task_run_state',
+      'agent_runtime_state,heimdall_state,stream_state,task_run_state',
     );
     expect(((await during.json()) as { current: unknown }).current).toMatchObject({
       status: 'started',

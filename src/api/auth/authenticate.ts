@@ -14,6 +14,9 @@ const PUBLIC = new Set([
   'HEAD /v1/schema/wire.json',
   'GET /v1/openapi.json',
   'HEAD /v1/openapi.json',
+  // Seed 001's published typed-message contract (JSON Schema draft-07).
+  'GET /v1/schema/heimdall/message-schema.json',
+  'HEAD /v1/schema/heimdall/message-schema.json',
 ]);
 const CHALLENGE = { 'WWW-Authenticate': 'Bearer realm="wirestream"' };
 

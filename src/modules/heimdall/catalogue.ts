@@ -7,6 +7,18 @@ import {
   SurfaceReleasedPayload,
   SurfaceRenewedPayload,
 } from './surfaces/payloads';
+import {
+  BlackboardSetPayload,
+  BriefBuiltPayload,
+  CapsuleWrittenPayload,
+  ConflictPayload,
+  DecisionPayload,
+  LedgerBaselinePayload,
+  LedgerLoggedPayload,
+  MessageAcceptedPayload,
+  MessageRejectedPayload,
+  SymbolSetPayload,
+} from './workspace/payloads';
 
 /**
  * Seed 001's Wire types, each once: surface claims on `surfaces:<ws>`
@@ -19,7 +31,20 @@ export const HEIMDALL_TYPES: Record<string, TypeSpec> = {
   'surface.released': { payload: SurfaceReleasedPayload },
   'surface.force_released': { payload: SurfaceForceReleasedPayload, orchestration: true },
   'surface.expired': { payload: SurfaceExpiredPayload },
+  'symbol.set': { payload: SymbolSetPayload },
+  'capsule.written': { payload: CapsuleWrittenPayload },
+  'blackboard.set': { payload: BlackboardSetPayload },
+  'ledger.logged': { payload: LedgerLoggedPayload },
+  'ledger.baseline': { payload: LedgerBaselinePayload },
+  'brief.built': { payload: BriefBuiltPayload },
+  'decision.appended': { payload: DecisionPayload },
+  'conflict.raised': { payload: ConflictPayload },
+  'message.accepted': { payload: MessageAcceptedPayload },
+  'message.rejected': { payload: MessageRejectedPayload },
 };
 
-/** Wire-id prefixes the module derives: refusals and expiries of claims. */
-export const HEIMDALL_DERIVED_IDS = ['surfref', 'surfexp'];
+/**
+ * Wire-id prefixes the module derives: refusals and expiries of claims, a
+ * brief's ledger line, a conflict's decisions entry, an escalation.
+ */
+export const HEIMDALL_DERIVED_IDS = ['surfref', 'surfexp', 'brieflog', 'conflictlog', 'msgesc'];

@@ -1,15 +1,27 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../api/app-env';
 import type { ProtocolModule } from '../../kernel/module';
+import type { Reducer } from '../../projection/reducer';
+import type { BaseRow } from '../../projection/types';
 import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
 import { HEIMDALL_TOOLS } from './mcp';
 import { HEIMDALL_OPERATIONS } from './openapi';
 import { HEIMDALL_PROBLEMS } from './problems';
+import { heimdallState } from './read-models/heimdall-state';
 import { claimRoutes } from './routes/claims';
+import { documentRoutes } from './routes/documents';
+import { ledgerRoutes } from './routes/ledger';
+import { messageRoutes } from './routes/messages';
+import { workspaceRoutes } from './routes/workspace';
 import { surfacesKind } from './surfaces/kind';
+import { workspaceKind } from './workspace/kind';
 
 const routes = new Hono<AppEnv>();
 routes.route('/', claimRoutes);
+routes.route('/', workspaceRoutes);
+routes.route('/', ledgerRoutes);
+routes.route('/', messageRoutes);
+routes.route('/', documentRoutes);
 
 /**
  * Seed 001 (Heimdall): surface claims through the collision gate
@@ -18,10 +30,11 @@ routes.route('/', claimRoutes);
  */
 export const heimdall: ProtocolModule = {
   name: 'heimdall',
-  kinds: [surfacesKind],
+  kinds: [surfacesKind, workspaceKind],
   types: HEIMDALL_TYPES,
   derivedIds: HEIMDALL_DERIVED_IDS,
   problems: HEIMDALL_PROBLEMS,
+  readModels: [heimdallState as unknown as Reducer<BaseRow>],
   initialStatus: { surfaces: 'active', workspace: 'active' },
   routes,
   operations: HEIMDALL_OPERATIONS,

@@ -138,6 +138,9 @@ export async function call(
       problems = lines.flatMap((line, i) =>
         violations(method, template, res.status, mediaType, line).map((p) => `line ${i}: ${p}`),
       );
+    } else if (mediaType?.startsWith('text/')) {
+      body = text;
+      problems = violations(method, template, res.status, mediaType, body);
     } else {
       body = text.length > 0 ? (JSON.parse(text) as unknown) : null;
       problems = violations(method, template, res.status, mediaType, body);

@@ -109,3 +109,75 @@ export async function exerciseHeimdall(ws: string): Promise<void> {
     ).status,
   ).toBe(403);
 }
+
+/** The workspace routes: each called for a success, then without a token (401). */
+export async function exerciseWorkspace(ws: string): Promise<void> {
+  const me = await authHeaders('agent:contract-w', ['append', 'read', 'claim']);
+  const b = `/v1/workspaces/${ws}`;
+  const P = '/v1/workspaces/{ws}';
+  const today = new Date().toISOString().slice(0, 10);
+  const calls: [method: 'get' | 'post' | 'put', template: string, url: string, body?: unknown][] = [
+    ['put', `${P}/symbols/{id}`, `${b}/symbols/F12`, { value: 'src/matching/engine.ts' }],
+    ['get', `${P}/symbols`, `${b}/symbols`],
+    ['get', `${P}/symbols/{id}`, `${b}/symbols/F12`],
+    ['put', `${P}/blackboard/{key}`, `${b}/blackboard/dev_port`, { value: '5173' }],
+    ['get', `${P}/blackboard`, `${b}/blackboard`],
+    ['get', `${P}/blackboard/{key}`, `${b}/blackboard/dev_port`],
+    ['put', `${P}/capsules/{id}`, `${b}/capsules/w1`, { what: 'added LOB engine', where: 'F12' }],
+    ['get', `${P}/capsules`, `${b}/capsules`],
+    ['get', `${P}/capsules/hydrate`, `${b}/capsules/hydrate?ids=w1`],
+    ['get', `${P}/capsules/{id}`, `${b}/capsules/w1`],
+    ['get', `${P}/capsules/{id}/hydrate`, `${b}/capsules/w1/hydrate`],
+    ['get', `${P}/capsules/{id}/deps`, `${b}/capsules/w1/deps`],
+    [
+      'post',
+      `${P}/briefs`,
+      `${b}/briefs`,
+      { task: '3.2', spec: 'implement', symbols: ['F12'], capsules: ['w1'] },
+    ],
+    [
+      'post',
+      `${P}/ledger/log`,
+      `${b}/ledger/log`,
+      { role: 'orchestration', kind: 'delta_brief', tokens: 10 },
+    ],
+    [
+      'post',
+      `${P}/ledger/baseline`,
+      `${b}/ledger/baseline`,
+      { role: 'orchestration', tokens: 100 },
+    ],
+    ['get', `${P}/ledger/delta`, `${b}/ledger/delta?role=orchestration`],
+    ['get', `${P}/ledger/report`, `${b}/ledger/report`],
+    [
+      'post',
+      `${P}/messages`,
+      `${b}/messages`,
+      { type: 'question', from: 'coder', msg_id: 'q1', question: 'why?' },
+    ],
+    ['post', `${P}/decisions`, `${b}/decisions`, { title: 't', body: 'b' }],
+    ['get', `${P}/decisions`, `${b}/decisions`],
+    ['post', `${P}/conflicts`, `${b}/conflicts`, { id: 'c1', title: 't', surfaces: ['a/**'] }],
+    ['get', `${P}/documents/decisions.md`, `${b}/documents/decisions.md`],
+    ['get', `${P}/documents/conflicts/{file}`, `${b}/documents/conflicts/${today}-c1.md`],
+    ['get', `${P}/log`, `${b}/log?n=5`],
+    ['post', '/v1/heimdall/validate', '/v1/heimdall/validate', { type: 'question' }],
+    [
+      'post',
+      '/v1/heimdall/gate-report',
+      '/v1/heimdall/gate-report',
+      { report: { gate_id: 'g', status: 'pass' }, report_ref: 'r.json', from: 'x', msg_id: 'g1' },
+    ],
+  ];
+  for (const [method, template, url, body] of calls) {
+    const init = body === undefined ? { headers: me } : json(body, me);
+    const ok = await call(method, template, url, init);
+    expect(ok.status, `${method} ${url}`).toBeLessThan(300);
+    const anon = body === undefined ? {} : json(body, {});
+    expect((await call(method, template, url, anon)).status, `${method} ${url} anonymous`).toBe(
+      401,
+    );
+  }
+  const schema = '/v1/schema/heimdall/message-schema.json';
+  expect((await call('get', schema, schema)).status).toBe(200);
+}

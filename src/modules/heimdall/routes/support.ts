@@ -2,15 +2,17 @@ import type { Context } from 'hono';
 import type * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { tokenGuards } from '../../../api/auth/guard-append';
-import { principalOf } from '../../../api/auth/require';
+import { principalOf, requireStream } from '../../../api/auth/require';
 import { bodyProblem } from '../../../api/body-problem';
+import { problem } from '../../../api/problem';
 import { readJsonBody } from '../../../api/read-json-body';
 import { appendBody } from '../../../kernel/append';
 import type { AppendResult } from '../../../kernel/kind';
 import { fail, newWireId, type Result } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { REGISTRY } from '../..';
-import { WorkspaceId } from '../identity';
+import { haidOf, WorkspaceId, workspaceStream } from '../identity';
+import { type WorkspaceState, workspaceDecider } from '../workspace/decider';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -75,4 +77,29 @@ export function appendAs(
 export async function viewOf<T>(c: Context<AppEnv>, streamId: string): Promise<T> {
   const view = await streamStub(c.env, streamId).coordination();
   return view.state as T;
+}
+
+/** The `{ws}` param and the token's stream prefixes for `streamOf(ws)`: the target, or a response. */
+export function targetOf(
+  c: Context<AppEnv>,
+  streamOf: (ws: string) => string,
+): { ws: string; stream: string } | { res: Response } {
+  const ws = workspaceParam(c);
+  if (!ws.ok) return { res: problem(c, ws) };
+  const stream = streamOf(ws.ws);
+  const denied = requireStream(c, stream);
+  if (denied) return { res: denied };
+  return { ws: ws.ws, stream };
+}
+
+/** The workspace's decision state (the initial state before its first Wire). */
+export async function workspaceState(c: Context<AppEnv>, ws: string): Promise<WorkspaceState> {
+  return (
+    (await viewOf<WorkspaceState | null>(c, workspaceStream(ws))) ?? workspaceDecider.initialState()
+  );
+}
+
+/** The caller's haid from a body's optional `haid`, or a 403 Failure naming it. */
+export function callerHaid(c: Context<AppEnv>, asked: unknown) {
+  return haidOf(principalOf(c).sub, asked);
 }

@@ -1,0 +1,156 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import type { AppEnv } from '../../../api/app-env';
+import { problem } from '../../../api/problem';
+import { fail, type Wire } from '../../../protocol';
+import { streamStub } from '../../../stream/stub';
+import { Haid, surfacesStream, workspaceStream } from '../identity';
+import { auditLine } from '../workspace/audit';
+import type { WorkspaceState } from '../workspace/decider';
+import { Name } from '../workspace/payloads';
+import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+
+/**
+ * The decisions log, conflict records (the MCP tools `append_decision` and
+ * `raise_conflict_pr`) as Markdown documents, and the audit log.
+ */
+export const documentRoutes = new Hono<AppEnv>();
+
+export const DecisionBody = z.strictObject({
+  title: z.string().min(1).max(300),
+  body: z.string().min(1).max(20_000),
+  haid: Haid.optional(),
+});
+export const ConflictBody = z.strictObject({
+  id: Name,
+  title: z.string().min(1).max(300),
+  surfaces: z.array(z.string().min(1).max(256)).min(1).max(64),
+  displaced_haid: z.string().min(1).max(200).optional(),
+  overriding_intent: z.string().max(4000).optional(),
+  displaced_intent: z.string().max(4000).optional(),
+  haid: Haid.optional(),
+});
+export const LogQuery = {
+  n: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: 'Last N lines (default 50)' }),
+};
+
+const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
+
+documentRoutes.post('/workspaces/:ws/decisions', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const body = await bodyOf(c, DecisionBody);
+  if (!body.ok) return problem(c, body);
+  const who = callerHaid(c, body.value.haid);
+  if (!who.ok) return problem(c, who);
+  const result = await appendAs(c, t.stream, 'decision.appended', {
+    ...body.value,
+    haid: who.haid,
+  });
+  if (!result.ok) return problem(c, result);
+  const seq = Number(result.receipt.decision_seq);
+  const decision = (await workspaceState(c, t.ws)).decisions.find((d) => d.seq === seq);
+  return c.json({ decision }, 201);
+});
+
+documentRoutes.get('/workspaces/:ws/decisions', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  return c.json({ decisions: (await workspaceState(c, t.ws)).decisions });
+});
+
+documentRoutes.post('/workspaces/:ws/conflicts', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const body = await bodyOf(c, ConflictBody);
+  if (!body.ok) return problem(c, body);
+  const who = callerHaid(c, body.value.haid);
+  if (!who.ok) return problem(c, who);
+  const result = await appendAs(c, t.stream, 'conflict.raised', { ...body.value, haid: who.haid });
+  if (!result.ok) return problem(c, result);
+  return c.json({ path: result.receipt.path, decision_seq: result.receipt.decision_seq }, 201);
+});
+
+export function decisionsMarkdown(ws: string, state: WorkspaceState): string {
+  const lines = [`# Decisions — ${ws}`, ''];
+  for (const d of state.decisions) {
+    lines.push(`## ${d.seq}. ${d.title}`, '', `- by: ${d.haid}`, `- at: ${d.at}`, '', d.body, '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+export function conflictMarkdown(state: WorkspaceState, path: string): string | null {
+  const r = state.conflicts[path];
+  if (!r) return null;
+  const lines = [
+    `# Conflict: ${r.title}`,
+    '',
+    `- id: ${r.id}`,
+    `- raised by: ${r.haid}`,
+    `- at: ${r.at}`,
+    `- surfaces: ${r.surfaces.map((s) => `\`${s}\``).join(', ')}`,
+    ...(r.displaced_haid ? [`- displaced: ${r.displaced_haid}`] : []),
+    `- decisions log: entry ${r.decision_seq} of [decisions.md](../decisions.md)`,
+    '',
+    '## Overriding intent',
+    '',
+    r.overriding_intent ?? '(not given)',
+    '',
+    '## Displaced intent',
+    '',
+    r.displaced_intent ?? '(not given)',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+const MARKDOWN = { 'Content-Type': 'text/markdown; charset=utf-8' };
+
+documentRoutes.get('/workspaces/:ws/documents/decisions.md', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  return c.body(decisionsMarkdown(t.ws, await workspaceState(c, t.ws)), 200, MARKDOWN);
+});
+
+documentRoutes.get('/workspaces/:ws/documents/conflicts/:file', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const file = c.req.param('file');
+  const text = conflictMarkdown(await workspaceState(c, t.ws), `conflicts/${file}`);
+  if (text === null) return problem(c, fail('not-found', `no conflict record conflicts/${file}`));
+  return c.body(text, 200, MARKDOWN);
+});
+
+/** The last `n` Wires of a stream, oldest first. */
+async function tail(
+  c: Parameters<typeof targetOf>[0],
+  streamId: string,
+  n: number,
+): Promise<Wire[]> {
+  const stub = streamStub(c.env, streamId);
+  const info = await stub.info();
+  if (!info) return [];
+  const page = await stub.read(Math.max(0, info.last_seq - n), n);
+  return page.wires as unknown as Wire[];
+}
+
+documentRoutes.get('/workspaces/:ws/log', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const n = LogQuery.n.safeParse(c.req.query('n'));
+  if (!n.success) return problem(c, fail('invalid-query', 'n must be an integer from 1 to 1000'));
+  const count = n.data ?? 50;
+  const wires = [
+    ...(await tail(c, t.stream, count)),
+    ...(await tail(c, surfacesStream(t.ws), count)),
+  ].sort((a, b) => a.ts.localeCompare(b.ts) || a.stream_seq - b.stream_seq);
+  const lines = wires.slice(-count).map(auditLine);
+  return c.body(lines.length > 0 ? `${lines.join('\n')}\n` : '', 200, {
+    'Content-Type': 'text/plain; charset=utf-8',
+  });
+});

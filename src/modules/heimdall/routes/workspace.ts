@@ -1,0 +1,218 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import type { AppEnv } from '../../../api/app-env';
+import { problem } from '../../../api/problem';
+import { fail } from '../../../protocol';
+import { Haid, workspaceStream } from '../identity';
+import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
+import type { SymbolEntry } from '../workspace/decider';
+import { PROTOCOL_VERSION } from '../workspace/messages';
+import { CapsuleFields, Name } from '../workspace/payloads';
+import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+
+/**
+ * Mechanisms 2, 3 and 5 of `workspace:<ws>`: the symbol table
+ * (`/symbols`), context capsules (`/capsules`) and the blackboard
+ * (`/blackboard`). Reads come from the stream's decision state, so a
+ * value set is read back at once.
+ */
+export const workspaceRoutes = new Hono<AppEnv>();
+
+export const SymbolBody = z.strictObject({
+  value: z.string().min(1).max(2000),
+  force: z.boolean().optional().meta({ description: 'Re-set an id that names another value' }),
+  haid: Haid.optional(),
+});
+export const BlackboardBody = z.strictObject({
+  value: z.union([z.string().max(4096), z.number(), z.boolean()]),
+  haid: Haid.optional(),
+});
+export const CapsuleBody = z.strictObject({ ...CapsuleFields, haid: Haid.optional() });
+export const SymbolsQuery = {
+  reverse: z.string().min(1).max(2000).optional().meta({ description: 'A value: answers its id' }),
+};
+export const HydrateQuery = {
+  ids: z.string().min(1).max(2000).meta({ description: 'Capsule ids, comma-separated' }),
+};
+
+const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
+
+function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = false) {
+  return {
+    [name]: key,
+    value: e.value,
+    set_by: e.by,
+    set_at: e.at,
+    ...(history ? { history: e.history } : {}),
+  };
+}
+
+function nameParam(value: string, what: string) {
+  const parsed = Name.safeParse(value);
+  return parsed.success
+    ? null
+    : fail('invalid-query', `${what} "${value}": ${parsed.error.issues[0]?.message}`);
+}
+
+// --- symbols -----------------------------------------------------------------
+
+workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const id = c.req.param('id');
+  const bad = nameParam(id, 'symbol id');
+  if (bad) return problem(c, bad);
+  const body = await bodyOf(c, SymbolBody);
+  if (!body.ok) return problem(c, body);
+  const who = callerHaid(c, body.value.haid);
+  if (!who.ok) return problem(c, who);
+  const result = await appendAs(c, t.stream, 'symbol.set', {
+    id,
+    value: body.value.value,
+    ...(body.value.force ? { force: true } : {}),
+    haid: who.haid,
+  });
+  if (!result.ok) return problem(c, result);
+  const entry = (await workspaceState(c, t.ws)).symbols[id];
+  return c.json({ symbol: entry ? entryJson(id, 'id', entry, true) : null });
+});
+
+workspaceRoutes.get('/workspaces/:ws/symbols', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const state = await workspaceState(c, t.ws);
+  const reverse = c.req.query('reverse');
+  if (reverse !== undefined) {
+    const id = Object.entries(state.symbols).find(([, e]) => e.value === reverse)?.[0];
+    if (!id) return problem(c, fail('not-found', `no symbol names "${reverse}"`));
+    return c.json({ id, value: reverse });
+  }
+  const symbols = Object.entries(state.symbols)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, e]) => ({ id, value: e.value }));
+  return c.json({ protocol_version: PROTOCOL_VERSION, symbols });
+});
+
+workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const id = c.req.param('id');
+  const entry = (await workspaceState(c, t.ws)).symbols[id];
+  if (!entry) return problem(c, fail('not-found', `no symbol "${id}" in workspace "${t.ws}"`));
+  return c.json({ symbol: entryJson(id, 'id', entry, true) });
+});
+
+// --- blackboard --------------------------------------------------------------
+
+workspaceRoutes.put('/workspaces/:ws/blackboard/:key', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const key = c.req.param('key');
+  const bad = nameParam(key, 'blackboard key');
+  if (bad) return problem(c, bad);
+  const body = await bodyOf(c, BlackboardBody);
+  if (!body.ok) return problem(c, body);
+  const who = callerHaid(c, body.value.haid);
+  if (!who.ok) return problem(c, who);
+  const result = await appendAs(c, t.stream, 'blackboard.set', {
+    key,
+    value: String(body.value.value),
+    haid: who.haid,
+  });
+  if (!result.ok) return problem(c, result);
+  const entry = (await workspaceState(c, t.ws)).blackboard[key];
+  return c.json({ entry: entry ? entryJson(key, 'key', entry) : null });
+});
+
+workspaceRoutes.get('/workspaces/:ws/blackboard', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const state = await workspaceState(c, t.ws);
+  const entries = Object.entries(state.blackboard)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, e]) => ({ key, value: e.value }));
+  return c.json({ protocol_version: PROTOCOL_VERSION, entries });
+});
+
+workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const key = c.req.param('key');
+  const entry = (await workspaceState(c, t.ws)).blackboard[key];
+  if (!entry) return problem(c, fail('not-found', `no blackboard key "${key}" in "${t.ws}"`));
+  return c.json({ entry: entryJson(key, 'key', entry, true) });
+});
+
+// --- capsules ----------------------------------------------------------------
+
+workspaceRoutes.put('/workspaces/:ws/capsules/:id', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const id = c.req.param('id');
+  const bad = nameParam(id, 'capsule id');
+  if (bad) return problem(c, bad);
+  const body = await bodyOf(c, CapsuleBody);
+  if (!body.ok) return problem(c, body);
+  const { haid, ...fields } = body.value;
+  const who = callerHaid(c, haid);
+  if (!who.ok) return problem(c, who);
+  const result = await appendAs(c, t.stream, 'capsule.written', { id, ...fields, haid: who.haid });
+  if (!result.ok) return problem(c, result);
+  const capsule = (await workspaceState(c, t.ws)).capsules[id];
+  return c.json({ capsule: capsule ? capsuleJson(capsule) : null });
+});
+
+workspaceRoutes.get('/workspaces/:ws/capsules', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const state = await workspaceState(c, t.ws);
+  const capsules = Object.values(state.capsules)
+    .sort((a, b) => a.id.localeCompare(b.id))
+    .map(capsuleJson);
+  return c.json({ capsules });
+});
+
+function hydrate(capsules: Record<string, Capsule>, ids: string[]) {
+  const reached = closure(capsules, ids);
+  if (!reached.ok) return fail('not-found', `no capsule "${reached.unknown}"`);
+  return {
+    ok: true as const,
+    ids: reached.ids,
+    capsules: reached.ids.map((id) => capsuleJson(capsules[id] as Capsule)),
+  };
+}
+
+workspaceRoutes.get('/workspaces/:ws/capsules/hydrate', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const ids = (c.req.query('ids') ?? '').split(',').filter((x) => x.length > 0);
+  if (ids.length === 0) return problem(c, fail('invalid-query', 'ids names at least one capsule'));
+  const out = hydrate((await workspaceState(c, t.ws)).capsules, ids);
+  if (!out.ok) return problem(c, out);
+  return c.json({ capsules: out.capsules });
+});
+
+workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const id = c.req.param('id');
+  const capsule = (await workspaceState(c, t.ws)).capsules[id];
+  if (!capsule) return problem(c, fail('not-found', `no capsule "${id}" in workspace "${t.ws}"`));
+  return c.json({ capsule: capsuleJson(capsule) });
+});
+
+workspaceRoutes.get('/workspaces/:ws/capsules/:id/hydrate', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const out = hydrate((await workspaceState(c, t.ws)).capsules, [c.req.param('id')]);
+  if (!out.ok) return problem(c, out);
+  return c.json({ capsules: out.capsules });
+});
+
+workspaceRoutes.get('/workspaces/:ws/capsules/:id/deps', async (c) => {
+  const t = ws(c);
+  if ('res' in t) return t.res;
+  const out = hydrate((await workspaceState(c, t.ws)).capsules, [c.req.param('id')]);
+  if (!out.ok) return problem(c, out);
+  return c.json({ ids: out.ids });
+});

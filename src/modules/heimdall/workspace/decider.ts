@@ -1,0 +1,357 @@
+import { derivedWireId } from '../../../kernel/derived-id';
+import { accept, type Decider } from '../../../kernel/kind';
+import { type Draft, fail, type Wire } from '../../../protocol';
+import { speaksFor } from '../identity';
+import { type Capsule, capsuleLines, closure, cycleThrough, MAX_CAPSULE_LINES } from './capsules';
+import type { RoleTotals } from './ledger';
+
+/**
+ * The decider of `workspace:<ws>` streams: the symbol table, capsules,
+ * blackboard, token ledger, decisions log, conflict records and the typed
+ * messages received. Each rule the seed states is a refusal here (a symbol
+ * re-set to another value unless forced, a capsule over 10 lines, unknown or
+ * cyclic depends); two Wires are the decider's own verdicts, appended in the
+ * same stretch: a brief's ledger line and the escalation of a message that
+ * was invalid twice.
+ */
+
+export interface Versioned {
+  value: string;
+  by: string;
+  at: string;
+  forced?: boolean;
+}
+
+export interface SymbolEntry extends Versioned {
+  history: Versioned[];
+}
+
+export interface Decision {
+  seq: number;
+  title: string;
+  body: string;
+  haid: string;
+  at: string;
+}
+
+export interface ConflictRecord {
+  path: string;
+  id: string;
+  title: string;
+  surfaces: string[];
+  displaced_haid: string | null;
+  overriding_intent: string | null;
+  displaced_intent: string | null;
+  haid: string;
+  at: string;
+  decision_seq: number;
+}
+
+export interface WorkspaceState {
+  symbols: Record<string, SymbolEntry>;
+  capsules: Record<string, Capsule>;
+  blackboard: Record<string, SymbolEntry>;
+  ledger: { totals: Record<string, RoleTotals>; baselines: Record<string, number> };
+  decisions: Decision[];
+  conflicts: Record<string, ConflictRecord>;
+  messages: {
+    accepted: number;
+    by_type: Record<string, number>;
+    /** Invalid attempts per `<haid> <msg_id>` since its last valid message. */
+    rejects: Record<string, number>;
+    escalations: number;
+  };
+  briefs: number;
+  /** What the last Wires of a kind decided, for their receipts. */
+  latest: { conflict: string | null; rejection: { wire_id: string; attempt: number } | null };
+}
+
+type P = Record<string, unknown>;
+const s = (p: P, k: string): string => (typeof p[k] === 'string' ? (p[k] as string) : '');
+const opt = (p: P, k: string): string | null =>
+  typeof p[k] === 'string' ? (p[k] as string) : null;
+const num = (p: P, k: string): number => (typeof p[k] === 'number' ? (p[k] as number) : 0);
+const strs = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+
+export function rejectKey(haid: string, msgId: string | null): string {
+  return `${haid} ${msgId ?? '(no msg_id)'}`;
+}
+
+export function conflictPath(ts: string, id: string): string {
+  return `conflicts/${ts.slice(0, 10)}-${id}.md`;
+}
+
+function haidCheck(command: Wire) {
+  const haid = s(command.payload, 'haid');
+  if (haid && !speaksFor(command.sender, haid)) {
+    return fail('forbidden', `sender "${command.sender}" may not act as haid "${haid}"`, {
+      extra: { field: 'haid', haid },
+    });
+  }
+  return null;
+}
+
+function derived(command: Wire, kind: string, type: string, payload: Draft['payload']): Draft {
+  return {
+    wire: '1.1',
+    wire_id: derivedWireId(kind, command.wire_id),
+    stream_id: command.stream_id,
+    correlation_id: command.correlation_id,
+    causation_id: command.wire_id,
+    type,
+    sender: 'system',
+    ts: command.ts,
+    payload,
+  };
+}
+
+function decideCapsule(command: Wire, state: WorkspaceState) {
+  const p = command.payload;
+  const id = s(p, 'id');
+  const depends = strs(p.depends);
+  const lines = capsuleLines({
+    what: s(p, 'what'),
+    where: opt(p, 'where'),
+    decision: opt(p, 'decision'),
+    gotcha: opt(p, 'gotcha'),
+    depends,
+  });
+  if (lines.length > MAX_CAPSULE_LINES) {
+    return fail(
+      'capsule-too-long',
+      `capsule "${id}" would be ${lines.length} lines; the cap is ${MAX_CAPSULE_LINES} (compact it)`,
+      { extra: { lines: lines.length, max_lines: MAX_CAPSULE_LINES } },
+    );
+  }
+  const missing = depends.find((dep) => dep !== id && !state.capsules[dep]);
+  if (missing) {
+    return fail(
+      'unknown-reference',
+      `capsule "${id}" depends on "${missing}", which does not exist`,
+      {
+        errors: [{ path: 'depends', message: `no capsule "${missing}"` }],
+      },
+    );
+  }
+  const cycle = cycleThrough(state.capsules, id, depends);
+  if (cycle) {
+    return fail('capsule-cycle', `capsule "${id}" would close the cycle ${cycle.join(' -> ')}`, {
+      extra: { cycle },
+    });
+  }
+  return accept(command);
+}
+
+/** The escalation's own msg_id, derived from the rejection that caused it. */
+export function escalationMsgId(rejectionWireId: string): string {
+  return derivedWireId('esc', rejectionWireId);
+}
+
+function decideMessage(command: Wire, state: WorkspaceState) {
+  if (command.type === 'message.accepted') return accept(command);
+  // message.rejected: the second invalid attempt of one msg_id by one haid escalates.
+  const p = command.payload;
+  const haid = s(p, 'haid');
+  const msgId = opt(p, 'msg_id');
+  const attempts = (state.messages.rejects[rejectKey(haid, msgId)] ?? 0) + 1;
+  if (attempts < 2) return accept(command);
+  const escalation = derived(command, 'msgesc', 'message.accepted', {
+    haid: 'system',
+    message: {
+      type: 'escalation',
+      from: 'heimdall',
+      msg_id: escalationMsgId(command.wire_id),
+      reason: `message ${msgId ?? '(no msg_id)'} from ${haid} was invalid ${attempts} times: ${strs(p.errors).join('; ')}`,
+      severity: 'blocker',
+      refs: msgId ? [msgId] : [],
+    },
+  });
+  return [...accept(command), escalation];
+}
+
+export const workspaceDecider: Decider<WorkspaceState, unknown> = {
+  initialState: () => ({
+    symbols: {},
+    capsules: {},
+    blackboard: {},
+    ledger: { totals: {}, baselines: {} },
+    decisions: [],
+    conflicts: {},
+    messages: { accepted: 0, by_type: {}, rejects: {}, escalations: 0 },
+    briefs: 0,
+    latest: { conflict: null, rejection: null },
+  }),
+
+  decide(command, state) {
+    const denied = haidCheck(command);
+    if (denied) return denied;
+    const p = command.payload;
+    switch (command.type) {
+      case 'symbol.set': {
+        const id = s(p, 'id');
+        const current = state.symbols[id];
+        if (current && current.value !== s(p, 'value') && p.force !== true) {
+          return fail(
+            'symbol-conflict',
+            `symbol "${id}" already names "${current.value}" (set by ${current.by}); re-setting it to another value needs force: true`,
+            { extra: { id, current: current.value } },
+          );
+        }
+        return accept(command);
+      }
+      case 'capsule.written':
+        return decideCapsule(command, state);
+      case 'brief.built': {
+        const missing = closure(state.capsules, strs(p.capsules));
+        if (!missing.ok) return fail('unknown-reference', `no capsule "${missing.unknown}"`);
+        const unknown = strs(p.symbols).find((id) => !state.symbols[id]);
+        if (unknown) return fail('unknown-reference', `no symbol "${unknown}"`);
+        const line = derived(command, 'brieflog', 'ledger.logged', {
+          role: s(p, 'role'),
+          kind: 'delta_brief',
+          tokens: num(p, 'tokens'),
+          msg_id: s(p, 'task'),
+          haid: s(p, 'haid'),
+        });
+        const { stream_seq: _seq, ...draft } = command;
+        return [draft, line];
+      }
+      case 'conflict.raised': {
+        const path = conflictPath(command.ts, s(p, 'id'));
+        if (state.conflicts[path]) {
+          return fail('invalid-transition', `the conflict record ${path} exists already`);
+        }
+        const { stream_seq: _seq, ...draft } = command;
+        const link = derived(command, 'conflictlog', 'decision.appended', {
+          title: `Conflict: ${s(p, 'title')}`,
+          body: `Conflict record [${path}](${path}) on ${strs(p.surfaces).join(', ')}${
+            opt(p, 'displaced_haid') ? ` (displaced: ${s(p, 'displaced_haid')})` : ''
+          }.`,
+          haid: s(p, 'haid'),
+          conflict: path,
+        });
+        return [draft, link];
+      }
+      case 'message.accepted':
+      case 'message.rejected':
+        return decideMessage(command, state);
+      case 'blackboard.set':
+      case 'ledger.logged':
+      case 'ledger.baseline':
+      case 'decision.appended':
+        return accept(command);
+      default:
+        return fail('invalid-transition', `"${command.type}" is not a workspace Wire`);
+    }
+  },
+
+  evolve(state, wire) {
+    const p = wire.payload;
+    const by = s(p, 'haid') || wire.sender;
+    switch (wire.type) {
+      case 'symbol.set':
+      case 'blackboard.set': {
+        const table = wire.type === 'symbol.set' ? 'symbols' : 'blackboard';
+        const key = wire.type === 'symbol.set' ? s(p, 'id') : s(p, 'key');
+        const before = state[table][key];
+        const entry: Versioned = {
+          value: s(p, 'value'),
+          by,
+          at: wire.ts,
+          ...(p.force === true && before && before.value !== s(p, 'value') ? { forced: true } : {}),
+        };
+        const history = [...(before?.history ?? []), entry];
+        return { ...state, [table]: { ...state[table], [key]: { ...entry, history } } };
+      }
+      case 'capsule.written': {
+        const capsule: Capsule = {
+          id: s(p, 'id'),
+          what: s(p, 'what'),
+          where: opt(p, 'where'),
+          decision: opt(p, 'decision'),
+          gotcha: opt(p, 'gotcha'),
+          depends: strs(p.depends),
+          by,
+          at: wire.ts,
+        };
+        return { ...state, capsules: { ...state.capsules, [capsule.id]: capsule } };
+      }
+      case 'ledger.logged': {
+        const role = s(p, 'role');
+        const now = state.ledger.totals[role] ?? { tokens: 0, lines: 0 };
+        const totals = {
+          ...state.ledger.totals,
+          [role]: { tokens: now.tokens + num(p, 'tokens'), lines: now.lines + 1 },
+        };
+        return { ...state, ledger: { ...state.ledger, totals } };
+      }
+      case 'ledger.baseline': {
+        const baselines = { ...state.ledger.baselines, [s(p, 'role')]: num(p, 'tokens') };
+        return { ...state, ledger: { ...state.ledger, baselines } };
+      }
+      case 'brief.built':
+        return { ...state, briefs: state.briefs + 1 };
+      case 'decision.appended': {
+        const decision: Decision = {
+          seq: state.decisions.length + 1,
+          title: s(p, 'title'),
+          body: s(p, 'body'),
+          haid: by,
+          at: wire.ts,
+        };
+        return { ...state, decisions: [...state.decisions, decision] };
+      }
+      case 'conflict.raised': {
+        const path = conflictPath(wire.ts, s(p, 'id'));
+        const record: ConflictRecord = {
+          path,
+          id: s(p, 'id'),
+          title: s(p, 'title'),
+          surfaces: strs(p.surfaces),
+          displaced_haid: opt(p, 'displaced_haid'),
+          overriding_intent: opt(p, 'overriding_intent'),
+          displaced_intent: opt(p, 'displaced_intent'),
+          haid: by,
+          at: wire.ts,
+          decision_seq: state.decisions.length + 1,
+        };
+        return {
+          ...state,
+          conflicts: { ...state.conflicts, [path]: record },
+          latest: { ...state.latest, conflict: path },
+        };
+      }
+      case 'message.accepted': {
+        const message = (p.message ?? {}) as P;
+        const type = s(message, 'type');
+        const rejects = { ...state.messages.rejects };
+        delete rejects[rejectKey(s(p, 'haid'), opt(message, 'msg_id'))];
+        return {
+          ...state,
+          messages: {
+            ...state.messages,
+            accepted: state.messages.accepted + 1,
+            by_type: { ...state.messages.by_type, [type]: (state.messages.by_type[type] ?? 0) + 1 },
+            rejects,
+            escalations:
+              state.messages.escalations +
+              (wire.sender === 'system' && type === 'escalation' ? 1 : 0),
+          },
+        };
+      }
+      case 'message.rejected': {
+        const key = rejectKey(s(p, 'haid'), opt(p, 'msg_id'));
+        const attempt = (state.messages.rejects[key] ?? 0) + 1;
+        const rejects = { ...state.messages.rejects, [key]: attempt };
+        return {
+          ...state,
+          messages: { ...state.messages, rejects },
+          latest: { ...state.latest, rejection: { wire_id: wire.wire_id, attempt } },
+        };
+      }
+      default:
+        return state;
+    }
+  },
+};
