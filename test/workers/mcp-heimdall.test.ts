@@ -119,3 +119,86 @@ describe.each<Era>(['session', 'sessionless'])('seed 001 claim tools, %s era', (
     }
   });
 });
+
+describe.each<Era>(['session', 'sessionless'])(
+  'seed 001 capsule and decision tools, %s era',
+  (era) => {
+    it('reads a capsule, and names `id` when there is none', async () => {
+      const ws = wsId();
+      const sub = `agent:${uid('c')}`;
+      const put = await SELF.fetch(`http://localhost/v1/workspaces/${ws}/capsules/w1`, {
+        method: 'PUT',
+        headers: { ...(await authHeaders(sub)), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ what: 'matching engine', where: 'F12', gotcha: 'ties by time' }),
+      });
+      expect(put.status).toBeLessThan(300);
+      const c = await connect(era, { sub, name: 'cursor' });
+      try {
+        const read = await call(c, 'read_capsules', { workspace: ws, id: 'w1' });
+        expect(read.structuredContent).toMatchObject({
+          haid: `${sub}/cursor`,
+          capsule: { id: 'w1', what: 'matching engine', gotcha: 'ties by time' },
+        });
+        const none = await call(c, 'read_capsules', { workspace: ws, id: 'w9' });
+        expect(none.isError).toBe(true);
+        expect(none.text.problem).toMatchObject({ argument: 'id', status: 404 });
+      } finally {
+        await c.close();
+      }
+    });
+
+    it('appends HAID-attributed decisions and authors a cross-linked conflict record', async () => {
+      const ws = wsId();
+      const sub = `agent:${uid('d')}`;
+      const c = await connect(era, { sub, name: 'copilot' });
+      const auth = await authHeaders(sub);
+      try {
+        const decided = await call(c, 'append_decision', {
+          workspace: ws,
+          title: 'Use picomatch',
+          body: 'Globs are matched by picomatch.',
+        });
+        expect(decided.structuredContent).toMatchObject({
+          decision: { seq: 1, haid: `${sub}/copilot`, title: 'Use picomatch' },
+        });
+        const raised = await call(c, 'raise_conflict_pr', {
+          workspace: ws,
+          id: 'c1',
+          title: 'src/a overlap',
+          surfaces: ['src/a/**'],
+          displaced_haid: 'agent:other/cursor',
+          overriding_intent: 'hotfix the matcher',
+        });
+        const path = String(raised.structuredContent.path);
+        expect(path).toMatch(/^conflicts\/\d{4}-\d{2}-\d{2}-c1\.md$/);
+        expect(raised.structuredContent).toMatchObject({ decision_seq: 2, haid: `${sub}/copilot` });
+
+        const doc = await SELF.fetch(`http://localhost/v1/workspaces/${ws}/documents/${path}`, {
+          headers: auth,
+        });
+        expect(doc.status).toBe(200);
+        const markdown = await doc.text();
+        expect(markdown).toContain('# Conflict: src/a overlap');
+        expect(markdown).toContain(`raised by: ${sub}/copilot`);
+        const log = await SELF.fetch(
+          `http://localhost/v1/workspaces/${ws}/documents/decisions.md`,
+          {
+            headers: auth,
+          },
+        );
+        const decisions = await log.text();
+        expect(decisions).toContain(`by: ${sub}/copilot`);
+        expect(decisions).toContain('c1');
+
+        const empty = await c.client.callTool({
+          name: 'append_decision',
+          arguments: { workspace: ws, title: '', body: 'x' },
+        });
+        expect(empty.isError).toBe(true);
+        expect(JSON.stringify(empty.content)).toContain('title');
+      } finally {
+        await c.close();
+      }
+    });
+  },
+);
