@@ -1,5 +1,6 @@
 import type { TicketLedger } from './api/auth/ticket-ledger';
 import type { RateLimiter } from './api/limits/rate-limiter';
+import type { McpIdentity } from './mcp/identity-object';
 import type { Rebuilder } from './projection/rebuilder';
 import type { StreamObject } from './stream/stream-object';
 import type { TopicDirectory } from './topic/topic-directory';
@@ -14,6 +15,10 @@ export interface Env {
   TOPIC_DIRECTORY: DurableObjectNamespace<TopicDirectory>;
   REBUILDER: DurableObjectNamespace<Rebuilder>;
   DB: D1Database;
+  /** MCP sessions (client declared at initialize) and the HAID registry (src/mcp/). */
+  MCP_IDENTITY: DurableObjectNamespace<McpIdentity>;
+  /** Host names `/mcp` answers besides localhost, comma-separated (DNS-rebinding protection). */
+  MCP_ALLOWED_HOSTS?: string;
   /** Largest accepted envelope in bytes (default 8192). */
   WIRE_MAX_BYTES?: string;
   /** Wires in flight per WebSocket subscriber before it must ack. */

@@ -1,5 +1,7 @@
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
+import { haids } from '../mcp/haids';
+import { mcpRoutes } from '../mcp/route';
 import { REGISTRY } from '../modules';
 import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
@@ -52,6 +54,9 @@ export function createApp() {
   app.route('/v1', readStreams);
   app.route('/v1', readWires);
   app.route('/v1', adminRebuild);
+  // MCP: `/mcp` (Streamable HTTP) re-enters this app for each tool; the HAID registry.
+  app.route('/v1', haids);
+  app.route('/', mcpRoutes(app));
 
   app.get('/problems/:code', (c) => {
     const code = c.req.param('code');

@@ -16,6 +16,7 @@ const USAGE = `usage: wirestream <command> [options]
   claim <task> --role R [--attempt N] [--lease SECONDS]
   verify <topic> [--mirror URL]
   token [--sub S --scopes a,b --roles r --expires-in SECONDS]
+  mcp [--url URL] [--token T]   a stdio MCP server forwarding to URL/mcp
 
   --json     one JSON object per line instead of human text
   --sender   sender of appended Wires (default: the token's subject)
@@ -67,6 +68,18 @@ export async function main(argv: string[]): Promise<number> {
         return await verify(need(target, 'verify <topic>'), values, output);
       case 'token':
         return await token(client, tokenValue, values, output);
+      case 'mcp': {
+        const { mcpEndpoint, runBridge } = await import('./mcp-stdio');
+        const mcpToken = values.token ?? tokenValue;
+        if (!mcpToken) throw new UsageError('mcp needs --token or WIRESTREAM_TOKEN');
+        return await runBridge({
+          url: mcpEndpoint(values.url ?? process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787'),
+          token: mcpToken,
+          input: process.stdin,
+          write: (line) => process.stdout.write(`${line}\n`),
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+      }
       case 'claim': {
         const { claim } = await import('./claim');
         return await claim(client, need(target, 'claim <task>'), values, output);
@@ -123,6 +136,8 @@ function parse(argv: string[]) {
       roles: { type: 'string' },
       streams: { type: 'string' },
       'expires-in': { type: 'string' },
+      url: { type: 'string' },
+      token: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -5,6 +5,7 @@ import type { Operation } from '../api/openapi/operation';
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
+import type { McpTool } from './mcp-tool';
 
 /**
  * One entry of a protocol's type catalogue: everything the shared machinery
@@ -57,6 +58,8 @@ export interface ProtocolModule {
   routes?: Hono<AppEnv>;
   /** How the OpenAPI document describes those routes (the contract test calls each). */
   operations?: readonly Operation[];
+  /** Tools offered to agents over MCP (`/mcp`, `wirestream mcp`); see `mcp-tool.ts`. */
+  mcpTools?: readonly McpTool[];
   /** The initial `stream_state` status of a stream of one of its kinds. */
   initialStatus?: Readonly<Record<string, string>>;
 }

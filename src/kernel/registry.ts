@@ -1,6 +1,7 @@
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
+import type { McpTool } from './mcp-tool';
 import type { ProblemSpec, ProtocolModule, TypeSpec } from './module';
 
 /**
@@ -21,6 +22,8 @@ export interface Registry {
   problems: Readonly<Record<string, ProblemSpec>>;
   readModels: readonly Reducer<BaseRow>[];
   initialStatus(kind: string): string | null;
+  /** Every module's MCP tools, by name. */
+  mcpTools: readonly McpTool[];
 }
 
 function declareOnce<T>(into: Map<string, T>, key: string, value: T, what: string, by: string) {
@@ -36,6 +39,7 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
   const problems = new Map<string, ProblemSpec>();
   const models = new Map<string, Reducer<BaseRow>>();
   const statuses = new Map<string, string>();
+  const tools = new Map<string, McpTool>();
   for (const m of modules) {
     for (const kind of m.kinds) declareOnce(kinds, kind.name, kind, 'stream kind', m.name);
     for (const [type, spec] of Object.entries(m.types))
@@ -49,6 +53,7 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
       declareOnce(models, model.model, model, 'read model', m.name);
     for (const [kind, status] of Object.entries(m.initialStatus ?? {}))
       declareOnce(statuses, kind, status, 'initial status of kind', m.name);
+    for (const tool of m.mcpTools ?? []) declareOnce(tools, tool.name, tool, 'MCP tool', m.name);
   }
   const prefixList = [...prefixes];
   return {
@@ -68,5 +73,6 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
     problems: Object.fromEntries(problems),
     readModels: [...models.values()],
     initialStatus: (kind) => statuses.get(kind) ?? null,
+    mcpTools: [...tools.values()],
   };
 }

@@ -313,6 +313,12 @@ describe('the API against its OpenAPI document', () => {
     expect((await call('get', '/problems/{code}', '/problems/no-such-code')).status).toBe(404);
   });
 
+  it('serves the HAID registry as documented', async () => {
+    const auth = await authHeaders('agent:contract');
+    expect((await call('get', '/v1/haids', '/v1/haids', { headers: auth })).status).toBe(200);
+    expect((await call('get', '/v1/haids', '/v1/haids')).status).toBe(401);
+  });
+
   it("serves seed 001's workspace routes as documented", async () => {
     await exerciseHeimdall(uid('contract-ws').toLowerCase());
     await exerciseWorkspace(uid('contract-wk').toLowerCase());

@@ -83,7 +83,10 @@ async function principalOf(
 /** The scope a route needs unless it asks for a narrower one (requireScope). */
 function defaultScope(method: string, path: string): Scope | 'write' {
   if (path === '/v1/tokens' || path.startsWith('/v1/admin/')) return 'admin';
-  if (method === 'GET' || method === 'HEAD' || path === '/v1/tickets') return 'read';
+  // /mcp needs only `read`: each tool re-enters the route it calls, which asks its own scope.
+  if (method === 'GET' || method === 'HEAD' || path === '/v1/tickets' || path === '/mcp') {
+    return 'read';
+  }
   if (/^\/v1\/streams\/[^/]+\/wires$/.test(path)) return 'append';
   return 'write';
 }

@@ -1,3 +1,4 @@
+import { MCP_OPERATIONS } from '../../mcp/haids';
 import { REGISTRY } from '../../modules';
 import type { Operation } from './operation';
 import { READ_OPERATIONS } from './read-operations';
@@ -12,6 +13,7 @@ import { STREAM_OPERATIONS } from './stream-operations';
 export const OPERATIONS: Operation[] = [
   ...STREAM_OPERATIONS,
   ...READ_OPERATIONS,
+  ...MCP_OPERATIONS,
   // Each protocol module describes its own routes.
   ...REGISTRY.modules.flatMap((m) => m.operations ?? []),
 ];

@@ -5,6 +5,7 @@ import type { Reducer } from '../../projection/reducer';
 import type { BaseRow } from '../../projection/types';
 import { COORDINATION_DERIVED_IDS, COORDINATION_PREFIXES, COORDINATION_TYPES } from './catalogue';
 import { KINDS } from './kinds';
+import { COORDINATION_TOOLS } from './mcp';
 import { COORDINATION_OPERATIONS } from './openapi';
 import { COORDINATION_PROBLEMS } from './problems';
 import { agentRuntimeState } from './read-models/agent-runtime-state';
@@ -42,4 +43,5 @@ export const coordination: ProtocolModule = {
   initialStatus: { task: 'pending', project: 'active', agent: 'unknown' },
   routes,
   operations: COORDINATION_OPERATIONS,
+  mcpTools: COORDINATION_TOOLS,
 };

@@ -1,0 +1,86 @@
+import type * as z from 'zod';
+
+/**
+ * The MCP seam: a module lists the tools it offers agents over MCP (`/mcp`,
+ * `wirestream mcp`). A tool names no transport: its handler receives the
+ * attributed identity and a way to call the app's own REST routes with the
+ * caller's bearer token, so MCP and REST share one validation and append path
+ * and a refusal over MCP is the same problem a REST client would get.
+ */
+
+/** A problem+json answer of the app (RFC 9457), as a tool sees it. */
+export interface ToolProblem {
+  status: number;
+  type: string;
+  title?: string;
+  detail?: string;
+  [member: string]: unknown;
+}
+
+/** What one REST call answered: the JSON body on 2xx, the problem otherwise. */
+export type ApiAnswer =
+  | { ok: true; status: number; body: Record<string, unknown> }
+  | { ok: false; status: number; problem: ToolProblem };
+
+export interface McpToolContext {
+  /** The attributed HAID: `{root}/{client}`, or the token's subject when no client is known. */
+  haid: string;
+  /** The token's subject (the HAID's root). */
+  root: string;
+  /** The client's name (`clientInfo.name`, or `client_identity`), if any. */
+  client: string | null;
+  /** Calls one of the app's routes as the caller (same token, same checks). */
+  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ApiAnswer>;
+}
+
+/** A tool's answer: a JSON result, or a refusal that names the argument at fault. */
+export type ToolOutcome =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; argument: string | null; problem: ToolProblem };
+
+export interface McpTool<Input extends z.ZodObject = z.ZodObject> {
+  /** Unique across modules (the registry refuses duplicates). */
+  name: string;
+  description: string;
+  /** Arguments; the shell adds `client_identity` to every tool. */
+  input: Input;
+  /** The result's shape (`outputSchema`); the shell adds `haid`. */
+  output: z.ZodObject;
+  handler(args: z.infer<Input>, ctx: McpToolContext): Promise<ToolOutcome>;
+}
+
+/** Declares a tool with its argument types inferred from `input`. */
+export function defineTool<Input extends z.ZodObject>(tool: McpTool<Input>): McpTool {
+  return tool as unknown as McpTool;
+}
+
+export function toolResult(result: Record<string, unknown>): ToolOutcome {
+  return { ok: true, result };
+}
+
+/** A refused REST call as a tool refusal; `argument` is the tool argument it concerns. */
+export function toolRefusal(
+  answer: { problem: ToolProblem },
+  argument: string | null = null,
+): ToolOutcome {
+  return { ok: false, argument, problem: answer.problem };
+}
+
+/**
+ * The tool argument a REST problem is about: the first segment of the first
+ * `errors[].path` (or `pointer`) that names one of `args`, else `fallback`.
+ */
+export function argumentOf(
+  problem: ToolProblem,
+  args: readonly string[],
+  fallback: string | null,
+): string | null {
+  const errors = Array.isArray(problem.errors) ? (problem.errors as Record<string, unknown>[]) : [];
+  for (const e of errors) {
+    const raw = e.path ?? e.pointer ?? e.field;
+    const path = Array.isArray(raw) ? raw.join('.') : typeof raw === 'string' ? raw : '';
+    const first = path.replace(/^\//, '').split(/[./[]/)[0] ?? '';
+    if (args.includes(first)) return first;
+  }
+  return fallback;
+}

@@ -1,0 +1,30 @@
+import type { Context, Hono } from 'hono';
+import type { AppEnv } from '../api/app-env';
+import type { ApiAnswer, ToolProblem } from '../kernel/mcp-tool';
+
+/**
+ * A tool's way into the app: each call re-enters the Hono app as a request
+ * of its own, with the caller's Authorization header, so it meets the same
+ * authentication, rights, validation and append path as a REST client.
+ */
+export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>) {
+  const origin = new URL(c.req.url).origin;
+  const authorization = c.req.header('Authorization') ?? '';
+  return async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
+    const headers: Record<string, string> = { Authorization: authorization };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const request = new Request(`${origin}${path}`, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const res = await app.fetch(request, c.env, c.executionCtx);
+    const type = res.headers.get('Content-Type') ?? '';
+    const parsed: Record<string, unknown> = type.includes('json')
+      ? ((await res.json()) as Record<string, unknown>)
+      : { text: await res.text(), content_type: type };
+    if (res.ok) return { ok: true, status: res.status, body: parsed };
+    const problem = { status: res.status, type: 'about:blank', ...parsed } as ToolProblem;
+    return { ok: false, status: res.status, problem };
+  };
+}

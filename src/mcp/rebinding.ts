@@ -1,0 +1,42 @@
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from '@modelcontextprotocol/server';
+import type { Env } from '../env';
+
+/**
+ * DNS-rebinding protection for `/mcp` (the Streamable HTTP transport asks
+ * servers to validate Origin; `createMcpHandler` checks neither header):
+ * Host must be localhost or one of `MCP_ALLOWED_HOSTS`; a browser's Origin
+ * must be one of those or of `CORS_ORIGINS`. Non-browser clients send no
+ * Origin and pass that check.
+ * https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
+ */
+export function rebindingRefusal(request: Request, env: Env): Response | undefined {
+  const extra = list(env.MCP_ALLOWED_HOSTS);
+  const origins = list(env.CORS_ORIGINS).flatMap((o) => {
+    try {
+      return [new URL(o).hostname];
+    } catch {
+      return [];
+    }
+  });
+  // A request built inside the runtime (tests, a service binding) may carry no
+  // Host header: its URL's host is the one it addresses.
+  const hosted = request.headers.has('host')
+    ? request
+    : new Request(request.url, { headers: { host: new URL(request.url).host } });
+  return (
+    hostHeaderValidationResponse(hosted, [...localhostAllowedHostnames(), ...extra]) ??
+    originValidationResponse(request, [...localhostAllowedOrigins(), ...extra, ...origins])
+  );
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

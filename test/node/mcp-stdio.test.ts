@@ -1,0 +1,140 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+/**
+ * `wirestream mcp` as an MCP host runs it: a child process on stdio, fed the
+ * seed's own handshake, in both framings the seed's contract accepts, against
+ * a `wrangler dev`. Answers come back one JSON object per line.
+ */
+
+const BIN = path.join(path.resolve(import.meta.dirname, '../..'), 'bin/wirestream.mjs');
+let server: DevServer;
+let token = '';
+const SUB = `agent:stdio-${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  server = await startDevServer();
+  token = (await tokenFor(server, SUB)) ?? '';
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Runs the bridge with `input` on stdin until it exits; its stdout lines, parsed. */
+function bridge(input: string, args: string[] = []) {
+  return new Promise<{ code: number; lines: Record<string, unknown>[]; raw: string; err: string }>(
+    (resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [BIN, 'mcp', '--url', server.url, '--token', token, ...args],
+        {
+          env: { ...process.env, WIRESTREAM_TOKEN: '' },
+        },
+      );
+      let raw = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => {
+        raw += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      child.on('error', reject);
+      child.on('exit', (code) => {
+        try {
+          const lines = raw
+            .split('\n')
+            .filter((l) => l !== '')
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+          resolve({ code: code ?? -1, lines, raw, err });
+        } catch (error) {
+          reject(new Error(`stdout is not JSON lines: ${raw}\n${err}\n${error}`));
+        }
+      });
+      child.stdin.end(input);
+    },
+  );
+}
+
+const stream = `project:stdio-${Date.now().toString(36)}`;
+const MESSAGES = [
+  // The seed's handshake, as its round-trip example writes it.
+  { jsonrpc: '2.0', id: 1, method: 'initialize', params: { clientInfo: { name: 'cursor' } } },
+  { jsonrpc: '2.0', method: 'notifications/initialized' },
+  { jsonrpc: '2.0', id: 2, method: 'ping' },
+  {
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: {
+      name: 'append_wire',
+      arguments: { stream_id: stream, type: 'review.concern', payload: { concern: 'stdio' } },
+    },
+  },
+  { jsonrpc: '2.0', id: 4, method: 'tools/list' },
+];
+
+function expectAnswers(lines: Record<string, unknown>[]) {
+  // One line per request, none for the notification, in order.
+  expect(lines.map((l) => l.id)).toEqual([1, 2, 3, 4]);
+  expect(lines[0]).toMatchObject({
+    result: { protocolVersion: '2024-11-05', serverInfo: { name: 'wirestream', version: '1.0.0' } },
+  });
+  expect(lines[1]).toMatchObject({ result: {} });
+  const call = (lines[2] as { result: { structuredContent: Record<string, unknown> } }).result;
+  expect(call.structuredContent).toMatchObject({ haid: `${SUB}/cursor` });
+  const tools = (lines[3] as { result: { tools: { name: string }[] } }).result.tools;
+  expect(tools.map((t) => t.name)).toContain('append_wire');
+}
+
+describe('npx wirestream mcp (stdio)', () => {
+  it('answers newline-delimited JSON-RPC line by line, with the identity of initialize', async () => {
+    const input = MESSAGES.map((m) => JSON.stringify(m)).join('\n');
+    const run = await bridge(`${input}\n`);
+    expect(run.code).toBe(0);
+    expectAnswers(run.lines);
+  });
+
+  it('reads Content-Length framed input (LSP style) and still writes lines', async () => {
+    const input = MESSAGES.map((m) => {
+      const body = JSON.stringify(m);
+      return `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    }).join('');
+    const run = await bridge(input);
+    expect(run.code).toBe(0);
+    expectAnswers(run.lines);
+    // The Wire appended by call 3 in each run is on the stream: two in all.
+    const res = await fetch(`${server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const wires = ((await res.json()) as { wires: { sender: string }[] }).wires;
+    expect(wires.map((w) => w.sender)).toEqual([SUB, SUB]);
+  });
+
+  it('answers each request with a JSON-RPC error when the token is refused', async () => {
+    const child = await new Promise<{ lines: Record<string, unknown>[] }>((resolve) => {
+      const p = spawn(process.execPath, [BIN, 'mcp', '--url', server.url, '--token', 'nope']);
+      let raw = '';
+      p.stdout.on('data', (d: Buffer) => {
+        raw += d.toString();
+      });
+      p.on('exit', () =>
+        resolve({
+          lines: raw
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l)),
+        }),
+      );
+      p.stdin.end(`${JSON.stringify(MESSAGES[0])}\n`);
+    });
+    expect(child.lines).toHaveLength(1);
+    expect(child.lines[0]).toMatchObject({
+      id: 1,
+      error: { message: expect.stringContaining('HTTP 401') },
+    });
+  });
+});
