@@ -113,7 +113,16 @@ export const GSD_OPERATIONS: Operation[] = [
     pathParams: projectParam,
     query: FollowQuery,
     websocket: true,
-    answers: { 101: { description: 'Switching Protocols: the WebSocket is open' } },
+    answers: {
+      101: {
+        description: 'Switching Protocols: the WebSocket is open (frames: GsdEventsFrame)',
+        frames: {
+          server: z.object({ events: z.array(Event), lastEventId: z.int().min(0) }),
+          client: z.never(),
+          names: ['GsdEventsFrame', 'GsdClientFrame'],
+        },
+      },
+    },
     problems: [...AUTH, 'invalid-stream-id', 'invalid-query', 'invalid-header'],
   },
   {
