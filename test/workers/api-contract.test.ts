@@ -5,6 +5,7 @@ import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
 import { exerciseGsdRoutes } from './helpers/gsd-contract';
+import { exerciseHeimdall } from './helpers/heimdall-contract';
 import { untilQuiet } from './helpers/projection-live';
 
 /**
@@ -283,6 +284,10 @@ describe('the API against its OpenAPI document', () => {
     }
     expect((await call('get', '/problems/{code}', '/problems/stale-stream')).status).toBe(200);
     expect((await call('get', '/problems/{code}', '/problems/no-such-code')).status).toBe(404);
+  });
+
+  it("serves seed 001's workspace routes as documented", async () => {
+    await exerciseHeimdall(uid('contract-ws').toLowerCase());
   });
 
   it('exercised every documented operation: a success and, where documented, an error', () => {

@@ -213,6 +213,57 @@ describe('file claims', () => {
   });
 });
 
+async function workspaceClaims(project: string): Promise<Json[]> {
+  const res = await SELF.fetch(`https://ws.test/v1/workspaces/${project}/claims`, {
+    headers: await as('agent:viewer'),
+  });
+  return ((await res.json()) as { claims: Json[] }).claims;
+}
+
+describe('file claims through the surface-claim gate (seed 001)', () => {
+  it('shows a GSD file claim as a workspace claim, and gives it back on release', async () => {
+    const project = uid('gate');
+    expect((await emit(project, SEED_EVENTS.fileClaimed)).status).toBe(201);
+    expect(await workspaceClaims(project)).toMatchObject([
+      { haid: 'agent:gsd-executor', surfaces: ['src/api/users.ts'], task: '01-02' },
+    ]);
+    expect((await emit(project, SEED_EVENTS.fileReleased)).status).toBe(201);
+    // Delivered from the effect outbox before the 201 (the alarm retries it if not).
+    expect(await workspaceClaims(project)).toEqual([]);
+  });
+
+  it('refuses file:claimed on a path another agent holds through /v1/workspaces, naming it', async () => {
+    const project = uid('gate');
+    const res = await SELF.fetch(`https://ws.test/v1/workspaces/${project}/claims`, {
+      method: 'POST',
+      headers: {
+        ...(await as('agent:mcp-dev', ['append', 'read', 'claim'])),
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ surfaces: ['src/api/**'], task: 'refactor api' }),
+    });
+    expect(res.status).toBe(201);
+    const refused = await emit(project, SEED_EVENTS.fileClaimed);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ type: '/problems/file-claimed', holder: 'agent:mcp-dev' });
+    expect(refused.body.detail).toContain('agent:mcp-dev');
+    expect((await view(project)).body.lastEventId).toBe(0);
+  });
+
+  it('lets one of many racing agents claim a path', async () => {
+    const project = uid('gate');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        emit(project, { ...SEED_EVENTS.fileClaimed, agent: `racer-${i}` }, `agent:racer-${i}`),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
+    const [claim] = (await projectState(project)).claims as Json[];
+    expect(await workspaceClaims(project)).toMatchObject([{ haid: claim?.holder }]);
+  });
+});
+
 describe('handlers', () => {
   it("accepts the seed's event_handlers verbatim, from a coordinator only, and runs the built-ins", async () => {
     const project = uid('cfg');

@@ -23,7 +23,7 @@ export interface Answer {
 }
 
 export interface Operation {
-  method: 'get' | 'post' | 'put';
+  method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI form: `/v1/streams/{stream_id}/wires`. */
   path: string;
   operationId: string;

@@ -25,7 +25,7 @@ export const gsd: ProtocolModule = {
   kinds: [gsdKind],
   types: GSD_TYPES,
   typePrefixes: GSD_PREFIXES,
-  derivedIds: [DEPENDENCY_ID, 'gsdk'],
+  derivedIds: [DEPENDENCY_ID, 'gsdk', 'gsdclaim', 'gsdunclaim'],
   problems: GSD_PROBLEMS,
   routes,
   operations: GSD_OPERATIONS,

@@ -12,7 +12,7 @@ import { OPENAPI_JSON } from '../../../src/api/openapi.gen';
  */
 
 type Json = Record<string, unknown>;
-export type Method = 'get' | 'post' | 'put';
+export type Method = 'get' | 'post' | 'put' | 'delete';
 
 interface ResponseObject {
   $ref?: string;

@@ -4,6 +4,7 @@ import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { DEPENDENCY_ID, GSD_PREFIX, wireType } from '../catalogue';
 import { eventOf, type GsdEvent, str, strings, taskOf } from '../event';
 import { BUILTINS, type EventHandlers, runs } from '../handlers';
+import { gateClaimId, releaseEffects } from './file-claims';
 import { checkpointKey, type GsdState, initialState, type PlanDeps } from './state';
 
 /**
@@ -25,7 +26,8 @@ export const gsdDecider: Decider<GsdState, null> = {
       );
     }
     const event = eventOf(command);
-    const refused = refusal(event, command.sender, state);
+    // A claim the gate granted (ctx.hold) is the authority on who holds the path.
+    const refused = ctx.hold ? null : refusal(event, command.sender, state);
     if (refused) return refused;
     const releases = releasesOf(event, state);
     return [
@@ -36,6 +38,7 @@ export const gsdDecider: Decider<GsdState, null> = {
   evolve(state, wire) {
     return evolveEvent(structuredClone(state), eventOf(wire), wire);
   },
+  react: (before, _after, wire) => releaseEffects(before, wire),
 };
 
 function refusal(event: GsdEvent, sender: string, state: GsdState): Failure | null {
@@ -227,7 +230,16 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
     }
     case 'file:claimed': {
       const path = str(event, 'path');
-      if (path !== null) s.claims[path] = { path, holder: wire.sender, plan, eventId };
+      if (path === null) break;
+      const same = s.claims[path]?.holder === wire.sender;
+      s.claims[path] = {
+        path,
+        holder: wire.sender,
+        plan,
+        eventId,
+        // A re-claim by the holder makes no new gate claim: it keeps the first.
+        claimId: same ? (s.claims[path]?.claimId ?? null) : gateClaimId(wire.wire_id),
+      };
       break;
     }
     case 'file:released': {

@@ -1,5 +1,6 @@
 import { defineKind } from '../../../kernel/kind';
 import { GSD_KIND } from '../catalogue';
+import { cancelFile, reserveFile } from './file-claims';
 import { gsdDecider } from './gsd-decider';
 
 /**
@@ -13,6 +14,8 @@ export const gsdKind = defineKind({
   config: () => null,
   decider: gsdDecider,
   hooks: {
+    reserve: reserveFile,
+    cancel: cancelFile,
     topicGroup: {
       keyOf: (wire) => wire.stream_id.slice(GSD_KIND.length + 1),
       topicOf: (project) => `${GSD_KIND}.${project}`,

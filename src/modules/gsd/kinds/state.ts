@@ -12,6 +12,8 @@ export interface Claim {
   holder: string;
   plan: string | null;
   eventId: number;
+  /** The surface claim the gate holds for it (`/v1/workspaces/{project_id}/claims`). */
+  claimId: string | null;
 }
 
 export interface Checkpoint {

@@ -12,8 +12,8 @@ import { type GsdState, initialState } from '../kinds/state';
 export const ProjectId = z
   .string()
   .regex(
-    /^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$/,
-    'project_id must be 1-128 characters: letters, digits, . _ ~ - (starting with a letter or digit)',
+    /^[a-z0-9][a-z0-9._-]{0,63}$/,
+    'project_id must be 1-64 characters: lower-case letters, digits, . _ - (starting with a letter or digit); it is also the workspace id of its file claims',
   );
 
 export interface ProjectCall {

@@ -1,0 +1,42 @@
+import { SELF } from 'cloudflare:test';
+import { authHeaders } from './auth';
+
+/** Calls the heimdall tests share: `/v1/workspaces/…` as one identity or another. */
+
+export type Json = Record<string, unknown>;
+export interface Answer {
+  status: number;
+  type: string;
+  body: Json;
+  text: string;
+}
+
+export const ADMIN = 'admin';
+
+export async function api(
+  method: string,
+  path: string,
+  sub: string,
+  body?: unknown,
+): Promise<Answer> {
+  const auth =
+    sub === ADMIN
+      ? { Authorization: 'Bearer test-admin-token-not-for-production' }
+      : await authHeaders(sub, ['append', 'read', 'claim']);
+  const res = await SELF.fetch(`https://ws.test${path}`, {
+    method,
+    headers: { ...auth, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  const type = res.headers.get('Content-Type') ?? '';
+  let parsed: Json = {};
+  if (type.includes('json')) parsed = JSON.parse(text) as Json;
+  return { status: res.status, type, body: parsed, text };
+}
+
+let n = 0;
+export function wsId(prefix = 'ws'): string {
+  n += 1;
+  return `${prefix}-${Date.now().toString(36)}-${n}`;
+}
