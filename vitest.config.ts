@@ -26,6 +26,12 @@ export default defineConfig(async () => {
                   RATE_PER_SECOND: '0',
                   // Gives a rebuild up after 1 + 2 + 4 s of failures, not a minute.
                   REBUILD_RETRIES: '3',
+                  // Webhooks (outbox-*.test.ts): the receiver of the global setup on
+                  // plain http://127.0.0.1, seconds-long retries, a short timeout.
+                  WEBHOOK_RECEIVER_URL: inject('webhookReceiverUrl'),
+                  WEBHOOK_ALLOW_LOCAL_HTTP: 'true',
+                  WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8,1,1',
+                  WEBHOOK_TIMEOUT_MS: '1500',
                 },
                 // Nothing in tests may wait on the network.
                 cf: false,
@@ -49,7 +55,7 @@ export default defineConfig(async () => {
             // starve their neighbours on a 2-core machine and time them out.
             fileParallelism: false,
             testTimeout: 30_000,
-            globalSetup: ['test/global-setup-standin.ts'],
+            globalSetup: ['test/global-setup-standin.ts', 'test/global-setup-webhook-receiver.ts'],
             setupFiles: ['test/workers/setup.ts'],
           },
         },

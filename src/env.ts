@@ -52,6 +52,12 @@ export interface Env {
   HEDERA_LOCAL_URL?: string;
   /** Overrides the mirror node REST base URL. */
   HEDERA_MIRROR_URL?: string;
+  /** Seconds before each webhook retry, comma-separated (kernel/webhooks/settings.ts). */
+  WEBHOOK_RETRY_SCHEDULE?: string;
+  /** One webhook attempt's time limit in ms (default 15000). */
+  WEBHOOK_TIMEOUT_MS?: string;
+  /** `true`: webhook endpoints may be plain http://127.0.0.1 or localhost (development). */
+  WEBHOOK_ALLOW_LOCAL_HTTP?: string;
 }
 
 export function intVar(value: string | undefined, fallback: number): number {

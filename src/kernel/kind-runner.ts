@@ -1,8 +1,9 @@
 import type { Env } from '../env';
 import type { Draft, Failure, Wire } from '../protocol';
 import type { WireLog } from '../stream/wire-log';
-import { EffectOutbox, type OutboxRow } from './effect-outbox';
-import type { AppendResult, Hold, ReceiptFields, StreamKind } from './kind';
+import { streamDelivery } from './deliveries/stream';
+import type { AppendResult, Effect, Hold, ReceiptFields, StreamKind, WebhookEffect } from './kind';
+import type { Outbox, Parcel } from './outbox';
 import type { Registry } from './registry';
 import { type Sql, schemaGate } from './sql';
 
@@ -18,6 +19,10 @@ export interface RunnerDeps {
   appendLocal(draft: Draft): void;
   /** Appends a Wire to another stream over RPC. */
   appendTo(streamId: string, draft: Draft): Promise<AppendResult>;
+  /** The object's outbox: effects on other streams go through it (`via: 'stream'`). */
+  outbox: Outbox;
+  /** Records a webhook the kind sends (in the same stretch). */
+  sendWebhook(effect: WebhookEffect, now: number): void;
 }
 
 /**
@@ -30,12 +35,12 @@ export interface RunnerDeps {
  * the append (`settle`). Streams of no registered kind pass straight through.
  */
 export class KindRunner {
-  readonly #outbox: EffectOutbox;
+  readonly #outbox: Outbox;
   #streamId: string | null = null;
   #kind: StreamKind | null = null;
   #cfg: unknown = null;
   #state: unknown = null;
-  #fresh: OutboxRow[] = [];
+  #fresh: Parcel[] = [];
 
   constructor(private readonly deps: RunnerDeps) {
     schemaGate(deps.sql, 'kind-state', 1, () => {
@@ -46,7 +51,13 @@ export class KindRunner {
         state TEXT NOT NULL
       )`;
     });
-    this.#outbox = new EffectOutbox(deps.sql);
+    this.#outbox = deps.outbox;
+    this.#outbox.use(
+      streamDelivery({
+        appendTo: (streamId, draft) => deps.appendTo(streamId, draft),
+        refused: (effect, failure) => this.#onRefused(effect, failure),
+      }),
+    );
     const known = deps.sql<{ value: string }>`SELECT value FROM meta WHERE key = 'stream_id'`[0];
     if (known) this.#bind(known.value);
   }
@@ -107,9 +118,7 @@ export class KindRunner {
         return Array.isArray(decided) ? null : (decided as Failure);
       },
       appendTo: (streamId, other) => this.deps.appendTo(streamId, other),
-      send: (effect) => {
-        this.#fresh.push(this.#outbox.add(effect, now));
-      },
+      send: (effect) => this.#send(effect, now),
     });
   }
 
@@ -166,7 +175,8 @@ export class KindRunner {
     this.#state = kind.decider.evolve(before, wire, this.#cfg);
     this.#save();
     for (const effect of kind.decider.react?.(before, this.#state, wire) ?? []) {
-      this.#fresh.push(this.#outbox.add(effect, now));
+      if (effect.via === 'http') this.deps.sendWebhook(effect, now);
+      else this.#send(effect, now);
     }
     return kind.hooks?.receipt?.(this.#state, wire, false) ?? null;
   }
@@ -181,15 +191,21 @@ export class KindRunner {
   async settle(hold: Hold | Failure | null, committed: boolean, draft: Draft): Promise<void> {
     const now = Date.now();
     const cancel = this.#kind?.hooks?.cancel;
-    if (hold?.ok && !committed && cancel)
-      this.#fresh.push(this.#outbox.add(cancel(hold, draft, now, this.#cfg), now));
+    if (hold?.ok && !committed && cancel) this.#send(cancel(hold, draft, now, this.#cfg), now);
     if (this.#fresh.length === 0) return;
     const rows = this.#fresh;
     this.#fresh = [];
-    await Promise.all(rows.map((row) => this.#deliver(row)));
+    await this.#outbox.deliver(rows);
   }
 
-  /** The alarm: time-driven Wires from the kind's `tick`, then overdue effects. */
+  #send(effect: Effect, now: number): void {
+    const posting = { via: 'stream', target: effect.target, body: JSON.stringify(effect.draft) };
+    this.#fresh.push(
+      this.#outbox.add(effect.tag === undefined ? posting : { ...posting, tag: effect.tag }, now),
+    );
+  }
+
+  /** The alarm: time-driven Wires from the kind's `tick` (the outbox delivers the effects). */
   async alarm(now: number): Promise<void> {
     const kind = this.#kind;
     if (kind?.decider.tick && this.#streamId) {
@@ -197,37 +213,22 @@ export class KindRunner {
         if (!this.deps.log.findByWireId(draft.wire_id)) this.deps.appendLocal(draft);
       }
     }
-    const rows = new Map([...this.#fresh, ...this.#outbox.due(now)].map((r) => [r.id, r]));
     this.#fresh = [];
-    await Promise.all([...rows.values()].map((row) => this.#deliver(row)));
   }
 
-  /** Earliest time the alarm has work: the kind's `wakeAt`, an effect to retry. */
+  /** Earliest time the kind's `tick` has work. */
   wakeAt(): number | null {
-    const times = [this.#kind?.decider.wakeAt?.(this.#state) ?? null, this.#outbox.nextDueAt()];
-    const due = times.filter((t): t is number => t !== null);
-    return due.length > 0 ? Math.min(...due) : null;
+    return this.#kind?.decider.wakeAt?.(this.#state) ?? null;
   }
 
   /** The kind's decision state, through its `view` hook when it has one. */
   view(now: number): { kind: string | null; state: unknown; outbox: number } {
     const kind = this.#kind;
     const state = kind?.hooks?.view ? kind.hooks.view(this.#state, now, this.#cfg) : this.#state;
-    return { kind: kind?.name ?? null, state, outbox: this.#outbox.size };
+    return { kind: kind?.name ?? null, state, outbox: this.#outbox.size('stream') };
   }
 
-  async #deliver(row: OutboxRow): Promise<void> {
-    try {
-      const result = await this.deps.appendTo(row.target, row.draft);
-      if (!result.ok) this.#onRefused(row, result);
-      this.#outbox.done(row.id);
-    } catch (error) {
-      console.warn('effect delivery failed; the alarm retries', row.target, row.draft.type, error);
-      this.#outbox.retryLater(row, Date.now());
-    }
-  }
-
-  #onRefused(row: OutboxRow, failure: Failure): void {
+  #onRefused(row: Effect, failure: Failure): void {
     const hook = this.#kind?.hooks?.refused;
     if (row.tag !== undefined && hook && this.#streamId) {
       const answer = hook(row, failure, this.#state, this.#streamId, Date.now());

@@ -28,9 +28,24 @@ export type AppendResult =
  * for the kind's `refused` hook when the target says no.
  */
 export interface Effect {
+  via?: 'stream';
   target: string;
   draft: Draft;
   tag?: string;
+}
+
+/**
+ * A webhook a kind sends through the durable outbox: `body` (any JSON) is
+ * POSTed, signed per Standard Webhooks, to the endpoint `endpoint_id`
+ * registered on this stream (`kernel/webhooks/`), after the append has
+ * answered; retried on the deployment's schedule, then dead-lettered.
+ * `event_type` is for the delivery log and the receiver's routing.
+ */
+export interface WebhookEffect {
+  via: 'http';
+  endpoint_id: string;
+  event_type: string;
+  body: unknown;
 }
 
 /**
@@ -59,8 +74,8 @@ export interface Decider<S, C> {
    */
   decide(command: Wire, state: S, ctx: DecideContext<C>): readonly Draft[] | Failure;
   evolve(state: S, wire: Wire, cfg: C): S;
-  /** Effects on other streams caused by `wire` (given the states around it). */
-  react?(before: S, after: S, wire: Wire): Effect[];
+  /** Effects caused by `wire` (given the states around it): Wires for other streams, webhooks. */
+  react?(before: S, after: S, wire: Wire): (Effect | WebhookEffect)[];
   /** The passage of time: system Wires to append now. */
   tick?(state: S, now: number, streamId: string, cfg: C): Draft[];
   /** Earliest time `tick` has something to do. */

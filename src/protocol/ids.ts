@@ -17,6 +17,11 @@ function uniformByte(): number {
   return (crypto.getRandomValues(new Uint8Array(1))[0] ?? 0) / 256;
 }
 
+/** A server-assigned id: `<prefix>_` + ULID (e.g. a webhook message's `msg_…`). */
+export function newPrefixedId(prefix: string, now?: number): string {
+  return `${prefix}_${ulid(now)}`;
+}
+
 /** A server-assigned wire id: `wire_` + ULID. */
 export function newWireId(now?: number): string {
   return `wire_${ulid(now)}`;

@@ -1,37 +1,62 @@
 import type { Env } from '../env';
-import { sqlOf } from '../kernel/sql';
+import { topicDelivery } from '../kernel/deliveries/topic';
+import type { Outbox } from '../kernel/outbox';
+import type { Sql } from '../kernel/sql';
+import { REGISTRY } from '../modules';
 import type { AnchorRecord } from '../protocol';
+import { routeTopic, type TopicMemory } from '../topic/routing';
+import { topicStub } from '../topic/stub';
 import { type AnchoredWire, Anchors } from './anchors';
-import { Outbox } from './outbox';
 import type { WireSource } from './subscribers';
-import type { StoredWire } from './wire-log';
+import type { StoredWire, WireLog } from './wire-log';
 
 /**
- * The StreamObject's side of HCS anchoring, behind one field: the outbox to
- * the stream's topic and the anchors reported back. The DO shell calls
+ * The StreamObject's side of HCS anchoring, behind one field: each accepted
+ * Wire's row in the object's outbox (`via: 'topic'`, to the topic its
+ * routing picks), and the anchors reported back. The DO shell calls
  * `afterAppend` in the append's synchronous stretch, `decorate` when serving
- * Wires, `markAnchored` from the TopicObject, and `onAlarm` from `alarm()`.
+ * Wires and `markAnchored` from the TopicObject.
  */
 export class StreamAnchoring {
   readonly #outbox: Outbox;
   readonly #anchors: Anchors;
+  #memory: TopicMemory;
   /** Wires already on HCS (HCS-first) being appended, by wire_id. */
   readonly #preAnchored = new Map<
     string,
     { topic: string; anchor: Omit<AnchorRecord, 'stream_seq'> }
   >();
 
-  constructor(ctx: DurableObjectState, env: Pick<Env, 'TOPICS'>) {
-    const sql = sqlOf(ctx.storage.sql);
-    this.#outbox = new Outbox(sql, env);
+  constructor(
+    private readonly sql: Sql,
+    env: Pick<Env, 'TOPICS'>,
+    outbox: Outbox,
+    log: WireLog,
+  ) {
+    this.#outbox = outbox;
     this.#anchors = new Anchors(sql);
+    // The Wire itself is in the log (same table space, same stretch): the
+    // row only names its seq and topic, and delivery reads the log.
+    outbox.use(
+      topicDelivery({
+        load: (first, last) => log.readAfter(first - 1, last - first + 1),
+        accept: (topic, wires) => topicStub(env, topic).accept(topic, wires),
+      }),
+    );
+    sql`CREATE TABLE IF NOT EXISTS topic_memory (key TEXT PRIMARY KEY, value TEXT NOT NULL)`;
+    const rows = sql<{ key: string; value: string }>`SELECT key, value FROM topic_memory`;
+    const get = (k: string) => rows.find((r) => r.key === k)?.value ?? null;
+    this.#memory = { role: get('role'), dedicated: get('dedicated') === 'true' };
   }
 
-  afterAppend(wire: StoredWire): void {
+  /** Call right after the Wire was appended, before any `await`. */
+  afterAppend(wire: StoredWire, now: number): void {
     const pre = this.#preAnchored.get(wire.wire_id);
     if (pre === undefined) {
-      this.#outbox.enqueue(wire);
-      this.#outbox.soon();
+      const group = REGISTRY.kindOf(wire.stream_id)?.hooks?.topicGroup;
+      const { topic, memory } = routeTopic(wire, this.#memory, group);
+      if (memory !== this.#memory) this.#remember(memory);
+      this.#outbox.add({ via: 'topic', target: topic, seq: wire.stream_seq }, now);
       return;
     }
     this.#anchors.record(pre.topic, [{ ...pre.anchor, stream_seq: wire.stream_seq }]);
@@ -51,11 +76,6 @@ export class StreamAnchoring {
     }
   }
 
-  /** When the outbox next needs the alarm (null: nothing queued). */
-  wakeAt(): number | null {
-    return this.#outbox.wakeAt();
-  }
-
   decorate(wires: StoredWire[]): AnchoredWire[] {
     return this.#anchors.decorate(wires);
   }
@@ -69,12 +89,18 @@ export class StreamAnchoring {
     return this.#anchors.record(topic, anchors);
   }
 
+  /** Sends later Wires of this stream to its own topic (or back to the shared one). */
   setDedicated(dedicated: boolean): { dedicated: boolean; role: string | null } {
-    this.#outbox.setDedicated(dedicated);
-    return this.#outbox.topicMode;
+    this.#remember({ ...this.#memory, dedicated });
+    return { ...this.#memory };
   }
 
-  onAlarm(): Promise<void> {
-    return this.#outbox.onAlarm();
+  #remember(memory: TopicMemory): void {
+    this.#memory = memory;
+    this
+      .sql`INSERT OR REPLACE INTO topic_memory (key, value) VALUES ('dedicated', ${String(memory.dedicated)})`;
+    if (memory.role !== null) {
+      this.sql`INSERT OR REPLACE INTO topic_memory (key, value) VALUES ('role', ${memory.role})`;
+    }
   }
 }

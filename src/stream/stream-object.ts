@@ -3,10 +3,19 @@ import type { Env } from '../env';
 import { intVar } from '../env';
 import type { AppendResult, Hold } from '../kernel/kind';
 import { KindRunner } from '../kernel/kind-runner';
+import { Outbox } from '../kernel/outbox';
 import { sqlOf } from '../kernel/sql';
+import type { Endpoint } from '../kernel/webhooks/endpoint';
+import { webhookSettings } from '../kernel/webhooks/settings';
+import {
+  type DeliveryAttempt,
+  type MessageStatus,
+  type WebhookMessage,
+  Webhooks,
+} from '../kernel/webhooks/store';
 import { REGISTRY } from '../modules';
-import type { AnchorRecord, Draft } from '../protocol';
-import { type Failure, fail } from '../protocol';
+import type { AnchorRecord, Draft, Failure } from '../protocol';
+import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
 import { decideAppend } from './decide-append';
 import { streamStub } from './stub';
@@ -38,18 +47,26 @@ export class StreamObject extends DurableObject<Env> {
   readonly #subscribers: Subscribers;
   readonly #kinds: KindRunner;
   readonly #anchoring: StreamAnchoring;
+  readonly #outbox: Outbox;
+  readonly #webhooks: Webhooks;
   #alarmAt: number | null = null;
   readonly #waiters = new Set<{ seq: number; wake: (head: number) => void }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#log = new WireLog(sqlOf(ctx.storage.sql));
-    this.#anchoring = new StreamAnchoring(ctx, env);
+    const sql = sqlOf(ctx.storage.sql);
+    this.#log = new WireLog(sql);
+    this.#outbox = new Outbox(sql, () => this.#armAlarm());
+    this.#anchoring = new StreamAnchoring(sql, env, this.#outbox, this.#log);
+    this.#webhooks = new Webhooks(sql, this.#outbox, webhookSettings(env));
     const source = this.#anchoring.source(this.#log); // Wires carry their HCS anchor
     this.#subscribers = new Subscribers(ctx, source, intVar(env.WS_MAX_BUFFERED_FRAMES, 1024));
     this.#kinds = new KindRunner({
-      sql: sqlOf(ctx.storage.sql),
+      sql,
       log: this.#log,
+      outbox: this.#outbox,
+      sendWebhook: (effect, now) =>
+        this.#webhooks.send(effect.endpoint_id, effect.event_type, effect.body, now),
       env,
       registry: REGISTRY,
       appendLocal: (draft) => {
@@ -184,7 +201,9 @@ export class StreamObject extends DurableObject<Env> {
     for (const next of drafts as readonly Draft[]) {
       const { receipt, wire } = this.#log.append(next, at);
       const fields = this.#kinds.applied(wire, now);
-      this.#anchoring.afterAppend(wire); // into the outbox, same synchronous stretch
+      // Into the outbox, same synchronous stretch: to the topic, to subscribed endpoints.
+      this.#anchoring.afterAppend(wire, now);
+      this.#webhooks.forward(wire, now);
       answer ??= { ok: true, status: 201, receipt: { ...receipt, ...fields }, replay: false };
     }
     this.#subscribers.publish();
@@ -199,12 +218,12 @@ export class StreamObject extends DurableObject<Env> {
     // The kind's timers first: the runner never throws here, so an anchoring
     // failure (which makes the runtime retry the alarm) cannot hold them back.
     await this.#kinds.alarm(Date.now());
-    await this.#anchoring.onAlarm();
+    await this.#outbox.onAlarm();
     this.#armAlarm();
   }
 
   #armAlarm(): void {
-    const times = [this.#kinds.wakeAt(), this.#anchoring.wakeAt()];
+    const times = [this.#kinds.wakeAt(), this.#outbox.wakeAt()];
     const at = times.reduce<number | null>(
       (a, t) => (t === null || (a !== null && a <= t) ? a : t),
       null,
@@ -247,6 +266,47 @@ export class StreamObject extends DurableObject<Env> {
     anchor: Omit<AnchorRecord, 'stream_seq'>,
   ): Promise<AppendResult> {
     return this.#anchoring.appendingAnchored(topic, anchor, () => this.append(draft, expectedSeq));
+  }
+
+  /** Registers a webhook endpoint on this stream (`kernel/webhooks/endpoint.ts`). */
+  registerWebhook(input: unknown): { ok: true; endpoint: Endpoint; secret: string } | Failure {
+    return this.#webhooks.register(input, Date.now());
+  }
+
+  removeWebhook(id: string): { ok: true } | Failure {
+    return this.#webhooks.remove(id);
+  }
+
+  /** A new signing secret; the old one signs beside it for `graceSeconds`. */
+  rotateWebhookSecret(
+    id: string,
+    graceSeconds?: number,
+  ): { ok: true; secret: string; previous_expires_at: string } | Failure {
+    return this.#webhooks.rotate(id, Date.now(), graceSeconds);
+  }
+
+  enableWebhook(id: string, enabled: boolean): Failure | null {
+    return this.#webhooks.enable(id, enabled, Date.now());
+  }
+
+  webhooks(): Endpoint[] {
+    return this.#webhooks.endpoints(Date.now());
+  }
+
+  webhookLog(id: string, limit?: number): DeliveryAttempt[] {
+    return this.#webhooks.attempts(id, limit);
+  }
+
+  webhookMessages(id: string, status?: MessageStatus, limit?: number): WebhookMessage[] {
+    return this.#webhooks.messages(id, status, limit);
+  }
+
+  /** Delivers a message again: same `webhook-id`, a new series of attempts. */
+  replayWebhook(messageId: string): { ok: true } | Failure {
+    const now = Date.now();
+    const result = this.#webhooks.replay(messageId, now);
+    this.#armAlarm();
+    return result;
   }
 
   info(): StreamInfo | null {

@@ -1,5 +1,7 @@
 import type { Env } from '../env';
-import type { AnchorRecord, Draft } from '../protocol';
+import type { Endpoint } from '../kernel/webhooks/endpoint';
+import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/store';
+import type { AnchorRecord, Draft, Failure } from '../protocol';
 import type { AppendManyResult, AppendResult, ReadPage } from './stream-object';
 import type { StreamInfo } from './wire-log';
 
@@ -27,6 +29,20 @@ export interface StreamApi {
     anchor: Omit<AnchorRecord, 'stream_seq'>,
   ): Promise<AppendResult>;
   fetch(request: Request): Promise<Response>;
+  // Webhooks on this stream (kernel/webhooks/): what a module's routes call.
+  registerWebhook(
+    input: unknown,
+  ): Promise<{ ok: true; endpoint: Endpoint; secret: string } | Failure>;
+  removeWebhook(id: string): Promise<{ ok: true } | Failure>;
+  rotateWebhookSecret(
+    id: string,
+    graceSeconds?: number,
+  ): Promise<{ ok: true; secret: string; previous_expires_at: string } | Failure>;
+  enableWebhook(id: string, enabled: boolean): Promise<Failure | null>;
+  webhooks(): Promise<Endpoint[]>;
+  webhookLog(id: string, limit?: number): Promise<DeliveryAttempt[]>;
+  webhookMessages(id: string, status?: MessageStatus, limit?: number): Promise<WebhookMessage[]>;
+  replayWebhook(messageId: string): Promise<{ ok: true } | Failure>;
 }
 
 export function streamStub(env: Pick<Env, 'STREAMS'>, streamId: string): StreamApi {

@@ -254,7 +254,9 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     const stream = env.STREAMS.get(env.STREAMS.idFromName(streamId));
     const queued = () =>
       runInDurableObject(stream, (_o, state) =>
-        state.storage.sql.exec<{ seq: number }>('SELECT seq FROM outbox').toArray(),
+        state.storage.sql
+          .exec<{ seq: number }>("SELECT seq FROM outbox WHERE via = 'topic'")
+          .toArray(),
       );
     await runDurableObjectAlarm(stream);
     expect(await queued()).toEqual([]);

@@ -5,6 +5,8 @@ declare global {
   namespace Cloudflare {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
+      /** The webhook receiver of test/global-setup-webhook-receiver.ts. */
+      WEBHOOK_RECEIVER_URL: string;
     }
   }
 }

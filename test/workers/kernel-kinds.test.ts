@@ -157,7 +157,7 @@ describe('the schema gate', () => {
       // The kernel's own capabilities went through the same gate.
       const kinds = sql<{ capability: string }>`SELECT capability FROM schema_versions
         ORDER BY capability`.map((r) => r.capability);
-      expect(kinds).toEqual(expect.arrayContaining(['effect-outbox', 'kind-state']));
+      expect(kinds).toEqual(expect.arrayContaining(['outbox', 'kind-state']));
     });
   });
 });

@@ -1,5 +1,5 @@
 import { type Env, intVar } from '../../env';
-import { accept, type Decider } from '../../kernel/kind';
+import { accept, type Decider, type Effect } from '../../kernel/kind';
 import type { Failure, Wire } from '../../protocol';
 
 /** Deployment settings the deciders read (from wrangler vars), never the clock. */
@@ -48,7 +48,9 @@ export function configOf(env: CoordinationVars): CoordinationConfig {
  * decider here, whose `decide` answers `accept(command)` when the check passes.
  */
 export interface CheckingDecider<S>
-  extends Required<Omit<Decider<S, CoordinationConfig>, 'decide'>> {
+  extends Required<Omit<Decider<S, CoordinationConfig>, 'decide' | 'react'>> {
+  /** Seed 000 sends Wires to other streams only (no webhooks). */
+  react(before: S, after: S, wire: Wire): Effect[];
   check(wire: Wire, state: S, now: number, cfg: CoordinationConfig): Failure | null;
 }
 

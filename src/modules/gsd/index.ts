@@ -8,11 +8,13 @@ import { GSD_PROBLEMS } from './problems';
 import { events } from './routes/events';
 import { follow } from './routes/follow';
 import { projectState } from './routes/state';
+import { webhooks } from './routes/webhooks';
 
 const routes = new Hono<AppEnv>();
 routes.route('/', events);
 routes.route('/', follow);
 routes.route('/', projectState);
+routes.route('/', webhooks);
 
 /**
  * Seed 004, GSD's Agent Communication Protocol: colon events on a project's

@@ -4,6 +4,7 @@ import { GsdEvent as GsdEventSchema } from '../../protocol';
 import { EventsQuery } from './routes/events';
 import { FollowQuery } from './routes/follow';
 import { ProjectId } from './routes/project';
+import { DeliveriesQuery, RotateBody } from './routes/webhooks';
 
 /**
  * Seed 004's routes as the OpenAPI document describes them.
@@ -54,6 +55,22 @@ const ConfigAnswer = z.object({
 const EventsBody = z.union([GsdEventSchema, z.array(GsdEventSchema).min(1).max(100)]);
 
 const TAG = 'GSD agent events';
+
+const EndpointId = z
+  .string()
+  .meta({ description: 'The endpoint id: the name of its `custom:<name>` handler' });
+const Endpoint = z.looseObject({ id: z.string(), url: z.string() });
+const EndpointBody = z.looseObject({
+  id: z
+    .string()
+    .meta({ description: 'The handler name (`slack-notify` for `custom:slack-notify`)' }),
+  url: z
+    .string()
+    .meta({ description: 'https (http only to localhost where the deployment allows)' }),
+  secret: z.string().optional().meta({ description: 'whsec_…; generated when absent' }),
+  description: z.string().optional(),
+});
+const WEBHOOK_PROBLEMS = [...AUTH, 'invalid-stream-id'] as const;
 
 export const GSD_OPERATIONS: Operation[] = [
   {
@@ -164,5 +181,90 @@ export const GSD_OPERATIONS: Operation[] = [
     body: { schema: z.looseObject({}), required: true },
     answers: { 200: { description: 'The configuration now in force', schema: ConfigAnswer } },
     problems: [...AUTH, ...BODY, 'invalid-stream-id', 'invalid-body', 'invalid-wire'],
+  },
+
+  {
+    method: 'post',
+    path: '/v1/projects/{project_id}/webhooks',
+    operationId: 'registerGsdWebhook',
+    tag: TAG,
+    summary: 'Register the Standard Webhooks endpoint of a `custom:` handler',
+    access: 'bearer',
+    scope: 'append',
+    pathParams: projectParam,
+    body: { schema: EndpointBody, required: true },
+    answers: {
+      201: {
+        description: 'Registered; the secret is shown once',
+        schema: z.object({ endpoint: Endpoint, secret: z.string() }),
+      },
+    },
+    problems: [...WEBHOOK_PROBLEMS, ...BODY, 'invalid-body'],
+  },
+  {
+    method: 'get',
+    path: '/v1/projects/{project_id}/webhooks',
+    operationId: 'listGsdWebhooks',
+    tag: TAG,
+    summary: "The project's webhook endpoints (secrets never listed)",
+    access: 'bearer',
+    scope: 'read',
+    pathParams: projectParam,
+    answers: {
+      200: { description: 'Endpoints', schema: z.object({ endpoints: z.array(Endpoint) }) },
+    },
+    problems: [...WEBHOOK_PROBLEMS],
+  },
+  {
+    method: 'get',
+    path: '/v1/projects/{project_id}/webhooks/{endpoint_id}/deliveries',
+    operationId: 'gsdWebhookDeliveries',
+    tag: TAG,
+    summary: 'Delivery log of an endpoint: messages (pending, delivered, dead) and every attempt',
+    access: 'bearer',
+    scope: 'read',
+    pathParams: { ...projectParam, endpoint_id: EndpointId },
+    query: DeliveriesQuery,
+    answers: {
+      200: {
+        description: 'Messages and attempts (status, latency, error)',
+        schema: z.object({
+          endpoint_id: z.string(),
+          messages: z.array(z.looseObject({ id: z.string(), status: z.string() })),
+          attempts: z.array(z.looseObject({})),
+        }),
+      },
+    },
+    problems: [...WEBHOOK_PROBLEMS, 'invalid-query', 'not-found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/projects/{project_id}/webhooks/{endpoint_id}/rotate',
+    operationId: 'rotateGsdWebhookSecret',
+    tag: TAG,
+    summary: 'A new secret; the old one keeps signing beside it for `grace_seconds`',
+    access: 'bearer',
+    scope: 'append',
+    pathParams: { ...projectParam, endpoint_id: EndpointId },
+    body: { schema: RotateBody, required: false },
+    answers: {
+      200: {
+        description: 'The new secret',
+        schema: z.object({ secret: z.string(), previous_expires_at: z.string() }),
+      },
+    },
+    problems: [...WEBHOOK_PROBLEMS, ...BODY, 'invalid-body', 'not-found'],
+  },
+  {
+    method: 'post',
+    path: '/v1/projects/{project_id}/webhooks/messages/{message_id}/replay',
+    operationId: 'replayGsdWebhook',
+    tag: TAG,
+    summary: 'Deliver a message again (same webhook-id, a new series of attempts)',
+    access: 'bearer',
+    scope: 'append',
+    pathParams: { ...projectParam, message_id: z.string() },
+    answers: { 202: { description: 'Queued', schema: z.object({ replayed: z.string() }) } },
+    problems: [...WEBHOOK_PROBLEMS, 'not-found', 'invalid-transition'],
   },
 ];

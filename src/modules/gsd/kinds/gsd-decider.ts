@@ -1,9 +1,9 @@
 import { derivedWireId } from '../../../kernel/derived-id';
-import { accept, type Decider } from '../../../kernel/kind';
+import { accept, type Decider, type WebhookEffect } from '../../../kernel/kind';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { DEPENDENCY_ID, GSD_PREFIX, wireType } from '../catalogue';
 import { eventOf, type GsdEvent, str, strings, taskOf } from '../event';
-import { BUILTINS, type EventHandlers, runs } from '../handlers';
+import { BUILTINS, type EventHandlers, handlersFor, runs } from '../handlers';
 import { gateClaimId, releaseEffects } from './file-claims';
 import { checkpointKey, type GsdState, initialState, type PlanDeps } from './state';
 
@@ -38,7 +38,7 @@ export const gsdDecider: Decider<GsdState, null> = {
   evolve(state, wire) {
     return evolveEvent(structuredClone(state), eventOf(wire), wire);
   },
-  react: (before, _after, wire) => releaseEffects(before, wire),
+  react: (before, after, wire) => [...releaseEffects(before, wire), ...customHandlers(after, wire)],
 };
 
 function refusal(event: GsdEvent, sender: string, state: GsdState): Failure | null {
@@ -135,6 +135,23 @@ function satisfy(state: GsdState, keys: Set<string>, artifact: string, eventId: 
       if (keys.has(req) && !deps.satisfied[req]) deps.satisfied[req] = { artifact, eventId };
     }
   }
+}
+
+/**
+ * `custom:<name>` handlers of the event's type: a webhook to the project's
+ * endpoint `<name>`, recorded with the event (durable, once per event) and
+ * delivered after the reply, so a slow receiver never slows intake.
+ */
+function customHandlers(state: GsdState, wire: Wire): WebhookEffect[] {
+  const event = eventOf(wire);
+  return handlersFor(state.handlers, event.type)
+    .filter((h) => h.startsWith('custom:'))
+    .map((h) => ({
+      via: 'http',
+      endpoint_id: h.slice('custom:'.length),
+      event_type: event.type,
+      body: event,
+    }));
 }
 
 function planOf(s: GsdState, plan: string): PlanDeps {
