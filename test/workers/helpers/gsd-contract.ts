@@ -75,25 +75,48 @@ export async function exerciseGsdRoutes(): Promise<void> {
   expect((await call('post', W, hooks, json(endpoint, coordinator))).status).toBe(201);
   expect((await call('post', W, hooks, json(endpoint, executor))).status).toBe(403);
   expect((await call('get', W, hooks, { headers: executor })).status).toBe(200);
-  expect((await call('get', W, '/v1/projects/-bad/webhooks', { headers: executor })).status).toBe(400);
+  expect((await call('get', W, '/v1/projects/-bad/webhooks', { headers: executor })).status).toBe(
+    400,
+  );
   const D = `${W}/{endpoint_id}/deliveries`;
-  expect((await call('get', D, `${hooks}/notify/deliveries?status=dead`, { headers: executor })).status).toBe(200);
-  expect((await call('get', D, `${hooks}/nope/deliveries`, { headers: executor })).status).toBe(404);
+  expect(
+    (await call('get', D, `${hooks}/notify/deliveries?status=dead`, { headers: executor })).status,
+  ).toBe(200);
+  expect((await call('get', D, `${hooks}/nope/deliveries`, { headers: executor })).status).toBe(
+    404,
+  );
   const R = `${W}/{endpoint_id}/rotate`;
-  expect((await call('post', R, `${hooks}/notify/rotate`, json({ grace_seconds: 60 }, coordinator))).status).toBe(200);
+  expect(
+    (await call('post', R, `${hooks}/notify/rotate`, json({ grace_seconds: 60 }, coordinator)))
+      .status,
+  ).toBe(200);
   expect((await call('post', R, `${hooks}/nope/rotate`, json({}, coordinator))).status).toBe(404);
   const handlers = { event_handlers: { 'task:completed': ['custom:notify'] } };
-  expect((await call('put', `${P}/config`, `${base}/config`, json(handlers, coordinator))).status).toBe(200);
+  expect(
+    (await call('put', `${P}/config`, `${base}/config`, json(handlers, coordinator))).status,
+  ).toBe(200);
   await call('post', `${P}/events`, `${base}/events`, json(SEED_EVENTS.taskCompleted, executor));
   const log = await call('get', D, `${hooks}/notify/deliveries`, { headers: executor });
   const [message] = (log.body as { messages: { id: string }[] }).messages;
   const M = `${W}/messages/{message_id}/replay`;
-  let replayed = await call('post', M, `${hooks}/messages/${message?.id}/replay`, json({}, coordinator));
+  let replayed = await call(
+    'post',
+    M,
+    `${hooks}/messages/${message?.id}/replay`,
+    json({}, coordinator),
+  );
   for (let i = 0; i < 20 && replayed.status === 409; i++) {
     // Still in its first series of attempts: replay waits until that one settles.
     await new Promise((r) => setTimeout(r, 250));
-    replayed = await call('post', M, `${hooks}/messages/${message?.id}/replay`, json({}, coordinator));
+    replayed = await call(
+      'post',
+      M,
+      `${hooks}/messages/${message?.id}/replay`,
+      json({}, coordinator),
+    );
   }
   expect(replayed.status).toBe(202);
-  expect((await call('post', M, `${hooks}/messages/nope/replay`, json({}, coordinator))).status).toBe(404);
+  expect(
+    (await call('post', M, `${hooks}/messages/nope/replay`, json({}, coordinator))).status,
+  ).toBe(404);
 }
