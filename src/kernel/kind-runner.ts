@@ -138,6 +138,37 @@ export class KindRunner {
     });
   }
 
+  /**
+   * The dry run of a batch: decides each draft against the state the earlier
+   * ones would leave (pure: nothing stored, nothing kept). The position in
+   * `drafts` of the first refusal, or null when all would be accepted.
+   */
+  check(
+    drafts: readonly { draft: Draft; hold: Hold | null }[],
+    now: number,
+  ): { at: number; failure: Failure } | null {
+    const first = drafts[0];
+    if (!first) return null;
+    this.#bind(first.draft.stream_id);
+    const kind = this.#kind;
+    if (!kind) return null;
+    let state = this.#state;
+    let seq = this.deps.log.lastSeq + 1;
+    for (const [at, { draft, hold }] of drafts.entries()) {
+      const decided = kind.decider.decide({ ...draft, stream_seq: seq }, state, {
+        now,
+        cfg: this.#cfg,
+        hold,
+      });
+      if (!Array.isArray(decided)) return { at, failure: decided as Failure };
+      for (const next of decided as readonly Draft[]) {
+        state = kind.decider.evolve(state, { ...next, stream_seq: seq }, this.#cfg);
+        seq += 1;
+      }
+    }
+    return null;
+  }
+
   /** Evolves the state with a stored Wire and records its effects; returns receipt members. */
   applied(wire: Wire, now: number): ReceiptFields | null {
     const kind = this.#kind;

@@ -1,6 +1,8 @@
 import { buildRegistry } from '../kernel/registry';
 import { coordination } from './coordination';
 import type { COORDINATION_PROBLEMS } from './coordination/problems';
+import { gsd } from './gsd';
+import type { GSD_PROBLEMS } from './gsd/problems';
 import { heimdall } from './heimdall';
 import type { HEIMDALL_PROBLEMS } from './heimdall/problems';
 
@@ -8,7 +10,7 @@ import type { HEIMDALL_PROBLEMS } from './heimdall/problems';
  * The protocol modules of this deployment, one line each. Everything the
  * shared machinery knows of a protocol comes from here.
  */
-export const MODULES = [coordination, heimdall];
+export const MODULES = [coordination, heimdall, gsd];
 
 export const REGISTRY = buildRegistry(MODULES);
 
@@ -16,4 +18,7 @@ export const REGISTRY = buildRegistry(MODULES);
  * The failure codes modules add to the kernel's (see `protocol/failure.ts`),
  * one union member per module: its `problems` table.
  */
-export type ModuleProblemCode = keyof typeof COORDINATION_PROBLEMS | keyof typeof HEIMDALL_PROBLEMS;
+export type ModuleProblemCode =
+  | keyof typeof COORDINATION_PROBLEMS
+  | keyof typeof HEIMDALL_PROBLEMS
+  | keyof typeof GSD_PROBLEMS;

@@ -24,6 +24,12 @@ import { receiptOf, type StoredWire, type StreamInfo, WireLog } from './wire-log
 
 export type { AppendResult } from '../kernel/kind';
 
+/** What `appendMany` answers: every receipt in order, or the first refusal (`extra.index`). */
+export type AppendManyResult = { ok: true; results: AppendResult[] } | Failure;
+
+/** Longest `waitPast` wait: a long poll, not a subscription. */
+export const MAX_WAIT_PAST_MS = 60_000;
+
 export interface ReadPage {
   wires: StoredWire[];
   last_seq: number;
@@ -44,6 +50,7 @@ export class StreamObject extends DurableObject<Env> {
   readonly #outbox: Outbox;
   readonly #webhooks: Webhooks;
   #alarmAt: number | null = null;
+  readonly #waiters = new Set<{ seq: number; wake: (head: number) => void }>();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -81,6 +88,81 @@ export class StreamObject extends DurableObject<Env> {
     const result = this.#commit(draft, expectedSeq, ifMatchSeq, hold);
     await this.#kinds.settle(hold, result.ok, draft);
     return result;
+  }
+
+  /**
+   * Appends `drafts` in order, all or nothing: every one is checked (replay,
+   * the kind's decision against the state the earlier ones leave) before any
+   * is stored, then all are stored in the same synchronous stretch. A refusal
+   * carries `extra.index`, the position of the draft refused; nothing is stored.
+   */
+  async appendMany(drafts: readonly Draft[]): Promise<AppendManyResult> {
+    const holds: (Hold | null)[] = [];
+    for (const [index, draft] of drafts.entries()) {
+      const hold = await this.#kinds.prepare(draft, Date.now());
+      if (hold && !hold.ok) {
+        for (const [i, held] of holds.entries())
+          await this.#kinds.settle(held, false, drafts[i] as Draft);
+        return withIndex(hold, index);
+      }
+      holds.push(hold);
+    }
+    const refused = this.#checkMany(drafts, holds);
+    const results = refused
+      ? []
+      : drafts.map((d, i) => this.#commit(d, undefined, undefined, holds[i] ?? null));
+    for (const [i, draft] of drafts.entries()) {
+      await this.#kinds.settle(holds[i] ?? null, results[i]?.ok === true, draft);
+    }
+    return refused ?? { ok: true, results };
+  }
+
+  /** The dry run of `appendMany`: the first draft that would be refused, or null. */
+  #checkMany(drafts: readonly Draft[], holds: readonly (Hold | null)[]): Failure | null {
+    const fresh: { draft: Draft; hold: Hold | null; index: number }[] = [];
+    for (const [index, draft] of drafts.entries()) {
+      const existing = this.#log.findByWireId(draft.wire_id);
+      const decision = decideAppend(
+        { draft, expectedSeq: undefined, ifMatchSeq: undefined },
+        {
+          lastSeq: this.#log.lastSeq,
+          existing: existing && {
+            receipt: receiptOf(existing.wire, existing.wire.received_at),
+            identity: existing.identity,
+          },
+        },
+      );
+      if (!decision.ok) return withIndex(decision, index);
+      if (decision.kind === 'append') fresh.push({ draft, hold: holds[index] ?? null, index });
+    }
+    const refused = this.#kinds.check(fresh, Date.now());
+    return refused && withIndex(refused.failure, fresh[refused.at]?.index ?? 0);
+  }
+
+  /**
+   * Resolves with the stream's last seq as soon as it passes `seq` (woken by
+   * the append itself, no polling), or after `ms` with whatever it is then.
+   */
+  waitPast(seq: number, ms: number): Promise<number> {
+    const wait = Math.min(Math.max(ms, 0), MAX_WAIT_PAST_MS);
+    if (this.#log.lastSeq > seq || wait === 0) return Promise.resolve(this.#log.lastSeq);
+    return new Promise((resolve) => {
+      const waiter = {
+        seq,
+        wake: (head: number) => {
+          clearTimeout(timer);
+          this.#waiters.delete(waiter);
+          resolve(head);
+        },
+      };
+      const timer = setTimeout(() => waiter.wake(this.#log.lastSeq), wait);
+      this.#waiters.add(waiter);
+    });
+  }
+
+  #wakeWaiters(): void {
+    const head = this.#log.lastSeq;
+    for (const waiter of this.#waiters) if (head > waiter.seq) waiter.wake(head);
   }
 
   /**
@@ -126,6 +208,7 @@ export class StreamObject extends DurableObject<Env> {
     }
     this.#subscribers.publish();
     this.#armAlarm();
+    if (this.#waiters.size > 0) this.#wakeWaiters();
     return answer ?? fail('invalid-transition', 'the stream decided to append nothing');
   }
 
@@ -270,4 +353,8 @@ export class StreamObject extends DurableObject<Env> {
     this.#subscribers.forget(ws);
     console.warn('webSocketError', error);
   }
+}
+
+function withIndex(failure: Failure, index: number): Failure {
+  return { ...failure, extra: { ...failure.extra, index } };
 }

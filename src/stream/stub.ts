@@ -2,7 +2,7 @@ import type { Env } from '../env';
 import type { Endpoint } from '../kernel/webhooks/endpoint';
 import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/store';
 import type { AnchorRecord, Draft, Failure } from '../protocol';
-import type { AppendResult, ReadPage } from './stream-object';
+import type { AppendManyResult, AppendResult, ReadPage } from './stream-object';
 import type { StreamInfo } from './wire-log';
 
 /**
@@ -11,6 +11,10 @@ import type { StreamInfo } from './wire-log';
  */
 export interface StreamApi {
   append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult>;
+  /** Appends several Wires in order, all or nothing (`extra.index` names the refused one). */
+  appendMany(drafts: readonly Draft[]): Promise<AppendManyResult>;
+  /** Resolves with the last seq once it passes `seq` (woken by the append), or after `ms`. */
+  waitPast(seq: number, ms: number): Promise<number>;
   read(afterSeq: number, limit: number): Promise<ReadPage>;
   info(): Promise<StreamInfo | null>;
   subscription(): Promise<{ subscribers: number; last_seq: number }>;

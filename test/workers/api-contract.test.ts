@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
+import { exerciseGsdRoutes } from './helpers/gsd-contract';
 import { exerciseHeimdall, exerciseWorkspace } from './helpers/heimdall-contract';
 import { untilQuiet } from './helpers/projection-live';
 
@@ -304,6 +305,8 @@ describe('the API against its OpenAPI document', () => {
     expect((run.body as { phase: string }[]).at(-1)?.phase).toBe('done');
     expect((await call('get', rebuild, rebuild, { headers: admin })).status).toBe(200);
   });
+
+  it('serves the GSD agent events routes as documented', exerciseGsdRoutes);
 
   it('serves its public documents as documented', async () => {
     for (const path of ['/v1/schema/wire.json', '/v1/openapi.json']) {

@@ -151,8 +151,16 @@ function answerResponse(answer: Answer, components: Components, name: string): J
     // A 101 has no body: the frames that follow are described by extension.
     return {
       description: answer.description,
-      'x-server-frames': components.schema(answer.frames.server, 'output', 'ServerFrame'),
-      'x-client-frames': components.schema(answer.frames.client, 'input', 'ClientFrame'),
+      'x-server-frames': components.schema(
+        answer.frames.server,
+        'output',
+        answer.frames.names?.[0] ?? 'ServerFrame',
+      ),
+      'x-client-frames': components.schema(
+        answer.frames.client,
+        'input',
+        answer.frames.names?.[1] ?? 'ClientFrame',
+      ),
     };
   }
   return {

@@ -10,7 +10,12 @@ export interface Answer {
   description: string;
   schema?: z.ZodType;
   /** A WebSocket upgrade (101): no body, these frames instead. */
-  frames?: { server: z.ZodType; client: z.ZodType };
+  frames?: {
+    server: z.ZodType;
+    client: z.ZodType;
+    /** Component names of the frame schemas; `ServerFrame` / `ClientFrame` (the streams') by default. */
+    names?: [server: string, client: string];
+  };
   /** Default `application/json`. */
   contentType?: string;
   /** Names in the document's `components.headers`. */

@@ -1,0 +1,178 @@
+import { SELF } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { coordinatorHeaders } from './helpers/auth';
+import { uid } from './helpers/coordination';
+import { as, emit, type Json, SEED_EVENTS } from './helpers/gsd';
+import { hookUrl, received, receiver, uniqueName, until } from './helpers/webhooks';
+
+/**
+ * `custom:` handlers against a real receiver (test/support/webhook-receiver.ts)
+ * that verifies every delivery with the `standardwebhooks` package and fails,
+ * hangs or recovers on command.
+ */
+
+async function api(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await SELF.fetch(`https://ws.test${path}`, {
+    method,
+    headers: {
+      ...(await coordinatorHeaders('coordinator:orch')),
+      'Content-Type': 'application/json',
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** A project whose task:completed runs `custom:<name>`, registered at the receiver. */
+async function projectWithHook(): Promise<{ project: string; name: string; secret: string }> {
+  const project = uid('wh');
+  const name = uniqueName('notify');
+  const created = await api('POST', `/v1/projects/${project}/webhooks`, {
+    id: name,
+    url: hookUrl(name),
+  });
+  expect(created.status).toBe(201);
+  const secret = String(created.body.secret);
+  await receiver(name, { secrets: [secret] });
+  const config = {
+    event_handlers: { 'task:completed': ['builtin:blackboard-sync', `custom:${name}`] },
+  };
+  expect((await api('PUT', `/v1/projects/${project}/config`, config)).status).toBe(200);
+  return { project, name, secret };
+}
+
+const completed = (task: number) => ({ ...SEED_EVENTS.taskCompleted, task });
+
+describe('custom handlers as Standard Webhooks', () => {
+  it('delivers every matching event once, signed, in the seed shape', async () => {
+    const { project, name } = await projectWithHook();
+    await emit(project, [SEED_EVENTS.taskStarted, completed(1), completed(2)]);
+    await emit(project, completed(3));
+    const got = await until(
+      () => received(name),
+      (r) => r.length >= 3,
+    );
+    expect(got).toHaveLength(3);
+    expect(got.every((d) => d.verified.includes(0))).toBe(true);
+    expect(new Set(got.map((d) => d.id)).size).toBe(3);
+    const bodies = got
+      .map((d) => JSON.parse(d.body) as Json)
+      .sort((a, b) => Number(a.id) - Number(b.id));
+    expect(bodies).toEqual([
+      { ...completed(1), id: 3 },
+      { ...completed(2), id: 4 },
+      { ...completed(3), id: 5 },
+    ]);
+  });
+
+  it('retries with the same webhook-id, dead-letters after the last try, and replays', async () => {
+    const { project, name } = await projectWithHook();
+    await receiver(name, { script: ['fail', 'fail'], mode: 'ok' });
+    await emit(project, completed(1));
+    const recovered = await until(
+      () => received(name),
+      (r) => r.some((d) => d.answer === 'ok'),
+    );
+    expect(recovered.map((d) => d.answer)).toEqual(['fail', 'fail', 'ok']);
+    expect(new Set(recovered.map((d) => d.id)).size).toBe(1);
+
+    await receiver(name, { mode: 'fail', script: [] });
+    await emit(project, completed(2));
+    const deliveries = `/v1/projects/${project}/webhooks/${name}/deliveries`;
+    const dead = await until(
+      () => api('GET', `${deliveries}?status=dead`),
+      (r) => (r.body.messages as Json[]).length > 0,
+      30_000,
+    );
+    const [message] = dead.body.messages as Json[];
+    expect(message).toMatchObject({ status: 'dead', event_type: 'task:completed' });
+    const log = await api('GET', deliveries);
+    expect((log.body.attempts as Json[]).length).toBeGreaterThanOrEqual(3 + 5);
+
+    await receiver(name, { mode: 'ok' });
+    const before = (await received(name)).length;
+    const replay = await api(
+      'POST',
+      `/v1/projects/${project}/webhooks/messages/${message?.id}/replay`,
+    );
+    expect(replay.status).toBe(202);
+    const after = await until(
+      () => received(name),
+      (r) => r.length > before && r.at(-1)?.answer === 'ok',
+    );
+    const last = after.at(-1);
+    expect(last?.verified).toEqual([0]);
+    expect(JSON.parse(String(last?.body))).toMatchObject({ task: 2, type: 'task:completed' });
+    expect(after.filter((d) => d.id === last?.id).length).toBeGreaterThan(1);
+  }, 60_000);
+
+  it('signs with old and new secrets during a rotation grace period', async () => {
+    const { project, name, secret } = await projectWithHook();
+    const rotated = await api('POST', `/v1/projects/${project}/webhooks/${name}/rotate`, {
+      grace_seconds: 600,
+    });
+    expect(rotated.status).toBe(200);
+    await receiver(name, { secrets: [secret, String(rotated.body.secret)] });
+    await emit(project, completed(1));
+    const [delivery] = await until(
+      () => received(name),
+      (r) => r.length >= 1,
+    );
+    expect(delivery?.verified).toEqual([0, 1]);
+  });
+
+  it('refuses endpoint URLs with credentials or plain http elsewhere, and agents', async () => {
+    const project = uid('wh');
+    const creds = await api('POST', `/v1/projects/${project}/webhooks`, {
+      id: 'x',
+      url: 'https://u:p@example.com/h',
+    });
+    expect(creds.status).toBe(422);
+    expect(String(creds.body.detail)).toContain('url');
+    const plain = await api('POST', `/v1/projects/${project}/webhooks`, {
+      id: 'x',
+      url: 'http://example.com/h',
+    });
+    expect(plain.status).toBe(422);
+    const res = await SELF.fetch(`https://ws.test/v1/projects/${project}/webhooks`, {
+      method: 'POST',
+      headers: { ...(await as('agent:gsd-executor')), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 'x', url: 'https://example.com/h' }),
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('keeps intake latency while the receiver hangs', async () => {
+    const { project, name } = await projectWithHook();
+    const timeEmits = async (n: number, offset: number) => {
+      const times: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const start = performance.now();
+        const answer = await emit(project, completed(offset + i));
+        times.push(performance.now() - start);
+        expect(answer.status).toBe(201);
+      }
+      times.sort((a, b) => a - b);
+      return { median: times[Math.floor(n / 2)] ?? 0, p90: times[Math.floor(n * 0.9)] ?? 0 };
+    };
+    const healthy = await timeEmits(15, 100);
+    await receiver(name, { mode: 'hang' });
+    const hanging = await timeEmits(15, 200);
+    console.log(
+      `gsd intake latency (ms): receiver ok median ${healthy.median.toFixed(1)} p90 ${healthy.p90.toFixed(1)}; receiver hanging median ${hanging.median.toFixed(1)} p90 ${hanging.p90.toFixed(1)}`,
+    );
+    expect(hanging.median).toBeLessThan(healthy.median * 3 + 50);
+    // Nothing lost: once the receiver answers again, every event arrives.
+    await receiver(name, { mode: 'ok' });
+    const all = await until(
+      () => received(name),
+      (r) => new Set(r.filter((d) => d.answer === 'ok').map((d) => d.id)).size >= 30,
+      40_000,
+    );
+    expect(new Set(all.filter((d) => d.answer === 'ok').map((d) => d.id)).size).toBe(30);
+  }, 60_000);
+});
