@@ -1,11 +1,11 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import { intVar } from '../env';
-import type { AppendResult, Hold } from '../kernel/kind';
+import type { AppendResult, Hold, ReceiptFields } from '../kernel/kind';
 import { KindRunner } from '../kernel/kind-runner';
 import { sqlOf } from '../kernel/sql';
 import { REGISTRY } from '../modules';
-import type { AnchorRecord, Draft } from '../protocol';
+import type { AnchorRecord, Draft, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
 import { decideAppend } from './decide-append';
@@ -98,16 +98,21 @@ export class StreamObject extends DurableObject<Env> {
     const drafts = trusted ? [draft] : this.#kinds.decide(draft, this.#log.lastSeq + 1, now, hold);
     if (!Array.isArray(drafts)) return drafts as Exclude<typeof drafts, readonly unknown[]>;
     const at = new Date(now).toISOString();
-    let answer: AppendResult | null = null;
+    // The receipt is the command's (the first Draft); the kind's receipt
+    // fields of every Wire of the decision are merged in order, so a verdict
+    // Wire appended after the command answers the caller too.
+    let first: Receipt | null = null;
+    const fields: ReceiptFields = {};
     for (const next of drafts as readonly Draft[]) {
       const { receipt, wire } = this.#log.append(next, at);
-      const fields = this.#kinds.applied(wire, now);
+      Object.assign(fields, this.#kinds.applied(wire, now));
       this.#anchoring.afterAppend(wire); // into the outbox, same synchronous stretch
-      answer ??= { ok: true, status: 201, receipt: { ...receipt, ...fields }, replay: false };
+      first ??= receipt;
     }
     this.#subscribers.publish();
     this.#armAlarm();
-    return answer ?? fail('invalid-transition', 'the stream decided to append nothing');
+    if (!first) return fail('invalid-transition', 'the stream decided to append nothing');
+    return { ok: true, status: 201, receipt: { ...first, ...fields }, replay: false };
   }
 
   /** One alarm for every scheduled job; each part says when it next needs to run. */
