@@ -98,3 +98,83 @@ export function bodyOf(doc: Record<string, unknown>, section: string): string {
   const d = doc.document as { sections: Record<string, { body: string }> };
   return d.sections[section]?.body ?? '';
 }
+
+export interface FollowedWire {
+  stream_seq: number;
+  wire_id: string;
+  type: string;
+  sender: string;
+  payload: Record<string, unknown>;
+}
+
+/** A live follower of a run's plane (`mailbox`, `trace`, `wires`) over the WebSocket route. */
+export class PlaneFollower {
+  readonly wires: FollowedWire[] = [];
+  #waiters: (() => void)[] = [];
+  private constructor(readonly ws: WebSocket) {
+    ws.addEventListener('message', (event) => {
+      const frame = JSON.parse(String(event.data)) as { kind: string; wires?: FollowedWire[] };
+      if (frame.kind === 'wires' && frame.wires) {
+        this.wires.push(...frame.wires);
+        const last = frame.wires.at(-1);
+        if (last) ws.send(JSON.stringify({ kind: 'ack', seq: last.stream_seq }));
+      }
+      for (const w of this.#waiters.splice(0)) w();
+    });
+  }
+
+  static async open(
+    run: string,
+    plane: string,
+    afterSeq: number,
+    as = WRITER,
+  ): Promise<PlaneFollower> {
+    const res = await SELF.fetch(`${BASE}/runs/${run}/${plane}/ws?after_seq=${afterSeq}`, {
+      headers: { Upgrade: 'websocket', ...(await authHeaders(as)) },
+    });
+    if (res.status !== 101 || !res.webSocket)
+      throw new Error(`upgrade failed: ${res.status} ${await res.text()}`);
+    res.webSocket.accept();
+    return new PlaneFollower(res.webSocket);
+  }
+
+  async until(predicate: () => boolean, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`timed out; saw ${this.wires.length} wires`);
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, 100);
+      });
+    }
+  }
+
+  close() {
+    try {
+      this.ws.close(1000, 'done');
+    } catch {
+      // already closed
+    }
+  }
+}
+
+/** A worker's progress Wire on the run's trace stream (the generic append path). */
+export async function progress(run: string, as: string, i: number, type = 'worker.progress') {
+  const res = await SELF.fetch(`${BASE}/streams/run-trace:${run}/wires`, {
+    method: 'POST',
+    headers: { ...(await authHeaders(as)), 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      wire: '1.1',
+      wire_id: msgId('trace'),
+      stream_id: `run-trace:${run}`,
+      correlation_id: null,
+      causation_id: null,
+      type,
+      sender: as,
+      ts: new Date().toISOString(),
+      payload: { run_id: run, worker_id: as, message: `step ${i}`, pct: Math.min(100, i) },
+    }),
+  });
+  if (res.status !== 201) throw new Error(`progress ${res.status} ${await res.text()}`);
+  return (await res.json()) as { stream_seq: number };
+}
