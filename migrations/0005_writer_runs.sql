@@ -21,3 +21,5 @@ CREATE TABLE IF NOT EXISTS writer_runs (
   last_seq INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS writer_runs_writer ON writer_runs (writer);
+-- Live projection writes a model's rows only while its meta row says 'ready'.
+INSERT OR IGNORE INTO projection_meta (model, reducer_version, status) VALUES ('writer_runs', 1, 'ready');
