@@ -15,6 +15,7 @@ const USAGE = `usage: wirestream <command> [options]
   claim <task> --role R [--attempt N] [--lease SECONDS]
   verify <topic> [--mirror URL]
   token [--sub S --scopes a,b --roles r --expires-in SECONDS]
+  run <run_id> [--message JSON | --revision N]   (seed 002: message the writer, read the document)
 
   --json     one JSON object per line instead of human text
   --sender   sender of appended Wires (default: the token's subject)
@@ -66,6 +67,13 @@ export async function main(argv: string[]): Promise<number> {
         const { claim } = await import('./claim');
         return await claim(client, need(target, 'claim <task>'), values, output);
       }
+      case 'run':
+        return await (await import('./run')).run(
+          client,
+          need(target, 'run <run_id>'),
+          values,
+          output,
+        );
       default:
         output.err(`unknown command "${command}"\n\n${USAGE}`);
         return 2;
@@ -118,6 +126,8 @@ function parse(argv: string[]) {
       roles: { type: 'string' },
       streams: { type: 'string' },
       'expires-in': { type: 'string' },
+      message: { type: 'string' },
+      revision: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
