@@ -17,6 +17,7 @@ const USAGE = `usage: wirestream <command> [options]
   verify <topic> [--mirror URL]
   token [--sub S --scopes a,b --roles r --expires-in SECONDS]
   mcp [--url URL] [--token T]   a stdio MCP server forwarding to URL/mcp
+  run <run_id> [--message JSON | --revision N]   (seed 002: message the writer, read the document)
 
   --json     one JSON object per line instead of human text
   --sender   sender of appended Wires (default: the token's subject)
@@ -84,6 +85,13 @@ export async function main(argv: string[]): Promise<number> {
         const { claim } = await import('./claim');
         return await claim(client, need(target, 'claim <task>'), values, output);
       }
+      case 'run':
+        return await (await import('./run')).run(
+          client,
+          need(target, 'run <run_id>'),
+          values,
+          output,
+        );
       default:
         output.err(`unknown command "${command}"\n\n${USAGE}`);
         return 2;
@@ -138,6 +146,8 @@ function parse(argv: string[]) {
       'expires-in': { type: 'string' },
       url: { type: 'string' },
       token: { type: 'string' },
+      message: { type: 'string' },
+      revision: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -28,6 +28,12 @@ export {
   verifyTopic,
 } from './proof';
 export { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
+export {
+  type ActorMessageInput,
+  type RunCreateInput,
+  RunsClient,
+  type WriterVerdict,
+} from './runs';
 export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
 export type {
   AnchorState,

@@ -98,7 +98,11 @@ export interface ReserveContext<C> {
 
 /** Optional per-kind hooks: each replaces what used to be a special case in the runner. */
 export interface KindHooks<S, C> {
-  /** Receipt members for an accepted Wire, or for a replay (`replay: true`). */
+  /**
+   * Receipt members for an accepted Wire, or for a replay (`replay: true`).
+   * When `decide` answers several Drafts, the members given for each are
+   * merged in order into the command's receipt (a verdict's reach the caller).
+   */
   receipt?(state: S, wire: Pick<Wire, 'type' | 'wire_id'>, replay: boolean): ReceiptFields | null;
   /** The decision state as read models, tests and `GET …/coordination` see it. */
   view?(state: S, now: number, cfg: C): unknown;

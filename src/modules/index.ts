@@ -5,12 +5,14 @@ import { gsd } from './gsd';
 import type { GSD_PROBLEMS } from './gsd/problems';
 import { heimdall } from './heimdall';
 import type { HEIMDALL_PROBLEMS } from './heimdall/problems';
+import { writer } from './writer';
+import type { WRITER_PROBLEMS } from './writer/problems';
 
 /**
  * The protocol modules of this deployment, one line each. Everything the
  * shared machinery knows of a protocol comes from here.
  */
-export const MODULES = [coordination, heimdall, gsd];
+export const MODULES = [coordination, heimdall, gsd, writer];
 
 export const REGISTRY = buildRegistry(MODULES);
 
@@ -21,4 +23,5 @@ export const REGISTRY = buildRegistry(MODULES);
 export type ModuleProblemCode =
   | keyof typeof COORDINATION_PROBLEMS
   | keyof typeof HEIMDALL_PROBLEMS
-  | keyof typeof GSD_PROBLEMS;
+  | keyof typeof GSD_PROBLEMS
+  | keyof typeof WRITER_PROBLEMS;

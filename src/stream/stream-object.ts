@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import { intVar } from '../env';
-import type { AppendResult, Hold } from '../kernel/kind';
+import type { AppendResult, Hold, ReceiptFields } from '../kernel/kind';
 import { KindRunner } from '../kernel/kind-runner';
 import { Outbox } from '../kernel/outbox';
 import { sqlOf } from '../kernel/sql';
@@ -14,7 +14,7 @@ import {
   Webhooks,
 } from '../kernel/webhooks/store';
 import { REGISTRY } from '../modules';
-import type { AnchorRecord, Draft, Failure } from '../protocol';
+import type { AnchorRecord, Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
 import { decideAppend } from './decide-append';
@@ -197,19 +197,24 @@ export class StreamObject extends DurableObject<Env> {
     const drafts = trusted ? [draft] : this.#kinds.decide(draft, this.#log.lastSeq + 1, now, hold);
     if (!Array.isArray(drafts)) return drafts as Exclude<typeof drafts, readonly unknown[]>;
     const at = new Date(now).toISOString();
-    let answer: AppendResult | null = null;
+    // The receipt is the command's (the first Draft); the kind's receipt
+    // fields of every Wire of the decision are merged in order, so a verdict
+    // Wire appended after the command answers the caller too.
+    let first: Receipt | null = null;
+    const fields: ReceiptFields = {};
     for (const next of drafts as readonly Draft[]) {
       const { receipt, wire } = this.#log.append(next, at);
-      const fields = this.#kinds.applied(wire, now);
+      Object.assign(fields, this.#kinds.applied(wire, now));
       // Into the outbox, same synchronous stretch: to the topic, to subscribed endpoints.
       this.#anchoring.afterAppend(wire, now);
       this.#webhooks.forward(wire, now);
-      answer ??= { ok: true, status: 201, receipt: { ...receipt, ...fields }, replay: false };
+      first ??= receipt;
     }
     this.#subscribers.publish();
     this.#armAlarm();
     if (this.#waiters.size > 0) this.#wakeWaiters();
-    return answer ?? fail('invalid-transition', 'the stream decided to append nothing');
+    if (!first) return fail('invalid-transition', 'the stream decided to append nothing');
+    return { ok: true, status: 201, receipt: { ...first, ...fields }, replay: false };
   }
 
   /** One alarm for every scheduled job; each part says when it next needs to run. */

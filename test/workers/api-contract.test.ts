@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:test';
+import { ulid } from 'ulidx';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
@@ -325,6 +326,79 @@ describe('the API against its OpenAPI document', () => {
   it("serves seed 001's workspace routes as documented", async () => {
     await exerciseHeimdall(uid('contract-ws').toLowerCase());
     await exerciseWorkspace(uid('contract-wk').toLowerCase());
+  });
+
+  it('serves run documents (seed 002) as documented', async () => {
+    const run = ulid();
+    const writer = await authHeaders('agent:contract-writer');
+    const worker = await authHeaders('agent:contract-worker');
+    const created = {
+      run_id: run,
+      sections: [{ id: 'findings' }],
+      writer: 'agent:contract-writer',
+      workers: ['agent:contract-worker'],
+    };
+    expect((await call('post', '/v1/runs', '/v1/runs', jsonInit(created, writer))).status).toBe(
+      201,
+    );
+    expect(
+      (await call('post', '/v1/runs', '/v1/runs', jsonInit({ run_id: 'x' }, writer))).status,
+    ).toBe(422);
+    const messages = '/v1/runs/{run_id}/messages';
+    const url = `/v1/runs/${run}/messages`;
+    const canon = {
+      type: 'WriterApplyPatch',
+      message_id: uid('m'),
+      run_id: run,
+      section: 'findings',
+      ops: [{ op: 'replace', path: '/body', value: 'canon' }],
+      proposal: false,
+    };
+    expect((await call('post', messages, url, jsonInit(canon, writer))).body).toMatchObject({
+      type: 'WriterAck',
+      revision: 1,
+    });
+    const rejected = await call(
+      'post',
+      messages,
+      url,
+      jsonInit({ ...canon, message_id: uid('m') }, worker),
+    );
+    expect(rejected.body).toMatchObject({ type: 'WriterReject' });
+    const stranger = await authHeaders('agent:contract-stranger');
+    expect(
+      (await call('post', messages, url, jsonInit({ ...canon, message_id: uid('m') }, stranger)))
+        .status,
+    ).toBe(403);
+    const reads: [string, string, string][] = [
+      [
+        '/v1/runs/{run_id}/document',
+        `/v1/runs/${run}/document?revision=1`,
+        `/v1/runs/${run}/document?revision=9`,
+      ],
+      ['/v1/runs/{run_id}/revisions', `/v1/runs/${run}/revisions`, `/v1/runs/${ulid()}/revisions`],
+      [
+        '/v1/runs/{run_id}/diff',
+        `/v1/runs/${run}/diff?from=0&to=1`,
+        `/v1/runs/${run}/diff?from=0&to=7`,
+      ],
+      ['/v1/runs/{run_id}/mailbox', `/v1/runs/${run}/mailbox`, `/v1/runs/${run}/mailbox?limit=0`],
+      ['/v1/runs/{run_id}/trace', `/v1/runs/${run}/trace`, `/v1/runs/${run}/trace?limit=0`],
+      ['/v1/runs/{run_id}/wires', `/v1/runs/${run}/wires`, `/v1/runs/${run}/wires?limit=0`],
+    ];
+    for (const [template, good, bad] of reads) {
+      expect((await call('get', template, good, { headers: writer })).status).toBe(200);
+      expect((await call('get', template, bad, { headers: writer })).status).toBeGreaterThanOrEqual(
+        400,
+      );
+    }
+    for (const plane of ['mailbox', 'trace', 'wires']) {
+      const template = `/v1/runs/{run_id}/${plane}/ws`;
+      await follow(template, `/v1/runs/${run}/${plane}/ws?after_seq=0`, writer);
+      expect(
+        (await call('get', template, `/v1/runs/${run}/${plane}/ws`, { headers: writer })).status,
+      ).toBe(400);
+    }
   });
 
   it('exercised every documented operation: a success and, where documented, an error', () => {

@@ -1,0 +1,121 @@
+import { applyPatch, createPatch, type Operation } from 'rfc6902';
+import * as z from 'zod';
+import type { PatchOp } from './payloads';
+import { SectionState } from './payloads';
+
+/**
+ * The run document's JSON form and the pure changes on it. A section is
+ * `{ title, state, body, notes }` (body and notes are markdown); patch ops
+ * (RFC 6902, applied by the `rfc6902` package) address one section, so
+ * `/body` is that section's body. A change that does not apply, or leaves
+ * the section malformed or too large, answers a reason and changes nothing.
+ */
+export interface Section {
+  title: string;
+  state: string;
+  body: string;
+  notes: string[];
+  [member: string]: unknown;
+}
+
+export interface RunDocument {
+  title: string;
+  order: string[];
+  sections: Record<string, Section>;
+}
+
+/** A change to one section: what the three section messages carry. */
+export type SectionChange =
+  | { type: 'writer.apply_patch'; section: string; ops: PatchOp[] }
+  | { type: 'writer.append_note'; section: string; markdown: string }
+  | { type: 'writer.mark_section_state'; section: string; state: string };
+
+const SectionShape = z.looseObject({
+  title: z.string({ error: 'title must stay a string' }),
+  state: SectionState,
+  body: z.string({ error: 'body must stay a string' }),
+  notes: z.array(z.string(), { error: 'notes must stay a list of strings' }),
+});
+
+/** A section's JSON may not grow past this (the decider's state holds canon). */
+export const MAX_SECTION_BYTES = 65_536;
+
+export function initialDocument(created: {
+  title?: string | undefined;
+  sections: {
+    id: string;
+    title?: string | undefined;
+    body?: string | undefined;
+    state?: string | undefined;
+  }[];
+}): RunDocument {
+  const sections: Record<string, Section> = {};
+  for (const s of created.sections) {
+    sections[s.id] = {
+      title: s.title ?? s.id,
+      state: s.state ?? 'draft',
+      body: s.body ?? '',
+      notes: [],
+    };
+  }
+  return { title: created.title ?? '', order: created.sections.map((s) => s.id), sections };
+}
+
+function opReason(index: number, op: PatchOp, error: Error): string {
+  const where = `op ${index} (${op.op} ${op.path})`;
+  switch (error.name) {
+    case 'MissingError':
+      return `${where}: no value at ${'from' in op ? `${op.from} or ${op.path}` : op.path} in the section`;
+    case 'TestError':
+      return `${where}: test failed, the section holds another value there`;
+    default:
+      return `${where}: not a valid operation on the section`;
+  }
+}
+
+/** The section after `change`, or why it does not apply. Never mutates `doc`. */
+export function applyChange(
+  doc: RunDocument,
+  change: SectionChange,
+): { ok: true; doc: RunDocument } | { ok: false; reason: string } {
+  const current = doc.sections[change.section];
+  if (!current) {
+    return {
+      ok: false,
+      reason: `section "${change.section}" does not exist; the run's sections are ${doc.order.join(', ')}`,
+    };
+  }
+  let next: Section = structuredClone(current);
+  if (change.type === 'writer.apply_patch') {
+    const results = applyPatch(next, change.ops as Operation[]);
+    const failed = results.findIndex((r) => r !== null);
+    if (failed >= 0) {
+      const op = change.ops[failed] as PatchOp;
+      return { ok: false, reason: opReason(failed, op, results[failed] as Error) };
+    }
+  } else if (change.type === 'writer.append_note') {
+    next = { ...next, notes: [...next.notes, change.markdown] };
+  } else {
+    next = { ...next, state: change.state };
+  }
+  const shape = SectionShape.safeParse(next);
+  if (!shape.success) {
+    const issue = shape.error.issues[0];
+    return {
+      ok: false,
+      reason: `the change leaves section "${change.section}" malformed: ${issue?.path.join('.') || '(section)'}: ${issue?.message}`,
+    };
+  }
+  if (JSON.stringify(next).length > MAX_SECTION_BYTES) {
+    return {
+      ok: false,
+      reason: `the change makes section "${change.section}" larger than ${MAX_SECTION_BYTES} bytes of JSON`,
+    };
+  }
+  return { ok: true, doc: { ...doc, sections: { ...doc.sections, [change.section]: next } } };
+}
+
+/** RFC 6902 ops that turn `from` into `to` (paths over the whole document). */
+export function documentDiff(from: RunDocument, to: RunDocument): Operation[] {
+  return createPatch(from, to);
+}

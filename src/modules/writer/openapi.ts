@@ -1,0 +1,199 @@
+import * as z from 'zod';
+import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { Seq, ServedWire } from '../../api/openapi/responses';
+import { followOperation } from '../../api/openapi/stream-operations';
+import { RunId } from './ids';
+import { ActorMessage, CreateRun, WriterAnswer } from './messages';
+import { FollowLiveQuery, FollowPageQuery } from './routes/follow';
+import { DiffQuery, DocumentQuery } from './routes/read-runs';
+
+/**
+ * Seed 002's routes as the OpenAPI document describes them;
+ * test/workers/api-contract.test.ts calls each one.
+ */
+const RunIdParam = RunId.meta({ description: 'The run id (ULID-like), the only control key' });
+const pathParams = { run_id: RunIdParam };
+const TAG = 'Run documents';
+
+const Created = z.object({
+  run_id: z.string(),
+  stream_id: z.string(),
+  revision: z.literal(0),
+  receipt: z.object({ stream_id: z.string(), stream_seq: Seq, received_at: z.string() }),
+});
+
+const RevisionEntry = z.object({
+  revision: z.int(),
+  message_id: z.string(),
+  message_type: z.string(),
+  sender: z.string(),
+  source_worker_id: z.string().nullable(),
+  proposal_id: z.string().nullable(),
+  section: z.string().nullable(),
+  at: z.string(),
+});
+
+const DocumentAnswer = z.looseObject({
+  run_id: z.string(),
+  revision: z.int(),
+  latest_revision: z.int(),
+  writer: z.string().nullable(),
+  made_by: RevisionEntry.nullable(),
+  document: z.looseObject({ title: z.string(), order: z.array(z.string()) }),
+  proposals: z.array(
+    z.looseObject({ proposal_id: z.string(), status: z.enum(['open', 'merged', 'declined']) }),
+  ),
+});
+
+const Page = z.object({
+  stream_id: z.string(),
+  wires: z.array(ServedWire),
+  last_seq: Seq,
+  next_after_seq: Seq.nullable(),
+});
+
+const RUN_PROBLEMS = [...AUTH, 'invalid-query', 'run-not-found'] as const;
+
+function planeOperations(plane: string, what: string): Operation[] {
+  const cap = plane[0]?.toUpperCase() + plane.slice(1);
+  return [
+    {
+      method: 'get',
+      path: `/v1/runs/{run_id}/${plane}`,
+      operationId: `readRun${cap}`,
+      tag: TAG,
+      summary: `Page through the run's ${what}`,
+      access: 'bearer',
+      scope: 'read',
+      pathParams,
+      query: FollowPageQuery,
+      answers: { 200: { description: 'A page', schema: Page, headers: ['ETag'] } },
+      problems: [...AUTH, 'invalid-query'],
+    },
+    {
+      method: 'get',
+      path: `/v1/runs/{run_id}/${plane}/ws`,
+      operationId: `followRun${cap}`,
+      tag: TAG,
+      summary: `Follow the run's ${what} live over WebSocket (resume with after_seq)`,
+      ...followOperation(pathParams, FollowLiveQuery),
+    },
+  ];
+}
+
+export const WRITER_OPERATIONS: Operation[] = [
+  {
+    method: 'post',
+    path: '/v1/runs',
+    operationId: 'createRun',
+    tag: TAG,
+    summary: 'Create a run: its sections, its one writer, conductors and workers',
+    description:
+      'Idempotent: the same body again answers 200 with `Idempotent-Replay: true`; another body for an existing run_id is a 409 `run-exists`. `human:` identities may always comment (send proposals).',
+    access: 'bearer',
+    scope: 'append',
+    body: { schema: CreateRun, required: true },
+    answers: { 201: { description: 'The run exists (200: a replay)', schema: Created } },
+    problems: [
+      ...AUTH,
+      ...BODY,
+      'invalid-body',
+      'invalid-wire',
+      'run-exists',
+      'rate-limited',
+      'secret-in-payload',
+    ],
+  },
+  {
+    method: 'post',
+    path: '/v1/runs/{run_id}/messages',
+    operationId: 'messageRun',
+    tag: TAG,
+    summary:
+      "Send one actor message to the run's writer authority; answers WriterAck or WriterReject",
+    description:
+      'The message and its verdict are stored together on `run:{run_id}`. A `WriterReject` (a patch that does not apply, a canon change from someone other than the writer, anything from the conductor but a request) is a protocol answer, 201 like an ack (header `Writer-Verdict`). A retry with the same `message_id` answers 200 with the same verdict; the same id with other content is a 409. HTTP errors mean nothing was stored: a malformed message, a run named other than by `run_id`, a sender with no capability in the run (403 `not-run-party`).',
+    access: 'bearer',
+    scope: 'append',
+    pathParams,
+    body: { schema: ActorMessage, required: true },
+    answers: { 201: { description: 'The verdict (200: a replay)', schema: WriterAnswer } },
+    problems: [
+      ...AUTH,
+      ...BODY,
+      'invalid-query',
+      'invalid-body',
+      'invalid-wire',
+      'run-not-found',
+      'not-run-party',
+      'wire-id-conflict',
+      'rate-limited',
+      'secret-in-payload',
+    ],
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{run_id}/document',
+    operationId: 'readRunDocument',
+    tag: TAG,
+    summary: 'Canon at a revision (latest by default), with proposals shown apart',
+    access: 'bearer',
+    scope: 'read',
+    pathParams,
+    query: DocumentQuery,
+    answers: { 200: { description: 'The document', schema: DocumentAnswer, headers: ['ETag'] } },
+    problems: [...RUN_PROBLEMS, 'revision-not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{run_id}/revisions',
+    operationId: 'listRunRevisions',
+    tag: TAG,
+    summary: 'Every revision: who and which message made it',
+    access: 'bearer',
+    scope: 'read',
+    pathParams,
+    query: {},
+    answers: {
+      200: {
+        description: 'The revisions, gap-free from 0',
+        schema: z.object({
+          run_id: z.string(),
+          latest_revision: z.int(),
+          revisions: z.array(RevisionEntry),
+        }),
+      },
+    },
+    problems: [...RUN_PROBLEMS],
+  },
+  {
+    method: 'get',
+    path: '/v1/runs/{run_id}/diff',
+    operationId: 'diffRunRevisions',
+    tag: TAG,
+    summary: 'The RFC 6902 ops between two revisions, and the messages that made them',
+    access: 'bearer',
+    scope: 'read',
+    pathParams,
+    query: DiffQuery,
+    answers: {
+      200: {
+        description: 'The diff',
+        schema: z.object({
+          run_id: z.string(),
+          from: z.int(),
+          to: z.int(),
+          ops: z.array(z.looseObject({ op: z.string(), path: z.string() })),
+          made_by: z.array(RevisionEntry),
+        }),
+      },
+    },
+    problems: [...RUN_PROBLEMS, 'revision-not-found'],
+  },
+  ...planeOperations(
+    'mailbox',
+    'mailbox: proposals and requests addressed to the writer or conductors',
+  ),
+  ...planeOperations('trace', 'trace: worker progress and findings (observability only)'),
+  ...planeOperations('wires', 'control plane: actor messages and their verdicts'),
+];

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bodyOf,
+  CONDUCTOR,
+  call,
+  createRun,
+  documentOf,
+  HUMAN,
+  message,
+  msgId,
+  patch,
+  revisionsOf,
+  WORKER,
+  WRITER,
+} from './helpers/writer';
+
+describe('the writer authority of a run', () => {
+  it("applies the writer's canon patch and acknowledges the new revision", async () => {
+    const run = await createRun();
+    const res = await message(
+      run,
+      WRITER,
+      patch('findings', 'HCS orders by consensus timestamp.', false),
+    );
+    expect(res.status).toBe(201);
+    expect(res.headers.get('Writer-Verdict')).toBe('WriterAck');
+    expect(res.body).toMatchObject({
+      type: 'WriterAck',
+      run_id: run,
+      revision: 1,
+      outcome: 'canon',
+    });
+    const doc = await documentOf(run);
+    expect(doc.body.revision).toBe(1);
+    expect(bodyOf(doc.body, 'findings')).toBe('HCS orders by consensus timestamp.');
+  });
+
+  it('answers a retry of the same message_id with the same verdict and changes nothing', async () => {
+    const run = await createRun();
+    const body = { message_id: msgId(), ...patch('findings', 'once', false) };
+    const first = await call('POST', `/runs/${run}/messages`, WRITER, { run_id: run, ...body });
+    const again = await call('POST', `/runs/${run}/messages`, WRITER, { run_id: run, ...body });
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('Idempotent-Replay')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect((await revisionsOf(run)).latest_revision).toBe(1);
+  });
+
+  it('rejects a patch that does not apply, with the reason, and changes nothing', async () => {
+    const run = await createRun();
+    const res = await message(run, WRITER, {
+      type: 'WriterApplyPatch',
+      section: 'findings',
+      ops: [
+        { op: 'replace', path: '/body', value: 'half' },
+        { op: 'remove', path: '/missing' },
+      ],
+      proposal: false,
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ type: 'WriterReject', revision: 0 });
+    expect(String(res.body.reason)).toContain('op 1 (remove /missing)');
+    const doc = await documentOf(run);
+    expect(doc.body.revision).toBe(0);
+    expect(bodyOf(doc.body, 'findings')).toBe('');
+  });
+
+  it("turns a worker's message into a proposal acknowledged against the current revision", async () => {
+    const run = await createRun();
+    await message(run, WRITER, patch('summary', 'canon one', false));
+    const res = await message(run, WORKER, {
+      ...patch('findings', 'a finding', true),
+      source_worker_id: WORKER,
+    });
+    expect(res.body).toMatchObject({ type: 'WriterAck', revision: 1, outcome: 'proposal' });
+    const doc = await documentOf(run);
+    expect(doc.body.revision).toBe(1);
+    expect(bodyOf(doc.body, 'findings')).toBe('');
+    expect(doc.body.proposals).toEqual([
+      expect.objectContaining({
+        proposal_id: res.body.message_id,
+        status: 'open',
+        base_revision: 1,
+        sender: WORKER,
+      }),
+    ]);
+  });
+
+  it("rejects a worker's canon change with a reason that says to send a proposal", async () => {
+    const run = await createRun();
+    const res = await message(run, WORKER, patch('findings', 'sneaky', false));
+    expect(res.body.type).toBe('WriterReject');
+    expect(String(res.body.reason)).toMatch(/only the writer .* send this as a proposal/);
+    expect((await documentOf(run)).body.revision).toBe(0);
+  });
+
+  it('merges an accepted proposal as the next revision and marks it merged; a declined one stays out', async () => {
+    const run = await createRun();
+    const p1 = await message(run, WORKER, patch('findings', 'accept me', true));
+    const p2 = await message(run, HUMAN, {
+      type: 'WriterAppendNote',
+      section: 'summary',
+      markdown: 'a comment',
+      proposal: true,
+    });
+    const accepted = await message(run, WRITER, {
+      type: 'WriterAcceptProposal',
+      proposal_id: p1.body.message_id,
+    });
+    const declined = await message(run, WRITER, {
+      type: 'WriterDeclineProposal',
+      proposal_id: p2.body.message_id,
+      reason: 'out of scope',
+    });
+    expect(accepted.body).toMatchObject({ type: 'WriterAck', revision: 1, outcome: 'merged' });
+    expect(declined.body).toMatchObject({ type: 'WriterAck', revision: 1, outcome: 'declined' });
+    const doc = await documentOf(run);
+    expect(bodyOf(doc.body, 'findings')).toBe('accept me');
+    const proposals = doc.body.proposals as {
+      proposal_id: string;
+      status: string;
+      merged_revision: number | null;
+    }[];
+    expect(proposals.find((p) => p.proposal_id === p1.body.message_id)).toMatchObject({
+      status: 'merged',
+      merged_revision: 1,
+    });
+    expect(proposals.find((p) => p.proposal_id === p2.body.message_id)).toMatchObject({
+      status: 'declined',
+    });
+    const again = await message(run, WRITER, {
+      type: 'WriterAcceptProposal',
+      proposal_id: p1.body.message_id,
+    });
+    expect(again.body).toMatchObject({ type: 'WriterReject' });
+    expect(String(again.body.reason)).toContain('already merged');
+    const revs = await revisionsOf(run);
+    expect(revs.revisions.map((r) => r.revision)).toEqual([0, 1]);
+    expect(revs.revisions[1]).toMatchObject({ sender: WRITER, proposal_id: p1.body.message_id });
+  });
+
+  it('refuses every mutation from the conductor, over /v1/runs and over the stream append', async () => {
+    const run = await createRun();
+    const attempts = [
+      patch('findings', 'conductor text', false),
+      patch('findings', 'conductor text', true),
+      { type: 'WriterAppendNote', section: 'summary', markdown: 'note', proposal: false },
+      { type: 'WriterMarkSectionState', section: 'summary', state: 'final' },
+    ];
+    for (const attempt of attempts) {
+      const res = await message(run, CONDUCTOR, attempt);
+      expect(res.body.type).toBe('WriterReject');
+      expect(String(res.body.reason)).toContain('conductor holds no mutation capability');
+    }
+    const p = await message(run, WORKER, patch('findings', 'w', true));
+    const accept = await message(run, CONDUCTOR, {
+      type: 'WriterAcceptProposal',
+      proposal_id: p.body.message_id,
+    });
+    expect(accept.body.type).toBe('WriterReject');
+    const direct = await call('POST', `/streams/run:${run}/wires`, CONDUCTOR, {
+      wire: '1.1',
+      wire_id: msgId('direct'),
+      stream_id: `run:${run}`,
+      type: 'writer.apply_patch',
+      sender: CONDUCTOR,
+      ts: new Date().toISOString(),
+      payload: {
+        run_id: run,
+        section: 'findings',
+        ops: [{ op: 'replace', path: '/body', value: 'x' }],
+        proposal: false,
+      },
+    });
+    expect(direct.status).toBe(201);
+    expect(direct.body).toMatchObject({ verdict: 'WriterReject' });
+    const doc = await documentOf(run);
+    expect(doc.body.revision).toBe(0);
+    expect(bodyOf(doc.body, 'findings')).toBe('');
+  });
+
+  it('refuses a sender with no capability in the run before storing anything', async () => {
+    const run = await createRun();
+    const res = await message(run, 'agent:stranger', patch('findings', 'x', true));
+    expect(res.status).toBe(403);
+    expect(res.body.type).toBe('/problems/not-run-party');
+    const wires = await call('GET', `/runs/${run}/wires`, WRITER);
+    expect(wires.body.last_seq).toBe(1);
+  });
+});
