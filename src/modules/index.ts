@@ -1,12 +1,14 @@
 import { buildRegistry } from '../kernel/registry';
 import { coordination } from './coordination';
 import type { COORDINATION_PROBLEMS } from './coordination/problems';
+import { runtime } from './runtime';
+import type { RUNTIME_PROBLEMS } from './runtime/problems';
 
 /**
  * The protocol modules of this deployment, one line each. Everything the
  * shared machinery knows of a protocol comes from here.
  */
-export const MODULES = [coordination];
+export const MODULES = [coordination, runtime];
 
 export const REGISTRY = buildRegistry(MODULES);
 
@@ -14,4 +16,4 @@ export const REGISTRY = buildRegistry(MODULES);
  * The failure codes modules add to the kernel's (see `protocol/failure.ts`),
  * one union member per module: its `problems` table.
  */
-export type ModuleProblemCode = keyof typeof COORDINATION_PROBLEMS;
+export type ModuleProblemCode = keyof typeof COORDINATION_PROBLEMS | keyof typeof RUNTIME_PROBLEMS;

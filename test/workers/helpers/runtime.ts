@@ -1,0 +1,149 @@
+import { SELF } from 'cloudflare:test';
+import { authHeaders } from './auth';
+import { uid } from './coordination';
+
+/** Runtime v1 (seed 003) from a client's side: envelopes, posts, reads. */
+
+export type Json = Record<string, unknown>;
+export const AGENT = 'agent:runtime-test';
+
+export function envelope(
+  messageType: string,
+  channelId: string,
+  payload: Json,
+  more: Json = {},
+): Json {
+  return {
+    protocolVersion: '1.0',
+    messageId: uid('m'),
+    messageType,
+    ts: new Date().toISOString(),
+    traceId: uid('trace'),
+    channelId,
+    payload,
+    extensions: {},
+    ...more,
+  };
+}
+
+export interface Answer {
+  status: number;
+  body: Json;
+  res: Response;
+}
+
+export async function rt(
+  method: string,
+  path: string,
+  body?: unknown,
+  sender = AGENT,
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...(await authHeaders(sender)) };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await SELF.fetch(`https://ws.test/v1${path}`, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let parsed: Json = {};
+  try {
+    parsed = text ? (JSON.parse(text) as Json) : {};
+  } catch {
+    parsed = { text };
+  }
+  return { status: res.status, body: parsed, res };
+}
+
+export const DEFAULT_POLICY = {
+  rules: [
+    {
+      id: 'research',
+      when: { textIncludes: ['research', 'investigate'] },
+      route: { action: 'spawn_branch' },
+    },
+    {
+      id: 'build',
+      when: { textStartsWith: 'build' },
+      route: { action: 'spawn_worker', toolset: ['shell', 'git'], mode: 'fire_and_forget' },
+    },
+    { id: 'urgent', when: { metadata: { priority: 'high' } }, route: { action: 'respond' } },
+  ],
+  default: { action: 'respond' },
+};
+
+/** Opens a channel; returns its id. */
+export async function openChannel(
+  policy: Json = DEFAULT_POLICY,
+  contextBudget = 100_000,
+): Promise<string> {
+  const channelId = uid('ch');
+  const res = await rt(
+    'POST',
+    '/channels',
+    envelope('channel.opened', channelId, { policy, contextBudget }),
+  );
+  if (res.status !== 201)
+    throw new Error(`channel not opened: ${res.status} ${JSON.stringify(res.body)}`);
+  return channelId;
+}
+
+export async function say(channelId: string, text: string, more: Json = {}, payload: Json = {}) {
+  return rt(
+    'POST',
+    `/channels/${channelId}/messages`,
+    envelope('channel.message.received', channelId, { text, ...payload }, more),
+  );
+}
+
+export async function events(channelId: string): Promise<Json[]> {
+  const res = await rt('GET', `/channels/${channelId}/events?limit=500`);
+  return ((res.body.events ?? []) as { envelope: Json }[]).map((e) => e.envelope);
+}
+
+export async function state(channelId: string): Promise<Json> {
+  return (await rt('GET', `/channels/${channelId}/state`)).body;
+}
+
+/** Polls `probe` until it answers something truthy (D1 projection, outbox delivery). */
+export async function eventually<T>(
+  probe: () => Promise<T | null | undefined | false>,
+  ms = 15_000,
+): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function spawnWorker(
+  channelId: string,
+  spec: Json,
+  more: Json = {},
+): Promise<{ workerId: string; answer: Answer }> {
+  const workerId = uid('wk');
+  const answer = await rt(
+    'POST',
+    '/workers',
+    envelope(
+      'worker.spawned',
+      channelId,
+      { goal: 'do the thing', toolset: ['shell'], mode: 'interactive', ...spec },
+      { workerId, ...more },
+    ),
+  );
+  return { workerId, answer };
+}
+
+export async function report(
+  workerId: string,
+  channelId: string,
+  messageType: string,
+  payload: Json,
+  more: Json = {},
+) {
+  return rt('POST', `/workers/${workerId}/events`, envelope(messageType, channelId, payload, more));
+}
