@@ -147,3 +147,27 @@ export async function report(
 ) {
   return rt('POST', `/workers/${workerId}/events`, envelope(messageType, channelId, payload, more));
 }
+
+export async function sha256Hex(content: string | Uint8Array): Promise<string> {
+  const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+  const digest = await crypto.subtle.digest('SHA-256', bytes);
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** `POST /v1/artifacts` with raw bytes. */
+export async function uploadArtifact(
+  content: string | Uint8Array,
+  sha: string,
+  channelId: string,
+  type = 'application/json',
+): Promise<{ status: number; body: Json }> {
+  const res = await SELF.fetch(
+    `https://ws.test/v1/artifacts?sha256=${sha}&channelId=${channelId}&name=a.bin`,
+    {
+      method: 'POST',
+      headers: { ...(await authHeaders(AGENT)), 'Content-Type': type },
+      body: content,
+    },
+  );
+  return { status: res.status, body: (await res.json()) as Json };
+}

@@ -162,7 +162,7 @@ function decide(command: Wire, state: WorkerState) {
   return [draft] as readonly Draft[];
 }
 
-/** Lifecycle events go to the worker's channel (and branch): status changes, the end. */
+/** Lifecycle events (status changes, the end) go to the worker's branch, or else its channel. */
 function react(before: WorkerState, after: WorkerState, wire: Wire): Effect[] {
   const type = messageTypeOf(wire.type);
   const lifecycle =
@@ -171,10 +171,13 @@ function react(before: WorkerState, after: WorkerState, wire: Wire): Effect[] {
     type === 'worker.failed' ||
     (type === 'worker.progress' && before.status !== after.status);
   if (!lifecycle) return [];
-  const targets = [];
-  if (after.channelId) targets.push(`channel:${after.channelId}`);
-  if (after.branchId) targets.push(`branch:${after.branchId}`);
-  return targets.map((target) => ({ target, draft: copyTo(wire, target) }));
+  // A branch's workers report to the branch: the channel hears only its conclusion.
+  const target = after.branchId
+    ? `branch:${after.branchId}`
+    : after.channelId
+      ? `channel:${after.channelId}`
+      : null;
+  return target ? [{ target, draft: copyTo(wire, target) }] : [];
 }
 
 function tick(state: WorkerState, now: number, streamId: string): Draft[] {
