@@ -251,10 +251,40 @@ export const PAYLOAD_BUDGETS: Record<RuntimeMessageType, { avg: number; max: num
   'compactor.summary.applied': { avg: 800, max: 2300 },
   'visor.bulletin.generated': { avg: 600, max: 2500 },
   'memory.saved': { avg: 500, max: 2500 },
-  'artifact.stored': { avg: 300, max: 600 },
+  'artifact.stored': { avg: 400, max: 700 },
 };
 
 /** ⌈UTF-8 bytes / 4⌉: the estimate used where nobody reported a count. */
 export function estimateTokens(text: string): number {
   return Math.ceil(new TextEncoder().encode(text).length / 4);
+}
+
+/** Byte size of a payload as stored (its JSON, `$envelope` included). */
+export function payloadBytes(payload: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(payload)).length;
+}
+
+/**
+ * Where measured payloads break `PAYLOAD_BUDGETS`: per message type, the
+ * average and the largest against the documented figures. [] when within.
+ */
+export function budgetViolations(
+  samples: readonly { messageType: string; bytes: number }[],
+): string[] {
+  const byType = new Map<string, number[]>();
+  for (const s of samples)
+    byType.set(s.messageType, [...(byType.get(s.messageType) ?? []), s.bytes]);
+  const out: string[] = [];
+  for (const [type, sizes] of byType) {
+    const budget = PAYLOAD_BUDGETS[type as RuntimeMessageType];
+    if (!budget) {
+      out.push(`${type}: no documented budget`);
+      continue;
+    }
+    const avg = sizes.reduce((a, b) => a + b, 0) / sizes.length;
+    const max = Math.max(...sizes);
+    if (avg > budget.avg) out.push(`${type}: average ${avg.toFixed(0)} B > budget ${budget.avg} B`);
+    if (max > budget.max) out.push(`${type}: largest ${max} B > budget ${budget.max} B`);
+  }
+  return out;
 }
