@@ -81,7 +81,7 @@ export function copyTo(wire: Wire, streamId: string): Draft {
     wire_id: rtId('copy', wire.stream_id, wire.wire_id),
     stream_id: streamId,
     correlation_id: wire.correlation_id,
-    causation_id: wire.wire_id,
+    causation_id: null,
     type: wire.type,
     sender: 'system',
     ts: wire.ts,

@@ -1,4 +1,11 @@
-import { SELF } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createScheduledController,
+  env,
+  SELF,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
+import worker from '../../../src/index';
 import { authHeaders } from './auth';
 import { uid } from './coordination';
 
@@ -170,4 +177,119 @@ export async function uploadArtifact(
     },
   );
   return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** A session touching every message type, with realistic (and some maximal) payloads. */
+export async function session(): Promise<string[]> {
+  const channelId = await openChannel(DEFAULT_POLICY, 1200);
+  const channels = [channelId];
+  for (let i = 0; i < 6; i++)
+    await say(channelId, `status update ${i}: tests green, deploy pending`);
+  await say(
+    channelId,
+    'research the flaky test in the ledger module',
+    {},
+    { metadata: { source: 'slack' } },
+  );
+  await say(channelId, 'build the docs site');
+  await say(channelId, 'x'.repeat(4000)); // the largest message a channel takes
+  const branchId = (
+    (await events(channelId)).find((e) => (e.payload as Json).action === 'spawn_branch')
+      ?.payload as Json
+  ).branchId as string;
+  await eventually(async () => (await rt('GET', `/branches/${branchId}/state`)).status === 200);
+  const memory = envelope(
+    'memory.saved',
+    channelId,
+    { text: 'The ledger test races the alarm', tags: ['flaky'] },
+    { branchId },
+  );
+  await rt('POST', `/branches/${branchId}/memory`, memory);
+  const content = 'trace: alarm fired before commit';
+  const sha = await sha256Hex(content);
+  await uploadArtifact(content, sha, channelId, 'text/plain');
+  const { workerId } = await spawnWorker(
+    channelId,
+    { mode: 'interactive', toolset: ['shell', 'git'] },
+    { branchId },
+  );
+  for (const status of ['running', 'waiting', 'running']) {
+    await report(
+      workerId,
+      channelId,
+      'worker.progress',
+      { status, note: 'bisecting', percent: 40 },
+      { branchId },
+    );
+  }
+  await report(
+    workerId,
+    channelId,
+    'worker.completed',
+    {
+      report: {
+        summary: 'Race between alarm and commit; fixed by awaiting the gate',
+        outcome: 'success',
+      },
+      artifactRefs: [`sha256-${sha}`],
+      tokenUsage: { input: 5200, output: 800 },
+    },
+    { branchId },
+  );
+  await rt(
+    'POST',
+    `/branches/${branchId}/conclusion`,
+    envelope(
+      'branch.conclusion',
+      channelId,
+      {
+        conclusion: 'The flaky ledger test raced the alarm; fixed.',
+        artifactRefs: [`sha256-${sha}`],
+        memoryRefs: [memory.messageId as string],
+        tokenUsage: { input: 6000, output: 1000 },
+      },
+      { branchId },
+    ),
+  );
+  const failing = await spawnWorker(channelId, { mode: 'fire_and_forget' });
+  await report(failing.workerId, channelId, 'worker.failed', {
+    reason: 'error',
+    message: 'npm ci failed: ENOSPC',
+  });
+  await rt(
+    'POST',
+    `/channels/${channelId}/summaries`,
+    envelope('compactor.summary.applied', channelId, {
+      fromSeq: 2,
+      toSeq: 10,
+      summary: 'Status updates; a flaky test investigated and fixed.',
+      summaryTokens: 40,
+    }),
+  );
+  await eventually(() =>
+    env.DB.prepare(
+      `SELECT 1 AS ok FROM runtime_channels WHERE channel_id = ?1 AND status = 'active'`,
+    )
+      .bind(channelId)
+      .first(),
+  );
+  const ctx = createExecutionContext();
+  await worker.scheduled(
+    createScheduledController({ scheduledTime: Date.now() + 1000, cron: '* * * * *' }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return channels;
+}
+
+/** Runs the Worker's cron once, as Cron Triggers do. */
+export async function cron(at: number): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled(
+    createScheduledController({ scheduledTime: at, cron: '* * * * *' }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
 }

@@ -1,5 +1,6 @@
 import { isoOf, type Reducer } from '../../../projection/reducer';
 import type { Wire } from '../../../protocol';
+import { canonicalJson } from '../../../protocol/canonical-json';
 import { type ChannelState, evolveChannel, initialChannel } from '../kinds/channel-state';
 
 /** `runtime_channels`: one row per `channel:<id>`, folded with the channel decider's own evolve. */
@@ -74,7 +75,7 @@ export const runtimeChannels: Reducer<ChannelRow> = {
       stream_id: first.stream_id,
       channel_id: first.stream_id.slice('channel:'.length),
       ...columnsOf(state),
-      state: JSON.stringify(state),
+      state: canonicalJson(state),
       created_at: isoOf(first.ts),
       updated_at: isoOf(first.ts),
       reducer_version: 0,
@@ -86,7 +87,7 @@ export const runtimeChannels: Reducer<ChannelRow> = {
     return {
       ...row,
       ...columnsOf(state),
-      state: JSON.stringify(state),
+      state: canonicalJson(state),
       updated_at: isoOf(wire.ts),
     };
   },

@@ -1,5 +1,6 @@
 import { isoOf, type Reducer, text } from '../../../projection/reducer';
 import type { Wire } from '../../../protocol';
+import { canonicalJson } from '../../../protocol/canonical-json';
 import { envelopeMembers, memberOf, messageTypeOf } from '../envelope';
 import { estimateTokens, type TokenUsage } from '../payloads';
 
@@ -120,7 +121,7 @@ export const runtimeMemory: Reducer<MemoryRow> = {
     return {
       ...row,
       text: text(wire.payload, 'text') ?? '',
-      tags: JSON.stringify(tags),
+      tags: canonicalJson(tags),
       branch_id: memberOf(wire.payload, 'branchId') ?? null,
       channel_id: memberOf(wire.payload, 'channelId') ?? null,
       saved_by: wire.sender,
@@ -182,7 +183,7 @@ export const runtimeBulletins: Reducer<BulletinRow> = {
       digest: text(p, 'digest') ?? '',
       window_from: window.from ?? '',
       window_to: window.to ?? '',
-      counts: JSON.stringify(p.counts ?? {}),
+      counts: canonicalJson(p.counts ?? {}),
       tokens: typeof p.tokens === 'number' ? p.tokens : 0,
       generated_at: isoOf(wire.ts),
     };

@@ -1,5 +1,6 @@
 import { isoOf, type Reducer } from '../../../projection/reducer';
 import type { Wire } from '../../../protocol';
+import { canonicalJson } from '../../../protocol/canonical-json';
 import { type BranchState, evolveBranch, initialBranch } from '../kinds/branch';
 import { evolveWorker, initialWorker, type WorkerState } from '../kinds/worker';
 
@@ -42,10 +43,10 @@ function columnsOf(kind: string, state: TaskState) {
       status: w.status,
       mode: w.mode,
       goal: w.goal,
-      toolset: JSON.stringify(w.toolset),
-      result: w.report === null ? null : JSON.stringify(w.report),
+      toolset: canonicalJson(w.toolset),
+      result: w.report === null ? null : canonicalJson(w.report),
       failure_reason: w.failure?.reason ?? null,
-      artifact_refs: JSON.stringify(w.artifactRefs),
+      artifact_refs: canonicalJson(w.artifactRefs),
     };
   }
   const b = state as BranchState;
@@ -56,9 +57,9 @@ function columnsOf(kind: string, state: TaskState) {
     mode: null,
     goal: b.goal,
     toolset: '[]',
-    result: b.conclusion === null ? null : JSON.stringify(b.conclusion),
+    result: b.conclusion === null ? null : canonicalJson(b.conclusion),
     failure_reason: null,
-    artifact_refs: JSON.stringify(b.conclusion?.artifactRefs ?? []),
+    artifact_refs: canonicalJson(b.conclusion?.artifactRefs ?? []),
   };
 }
 
@@ -94,7 +95,7 @@ export const runtimeTasks: Reducer<TaskRow> = {
       task_id: first.stream_id.slice(kind.length + 1),
       kind,
       ...columnsOf(kind, state),
-      state: JSON.stringify(state),
+      state: canonicalJson(state),
       created_at: isoOf(first.ts),
       updated_at: isoOf(first.ts),
       reducer_version: 0,
@@ -110,7 +111,7 @@ export const runtimeTasks: Reducer<TaskRow> = {
     return {
       ...row,
       ...columnsOf(row.kind, state),
-      state: JSON.stringify(state),
+      state: canonicalJson(state),
       updated_at: isoOf(wire.ts),
     };
   },
