@@ -5,6 +5,7 @@ import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
 import { untilQuiet } from './helpers/projection-live';
+import { exerciseRuntime } from './helpers/runtime-contract';
 
 /**
  * The contract test: every route the app serves is in /v1/openapi.json, and
@@ -281,6 +282,8 @@ describe('the API against its OpenAPI document', () => {
     expect((await call('get', '/problems/{code}', '/problems/stale-stream')).status).toBe(200);
     expect((await call('get', '/problems/{code}', '/problems/no-such-code')).status).toBe(404);
   });
+
+  it('serves Runtime v1 (seed 003) as documented', exerciseRuntime);
 
   it('exercised every documented operation: a success and, where documented, an error', () => {
     const missing: string[] = [];
