@@ -28,6 +28,13 @@ export {
   verifyTopic,
 } from './proof';
 export { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
+export {
+  type RoutedMessage,
+  RuntimeChannel,
+  RuntimeWorker,
+  runtimeEnvelope,
+  type WorkerSpec,
+} from './runtime';
 export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
 export type {
   AnchorState,

@@ -102,7 +102,7 @@ describe('Runtime v1 across a crash of the whole runtime', () => {
     const events = (await api('GET', `/channels/${channelId}/events`)).body.events as {
       envelope: Json;
     }[];
-    const branchId = (events.at(-1)?.envelope.payload as Json).branchId as string;
+    const branchId = (events.at(-1)?.envelope.payload as Json | undefined)?.branchId as string;
     const workerId = `${channelId}-helper`;
     expect(
       (

@@ -25,7 +25,7 @@ describe('Runtime v1 branches', () => {
     const decided = (await events(channelId)).find(
       (e) => e.messageType === 'channel.route.decided',
     );
-    const branchId = (decided?.payload as Json).branchId as string;
+    const branchId = (decided?.payload as Json | undefined)?.branchId as string;
     expect(branchId).toBeTruthy();
     const branch = await eventually(async () => {
       const b = await rt('GET', `/branches/${branchId}/state`);

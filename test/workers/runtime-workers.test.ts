@@ -168,7 +168,7 @@ describe('Runtime v1 workers', () => {
     const decided = (await events(channelId)).find(
       (e) => e.messageType === 'channel.route.decided',
     );
-    const workerId = (decided?.payload as Json).workerId as string;
+    const workerId = (decided?.payload as Json | undefined)?.workerId as string;
     const w = await eventually(async () => {
       const s = await rt('GET', `/workers/${workerId}/state`);
       return s.status === 200 ? s.body : null;

@@ -193,10 +193,10 @@ export async function session(): Promise<string[]> {
   );
   await say(channelId, 'build the docs site');
   await say(channelId, 'x'.repeat(4000)); // the largest message a channel takes
-  const branchId = (
-    (await events(channelId)).find((e) => (e.payload as Json).action === 'spawn_branch')
-      ?.payload as Json
-  ).branchId as string;
+  const spawn = (await events(channelId)).find(
+    (e) => (e.payload as Json).action === 'spawn_branch',
+  );
+  const branchId = (spawn?.payload as Json | undefined)?.branchId as string;
   await eventually(async () => (await rt('GET', `/branches/${branchId}/state`)).status === 200);
   const memory = envelope(
     'memory.saved',
