@@ -19,6 +19,10 @@ export interface Env {
   MCP_IDENTITY: DurableObjectNamespace<McpIdentity>;
   /** Host names `/mcp` answers besides localhost, comma-separated (DNS-rebinding protection). */
   MCP_ALLOWED_HOSTS?: string;
+  /** Runtime v1's artifact content (src/modules/runtime/), keyed by `sha256-<hex>`. */
+  ARTIFACTS: R2Bucket;
+  /** Largest artifact accepted, in bytes (default 1048576). */
+  ARTIFACT_MAX_BYTES?: string;
   /** Largest accepted envelope in bytes (default 8192). */
   WIRE_MAX_BYTES?: string;
   /** Wires in flight per WebSocket subscriber before it must ack. */

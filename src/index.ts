@@ -1,5 +1,6 @@
 import { createApp } from './api/app';
 import type { Env } from './env';
+import { MODULES } from './modules';
 import { listenAll } from './topic/listen-all';
 
 export { TicketLedger } from './api/auth/ticket-ledger';
@@ -14,8 +15,15 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
-  /** Cron Trigger (wrangler.toml): the HCS listener checks every topic. */
-  async scheduled(_controller, env, ctx) {
+  /** Cron Trigger (wrangler.toml): the HCS listener checks every topic; modules run their own work. */
+  async scheduled(controller, env, ctx) {
     ctx.waitUntil(listenAll(env));
+    for (const module of MODULES) {
+      const run = module.scheduled?.(env, controller.scheduledTime);
+      if (run)
+        ctx.waitUntil(
+          run.catch((error) => console.error(`${module.name}: scheduled work failed`, error)),
+        );
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -34,6 +34,13 @@ export {
   RunsClient,
   type WriterVerdict,
 } from './runs';
+export {
+  type RoutedMessage,
+  RuntimeChannel,
+  RuntimeWorker,
+  runtimeEnvelope,
+  type WorkerSpec,
+} from './runtime';
 export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
 export type {
   AnchorState,

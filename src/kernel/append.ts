@@ -22,6 +22,8 @@ export interface AppendCall {
   body: unknown;
   streamId: string;
   guards: AppendGuards;
+  /** The body's dialect (a module's own, on its endpoints) and the authenticated sender. */
+  options?: Pick<AppendOptions, 'dialect' | 'sender'>;
   /** Stores the Wire (normally `StreamObject.append`). */
   commit(draft: Draft, expectedSeq: number | undefined): Promise<AppendResult>;
 }
@@ -43,7 +45,7 @@ export function draftOf(
 }
 
 export async function appendBody(call: AppendCall, registry: Registry): Promise<AppendResult> {
-  const drafted = draftOf(call.body, call.streamId, registry);
+  const drafted = draftOf(call.body, call.streamId, registry, call.options);
   if (!drafted.ok) return drafted;
   const denied = call.guards.rights(drafted.draft);
   if (denied) return denied;

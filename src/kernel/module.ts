@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type * as z from 'zod';
 import type { AppEnv } from '../api/app-env';
 import type { Operation } from '../api/openapi/operation';
+import type { Env } from '../env';
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
@@ -62,4 +63,10 @@ export interface ProtocolModule {
   mcpTools?: readonly McpTool[];
   /** The initial `stream_state` status of a stream of one of its kinds. */
   initialStatus?: Readonly<Record<string, string>>;
+  /**
+   * Periodic work on the Worker's cron (wrangler.toml `[triggers]`), run
+   * beside the HCS listener: `at` is the controller's `scheduledTime`. Must
+   * not throw for expected conditions; a rejection is logged, never retried.
+   */
+  scheduled?(env: Env, at: number): Promise<void>;
 }

@@ -5,6 +5,8 @@ import { gsd } from './gsd';
 import type { GSD_PROBLEMS } from './gsd/problems';
 import { heimdall } from './heimdall';
 import type { HEIMDALL_PROBLEMS } from './heimdall/problems';
+import { runtime } from './runtime';
+import type { RUNTIME_PROBLEMS } from './runtime/problems';
 import { writer } from './writer';
 import type { WRITER_PROBLEMS } from './writer/problems';
 
@@ -12,7 +14,7 @@ import type { WRITER_PROBLEMS } from './writer/problems';
  * The protocol modules of this deployment, one line each. Everything the
  * shared machinery knows of a protocol comes from here.
  */
-export const MODULES = [coordination, heimdall, gsd, writer];
+export const MODULES = [coordination, heimdall, writer, runtime, gsd];
 
 export const REGISTRY = buildRegistry(MODULES);
 
@@ -23,5 +25,6 @@ export const REGISTRY = buildRegistry(MODULES);
 export type ModuleProblemCode =
   | keyof typeof COORDINATION_PROBLEMS
   | keyof typeof HEIMDALL_PROBLEMS
-  | keyof typeof GSD_PROBLEMS
-  | keyof typeof WRITER_PROBLEMS;
+  | keyof typeof WRITER_PROBLEMS
+  | keyof typeof RUNTIME_PROBLEMS
+  | keyof typeof GSD_PROBLEMS;

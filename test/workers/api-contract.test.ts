@@ -8,6 +8,7 @@ import { uid } from './helpers/coordination';
 import { exerciseGsdRoutes } from './helpers/gsd-contract';
 import { exerciseHeimdall, exerciseWorkspace } from './helpers/heimdall-contract';
 import { untilQuiet } from './helpers/projection-live';
+import { exerciseRuntime } from './helpers/runtime-contract';
 
 /**
  * The contract test: every route the app serves is in /v1/openapi.json, and
@@ -400,6 +401,8 @@ describe('the API against its OpenAPI document', () => {
       ).toBe(400);
     }
   });
+
+  it('serves Runtime v1 (seed 003) as documented', exerciseRuntime);
 
   it('exercised every documented operation: a success and, where documented, an error', () => {
     const missing: string[] = [];

@@ -64,6 +64,8 @@ export async function wranglerDevArgs({ port, persist, vars }) {
     '--persist-to',
     persist,
     '--show-interactive-dev-session=false',
+    // Exposes /__scheduled, so a test can run the Worker's cron (wrangler dev fires none).
+    '--test-scheduled',
     '--inspector-port',
     String(await freePort()),
     ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),

@@ -14,9 +14,10 @@ export * from './wire10';
 export * from './wire11';
 
 /**
- * Every dialect defined here, by name. Only the native two are on a route
- * today (`POST /v1/streams/{stream_id}/wires`); the examples wait for the
- * modules of seeds 003 and 004 to adopt them.
+ * Every dialect defined here, by name. The native two serve
+ * `POST /v1/streams/{stream_id}/wires`; Runtime v1's Envelope v1 serves the
+ * runtime module's endpoints (src/modules/runtime/); GSD's colon events wait
+ * for seed 004's module.
  */
 export const DIALECTS: readonly Dialect[] = [wire11, wire10, gsdEvents, runtimeEnvelopeV1];
 

@@ -1,0 +1,127 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import type { AppEnv } from '../../../api/app-env';
+import { principalOf, requireStream } from '../../../api/auth/require';
+import { problem } from '../../../api/problem';
+import { parseQuery } from '../../../api/query';
+import { intVar } from '../../../env';
+import { fail, newWireId } from '../../../protocol';
+import { PROTOCOL_VERSION } from '../envelope';
+import { appendEnvelope } from './append-envelope';
+
+/**
+ * Artifacts: content in R2 (`ARTIFACTS`, keyed by `sha256-<hex>`), metadata
+ * as an `artifact.stored` event on `artifact:sha256-<hex>`, projected into
+ * D1 (`runtime_artifacts`). The upload names its SHA-256; bytes that do not
+ * hash to it are refused before anything is stored. Wires carry only the
+ * reference `sha256-<hex>`.
+ */
+export const artifacts = new Hono<AppEnv>();
+
+const Hex = z.string().regex(/^[0-9a-f]{64}$/, 'sha256 must be 64 lowercase hex characters');
+/** `POST /v1/artifacts` */
+export const UploadQuery = {
+  sha256: Hex,
+  channelId: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/, 'channelId must be a channel id'),
+  name: z.string().min(1).max(200).optional(),
+  traceId: z.string().min(1).max(256).optional(),
+};
+const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;.*)?$/i;
+const ArtifactId = /^sha256-[0-9a-f]{64}$/;
+
+function hex(buffer: ArrayBuffer): string {
+  return [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+artifacts.post('/artifacts', async (c) => {
+  const parsed = parseQuery(c, UploadQuery);
+  if (!parsed.ok) return problem(c, parsed);
+  const { sha256, channelId, name, traceId } = parsed.query;
+  const contentType = c.req.header('Content-Type') ?? '';
+  if (!CONTENT_TYPE.test(contentType) || contentType.length > 200)
+    return problem(
+      c,
+      fail(
+        'unsupported-media-type',
+        `Content-Type must name the artifact's media type, got "${contentType}"`,
+      ),
+    );
+  const max = intVar(c.env.ARTIFACT_MAX_BYTES, 1_048_576);
+  const declared = Number(c.req.header('Content-Length'));
+  const tooLarge = (size: number) =>
+    fail('artifact-too-large', `the artifact is ${size} bytes; the limit is ${max} bytes`, {
+      extra: { limit_bytes: max },
+    });
+  if (Number.isFinite(declared) && declared > max) return problem(c, tooLarge(declared));
+  const bytes = await c.req.arrayBuffer();
+  if (bytes.byteLength > max) return problem(c, tooLarge(bytes.byteLength));
+  const actual = hex(await crypto.subtle.digest('SHA-256', bytes));
+  if (actual !== sha256)
+    return problem(
+      c,
+      fail(
+        'artifact-digest-mismatch',
+        `the bytes hash to ${actual}, not to the sha256 given (${sha256}); nothing was stored`,
+        {
+          errors: [{ path: 'sha256', message: 'does not match the bytes' }],
+        },
+      ),
+    );
+  const artifactId = `sha256-${sha256}`;
+  const streamId = `artifact:${artifactId}`;
+  const denied = requireStream(c, streamId);
+  if (denied) return denied;
+  // Content first (idempotent: same key, same bytes), then the event naming it.
+  await c.env.ARTIFACTS.put(artifactId, bytes, {
+    httpMetadata: { contentType },
+    sha256,
+  });
+  const envelope = {
+    protocolVersion: PROTOCOL_VERSION,
+    messageId: 'stored',
+    messageType: 'artifact.stored',
+    ts: new Date().toISOString(),
+    traceId: traceId ?? newWireId(),
+    channelId,
+    payload: {
+      artifactId,
+      sha256,
+      size: bytes.byteLength,
+      contentType,
+      ...(name === undefined ? {} : { name }),
+    },
+    extensions: { uploadedBy: principalOf(c).sub },
+  };
+  const stored = await appendEnvelope(c, streamId, envelope);
+  // The same bytes uploaded again: the artifact is already there.
+  if (stored.status === 409)
+    return c.json({ artifactId, sha256, size: bytes.byteLength, existing: true }, 200);
+  if (stored.status >= 300) return stored;
+  return c.json({ artifactId, sha256, size: bytes.byteLength, contentType }, 201, {
+    Location: `/v1/artifacts/${artifactId}/content`,
+  });
+});
+
+artifacts.get('/artifacts/:artifact_id/content', async (c) => {
+  const id = c.req.param('artifact_id');
+  if (!ArtifactId.test(id))
+    return problem(
+      c,
+      fail('invalid-stream-id', `an artifact id is "sha256-" + 64 lowercase hex, got "${id}"`),
+    );
+  const denied = requireStream(c, `artifact:${id}`);
+  if (denied) return denied;
+  const object = await c.env.ARTIFACTS.get(id);
+  if (!object) return problem(c, fail('not-found', `no artifact "${id}"`));
+  return new Response(object.body, {
+    headers: {
+      'Content-Type': object.httpMetadata?.contentType ?? 'application/octet-stream',
+      'Content-Length': String(object.size),
+      ETag: `"${id}"`,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+    },
+  });
+});

@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import * as z from 'zod';
+import type { AppEnv } from '../../../api/app-env';
+import { requireStream } from '../../../api/auth/require';
+import { problem } from '../../../api/problem';
+import { parseQuery } from '../../../api/query';
+import { fail } from '../../../protocol';
+import { streamStub } from '../../../stream/stub';
+import { appendEnvelope, pathId, readEnvelope } from './append-envelope';
+
+/**
+ * FR-4's branch side: the branch's agent saves and recalls memory
+ * (`memory_save` → `memory.saved` on a `memory:<messageId>` stream, projected
+ * into D1 with FTS5; `memory_recall` → a full-text query) and returns its
+ * conclusion, which is all the channel hears of it.
+ */
+export const branches = new Hono<AppEnv>();
+
+/** `GET /v1/branches/{id}/memory` (memory_recall) */
+export const RecallQuery = {
+  q: z.string().min(1, 'q must not be empty').max(200, 'q must be at most 200 characters'),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+};
+
+branches.use('/branches/:branch_id/*', async (c, next) => {
+  const id = pathId('branch id', c.req.param('branch_id'));
+  if (!id.ok) return problem(c, id);
+  const denied = requireStream(c, `branch:${id.id}`);
+  if (denied) return denied;
+  await next();
+});
+
+branches.post('/branches/:branch_id/conclusion', async (c) => {
+  const id = c.req.param('branch_id');
+  const env = await readEnvelope(c, {
+    messageTypes: ['branch.conclusion'],
+    equal: { branchId: id },
+  });
+  if (!env.ok) return problem(c, env);
+  return appendEnvelope(c, `branch:${id}`, env.body);
+});
+
+branches.get('/branches/:branch_id/state', async (c) => {
+  const id = c.req.param('branch_id');
+  const view = await streamStub(c.env, `branch:${id}`).coordination();
+  const state = view.state as { status?: string } | null;
+  if (!state || state.status === 'none')
+    return problem(c, fail('not-found', `branch "${id}" was never spawned`));
+  return Response.json({ branchId: id, ...state });
+});
+
+branches.post('/branches/:branch_id/memory', async (c) => {
+  const id = c.req.param('branch_id');
+  const env = await readEnvelope(c, { messageTypes: ['memory.saved'], equal: { branchId: id } });
+  if (!env.ok) return problem(c, env);
+  const messageId = env.body.messageId;
+  const mem = pathId('messageId', typeof messageId === 'string' ? messageId : undefined);
+  if (!mem.ok)
+    return problem(
+      c,
+      fail('invalid-wire', `messageId: ${mem.detail}`, {
+        errors: [{ path: 'messageId', message: mem.detail }],
+      }),
+    );
+  return appendEnvelope(c, `memory:${mem.id}`, env.body);
+});
+
+branches.get('/branches/:branch_id/memory', async (c) => {
+  const parsed = parseQuery(c, RecallQuery);
+  if (!parsed.ok) return problem(c, parsed);
+  // FTS5 query syntax is not the client's to write: each word is a quoted term.
+  const terms = parsed.query.q
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((t) => `"${t.replaceAll('"', '""')}"`)
+    .join(' OR ');
+  const rows = await c.env.DB.prepare(
+    `SELECT m.memory_id, m.text, m.tags, m.branch_id, m.channel_id, m.saved_at
+       FROM runtime_memory_fts f JOIN runtime_memory m ON m.memory_id = f.memory_id
+      WHERE runtime_memory_fts MATCH ?1 ORDER BY bm25(runtime_memory_fts), m.memory_id LIMIT ?2`,
+  )
+    .bind(terms, parsed.query.limit)
+    .all<Record<string, string | null>>();
+  return Response.json({
+    query: parsed.query.q,
+    memories: rows.results.map((r) => ({ ...r, tags: JSON.parse(r.tags ?? '[]') as string[] })),
+  });
+});
