@@ -30,7 +30,7 @@ export default defineConfig(async () => {
                   // plain http://127.0.0.1, seconds-long retries, a short timeout.
                   WEBHOOK_RECEIVER_URL: inject('webhookReceiverUrl'),
                   WEBHOOK_ALLOW_LOCAL_HTTP: 'true',
-                  WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8,1,1',
+                  WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8,1,1,2',
                   WEBHOOK_TIMEOUT_MS: '1500',
                 },
                 // Nothing in tests may wait on the network.
