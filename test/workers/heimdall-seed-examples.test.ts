@@ -369,3 +369,77 @@ describe("the seed's examples", () => {
     ).toBe(409);
   });
 });
+
+describe('.planning interop', () => {
+  it("exports the seed's layout with 2.0.0 stamped, and an import of it round-trips losslessly", async () => {
+    const ws = wsId('plan');
+    await api('PUT', `${W(ws)}/symbols/F12`, ME, { value: 'src/matching/engine.ts' });
+    await api('PUT', `${W(ws)}/symbols/C3`, ME, { value: 'balances sum to zero' });
+    await api('PUT', `${W(ws)}/capsules/w1`, ME, {
+      what: 'added LOB engine',
+      where: 'F12',
+      gotcha: 'seed must be fixed',
+    });
+    await api('PUT', `${W(ws)}/capsules/w2`, ME, {
+      what: 'added book diff\nsecond line',
+      decision: 'JSON patches',
+      depends: ['w1'],
+    });
+    await api('PUT', `${W(ws)}/blackboard/dev_port`, ME, { value: '5173' });
+    await api('POST', `${W(ws)}/ledger/log`, ME, {
+      role: 'orchestration',
+      kind: 'delta_brief',
+      tokens: 3300,
+      msg_id: 'b1',
+    });
+    await api('POST', `${W(ws)}/ledger/log`, ME, {
+      role: 'coder',
+      kind: 'task_result',
+      tokens: 250,
+    });
+    await api('POST', `${W(ws)}/ledger/baseline`, ME, { role: 'orchestration', tokens: 41000 });
+    const exported = await api('GET', `${W(ws)}/export`, ME);
+    const files = exported.body.files as Record<string, string>;
+    expect(Object.keys(files).sort()).toEqual([
+      'blackboard.json',
+      'protocol.log',
+      'protocol/baselines.json',
+      'protocol/capsules/w1.md',
+      'protocol/capsules/w2.md',
+      'protocol/ledger.jsonl',
+      'protocol/message-schema.json',
+      'protocol/symbols.json',
+    ]);
+    for (const f of ['blackboard.json', 'protocol/symbols.json', 'protocol/baselines.json']) {
+      expect(JSON.parse(files[f] ?? '{}').version, f).toBe('2.0.0');
+    }
+    expect(JSON.parse(files['protocol/message-schema.json'] ?? '{}').$id).toContain('2.0.0');
+    expect(files['protocol.log']?.split('\n')[0]).toMatch(
+      /\tresolve\tset\tF12=src\/matching\/engine.ts$/,
+    );
+
+    const copy = wsId('copy');
+    const imported = await api('POST', `${W(copy)}/import`, ME, exported.body);
+    expect(imported.status).toBe(200);
+    const again = (await api('GET', `${W(copy)}/export`, ME)).body.files as Record<string, string>;
+    const { 'protocol.log': _a, 'protocol/ledger.jsonl': la, ...stateA } = files;
+    const { 'protocol.log': _b, 'protocol/ledger.jsonl': lb, ...stateB } = again;
+    expect(stateB).toEqual(stateA);
+    const strip = (text = '') =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const { ts: _t, ...rest } = JSON.parse(l);
+          return rest;
+        });
+    expect(strip(lb)).toEqual(strip(la));
+    expect((await api('GET', `${W(copy)}/ledger/delta?role=orchestration`, ME)).body.line).toBe(
+      'orchestration: 41000 -> 3300 tokens (v1 baseline -> measured; -92%)',
+    );
+    const broken = await api('POST', `${W(wsId('bad'))}/import`, ME, {
+      files: { 'protocol/capsules/x.md': 'what: x\ndepends: nope\n' },
+    });
+    expect(broken.status).toBe(422);
+  });
+});

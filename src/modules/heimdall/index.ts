@@ -12,6 +12,7 @@ import { claimRoutes } from './routes/claims';
 import { documentRoutes } from './routes/documents';
 import { ledgerRoutes } from './routes/ledger';
 import { messageRoutes } from './routes/messages';
+import { planningRoutes } from './routes/planning';
 import { workspaceRoutes } from './routes/workspace';
 import { surfacesKind } from './surfaces/kind';
 import { workspaceKind } from './workspace/kind';
@@ -22,6 +23,7 @@ routes.route('/', workspaceRoutes);
 routes.route('/', ledgerRoutes);
 routes.route('/', messageRoutes);
 routes.route('/', documentRoutes);
+routes.route('/', planningRoutes);
 
 /**
  * Seed 001 (Heimdall): surface claims through the collision gate

@@ -7,6 +7,7 @@ import { ClaimBody, ForceReleaseBody, ReleaseBody, RenewBody } from './routes/cl
 import { ConflictBody, DecisionBody, LogQuery } from './routes/documents';
 import { BriefBody, DeltaQuery, LedgerBaselineBody, LedgerLogBody } from './routes/ledger';
 import { GateReportBody } from './routes/messages';
+import { PlanningArchive } from './routes/planning';
 import {
   BlackboardBody,
   CapsuleBody,
@@ -519,4 +520,47 @@ export const WORKSPACE_OPERATIONS: Operation[] = [
   }),
 ];
 
-export const HEIMDALL_OPERATIONS: Operation[] = [...CLAIM_OPERATIONS, ...WORKSPACE_OPERATIONS];
+const PLANNING_OPERATIONS: Operation[] = [
+  op({
+    method: 'get',
+    path: '/v1/workspaces/{ws}/export',
+    operationId: 'exportPlanning',
+    summary: "The workspace as the seed's .planning layout, one JSON archive {files: {path: text}}",
+    scope: 'read',
+    pathParams: WS,
+    answers: {
+      200: {
+        description: 'The archive',
+        schema: z.looseObject({ files: z.record(z.string(), z.string()) }),
+      },
+    },
+    problems: READ,
+  }),
+  op({
+    method: 'post',
+    path: '/v1/workspaces/{ws}/import',
+    operationId: 'importPlanning',
+    summary: 'Import a .planning archive (symbols, blackboard, capsules, baselines, ledger lines)',
+    pathParams: WS,
+    body: { schema: PlanningArchive, required: true },
+    answers: {
+      200: {
+        description: 'How many items were appended',
+        schema: z.looseObject({ imported: z.int() }),
+      },
+    },
+    problems: [
+      ...WRITE,
+      'unknown-reference',
+      'symbol-conflict',
+      'capsule-too-long',
+      'capsule-cycle',
+    ],
+  }),
+];
+
+export const HEIMDALL_OPERATIONS: Operation[] = [
+  ...CLAIM_OPERATIONS,
+  ...WORKSPACE_OPERATIONS,
+  ...PLANNING_OPERATIONS,
+];

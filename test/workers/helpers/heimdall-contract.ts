@@ -161,6 +161,13 @@ export async function exerciseWorkspace(ws: string): Promise<void> {
     ['get', `${P}/documents/decisions.md`, `${b}/documents/decisions.md`],
     ['get', `${P}/documents/conflicts/{file}`, `${b}/documents/conflicts/${today}-c1.md`],
     ['get', `${P}/log`, `${b}/log?n=5`],
+    ['get', `${P}/export`, `${b}/export`],
+    [
+      'post',
+      `${P}/import`,
+      `${b}-copy/import`,
+      { files: { 'protocol/symbols.json': '{"symbols":{"A":"a"}}' } },
+    ],
     ['post', '/v1/heimdall/validate', '/v1/heimdall/validate', { type: 'question' }],
     [
       'post',
