@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
 import { append, tail } from './commands';
 import type { Output } from './format';
+import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
 import { jwtClaims } from './jwt-claims';
 import { token } from './token';
 import { UsageError } from './usage';
@@ -21,10 +22,13 @@ const USAGE = `usage: wirestream <command> [options]
   --sender   sender of appended Wires (default: the token's subject)
 
 environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
-             WIRESTREAM_MIRROR_URL (verify; default http://127.0.0.1:5551)`;
+             WIRESTREAM_MIRROR_URL (verify; default http://127.0.0.1:5551)
+
+${HEIMDALL_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
+  if (HEIMDALL_COMMANDS.has(argv[0] ?? '')) return heimdallMain(argv);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

@@ -39,3 +39,4 @@ export type {
   WebSocketConstructor,
   WireProof,
 } from './types';
+export { type BriefInput, type CapsuleInput, type ClaimInput, WorkspaceClient } from './workspace';

@@ -314,8 +314,12 @@ export const WORKSPACE_OPERATIONS: Operation[] = [
     pathParams: WS,
     body: { schema: BriefBody, required: true },
     answers: {
+      200: {
+        description: 'The brief of a dry run (nothing stored or logged)',
+        schema: z.looseObject({ brief: z.looseObject({ text: z.string() }), tokens: z.int() }),
+      },
       201: {
-        description: 'The brief',
+        description: 'The brief, its tokens logged to the ledger',
         schema: z.looseObject({ brief: z.looseObject({ text: z.string() }), tokens: z.int() }),
       },
     },

@@ -39,6 +39,9 @@ export const BriefBody = z.strictObject({
     description:
       "The brief's token count, measured by the caller with a real tokenizer (the CLI uses gpt-tokenizer). Absent: an estimate (characters / 4, rounded up), flagged `tokens_estimated`.",
   }),
+  dry_run: z.boolean().optional().meta({
+    description: 'Answer the brief without storing or logging it (to count its tokens first)',
+  }),
   haid: Haid.optional(),
 });
 
@@ -176,6 +179,15 @@ ledgerRoutes.post('/workspaces/:ws/briefs', async (c) => {
   });
   const estimated = b.tokens === undefined;
   const tokens = b.tokens ?? Math.ceil(text.length / 4);
+  const brief = {
+    task: b.task,
+    spec: b.spec,
+    symbols: Object.fromEntries(symbols),
+    capsules: reached.ids,
+    invariants: b.invariants,
+    text,
+  };
+  if (b.dry_run) return c.json({ brief, tokens, tokens_estimated: estimated, ledger: null });
   const result = await appendAs(c, t.stream, 'brief.built', {
     task: b.task,
     spec: b.spec,
@@ -190,14 +202,7 @@ ledgerRoutes.post('/workspaces/:ws/briefs', async (c) => {
   if (!result.ok) return problem(c, result);
   return c.json(
     {
-      brief: {
-        task: b.task,
-        spec: b.spec,
-        symbols: Object.fromEntries(symbols),
-        capsules: reached.ids,
-        invariants: b.invariants,
-        text,
-      },
+      brief,
       tokens,
       tokens_estimated: estimated,
       ledger: { role: b.role, kind: 'delta_brief', tokens, msg_id: b.task },
