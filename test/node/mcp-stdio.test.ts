@@ -114,6 +114,21 @@ describe('npx wirestream mcp (stdio)', () => {
     expect(wires.map((w) => w.sender)).toEqual([SUB, SUB]);
   });
 
+  it("runs the seed's round trip: claim via MCP on stdio, see it over REST with the cursor HAID", async () => {
+    // The seed's two lines, exactly (bin/heimdall-ledger-mcp's example), against workspace `default`.
+    const input = [
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"clientInfo":{"name":"cursor"}}}',
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"make_claim","arguments":{"surfaces":["seed/${SUB.slice(6)}/**"],"task":"T-9"}}}`,
+    ].join('\n');
+    const run = await bridge(`${input}\n`);
+    expect(run.lines.map((l) => l.id)).toEqual([1, 3]);
+    const res = await fetch(`${server.url}/v1/workspaces/default/claims`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const { claims } = (await res.json()) as { claims: { task_ref: string; haid: string }[] };
+    expect(claims.find((c) => c.haid === `${SUB}/cursor`)?.task_ref).toBe(`T-9@${SUB}/cursor`);
+  });
+
   it('answers each request with a JSON-RPC error when the token is refused', async () => {
     const child = await new Promise<{ lines: Record<string, unknown>[] }>((resolve) => {
       const p = spawn(process.execPath, [BIN, 'mcp', '--url', server.url, '--token', 'nope']);
