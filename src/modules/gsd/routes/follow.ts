@@ -48,7 +48,7 @@ follow.get('/projects/:project_id/events/ws', async (c) => {
     while (open) {
       const found = await readEvents(project.stub, filter, after, {
         limit: 5000,
-        waitMs: first ? 0 : 30_000,
+        waitMs: first ? 0 : 10_000, // short rounds: a closed socket stops within one
         count: 1,
       });
       if (!open) break;
