@@ -1,6 +1,12 @@
 import { env, SELF } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mirrorSource, newRebuild, type RebuildState, stepRebuild } from '../../src/projection';
+import {
+  mirrorSource,
+  modelNames,
+  newRebuild,
+  type RebuildState,
+  stepRebuild,
+} from '../../src/projection';
 import { faults, standinUrl } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import {
@@ -46,12 +52,9 @@ async function startRebuild() {
   return SELF.fetch('https://ws.test/v1/admin/rebuild', { method: 'POST', headers: await ADMIN() });
 }
 
-const ALL_READY = {
-  wire_events: 'ready',
-  stream_state: 'ready',
-  task_run_state: 'ready',
-  agent_runtime_state: 'ready',
-};
+// Every read model of every registered module, plus wire_events.
+const ALL_READY = Object.fromEntries(['wire_events', ...modelNames()].map((m) => [m, 'ready']));
+const STALE = [...modelNames()].sort().join(',');
 
 afterEach(async () => {
   // Every scope, the per-topic mirror lag included.
@@ -117,9 +120,7 @@ describe('a rebuild runs apart from its caller', () => {
     const read = await SELF.fetch('https://ws.test/v1/streams', {
       headers: await authHeaders('human:reader', ['read']),
     });
-    expect(read.headers.get('Wirestream-Stale-Models')).toBe(
-      'agent_runtime_state,stream_state,task_run_state',
-    );
+    expect(read.headers.get('Wirestream-Stale-Models')).toBe(STALE);
     expect(((await read.json()) as { streams: unknown[] }).streams.length).toBeGreaterThan(0);
 
     // A model left failed counts as stale: `--stale` is the way back.
@@ -127,7 +128,7 @@ describe('a rebuild runs apart from its caller', () => {
     const again = await runRebuild({ models: 'stale' });
     expect(again[0]).toMatchObject({
       phase: 'start',
-      models: ['stream_state', 'task_run_state', 'agent_runtime_state'],
+      models: [...modelNames()],
     });
     expect(again.at(-1)).toMatchObject({ phase: 'done' });
     expect(await projectionStatus()).toEqual(ALL_READY);
@@ -190,9 +191,7 @@ describe('reading while a rebuild runs', () => {
 
     const during = await SELF.fetch(`https://ws.test/v1/tasks/${task}`, { headers: reader });
     expect(during.status).toBe(200);
-    expect(during.headers.get('Wirestream-Stale-Models')).toBe(
-      'agent_runtime_state,stream_state,task_run_state',
-    );
+    expect(during.headers.get('Wirestream-Stale-Models')).toBe(STALE);
     expect(((await during.json()) as { current: unknown }).current).toMatchObject({
       status: 'started',
     });
