@@ -83,6 +83,15 @@ export default defineConfig(async () => {
         {
           // The dashboard in Debian's chromium (playwright-core) against wrangler dev.
           // The global setup finds Chromium, or installs Debian's when it may.
+          // Tests that name the registry's read models load the modules: same shim.
+          resolve: {
+            alias: {
+              'cloudflare:workers': path.join(
+                import.meta.dirname,
+                'test/support/cloudflare-workers-shim.ts',
+              ),
+            } as Record<string, string>,
+          },
           test: {
             name: 'browser',
             include: ['test/browser/**/*.test.ts'],

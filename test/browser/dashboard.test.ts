@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient } from '../../src/client';
+import { modelNames } from '../../src/projection/models';
 import { launchChromium, type TestBrowser } from '../support/chromium';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
@@ -377,9 +378,13 @@ describe('dashboard', () => {
       // minute, 6 retries); the board, polling every 2 s, then shows it.
       await untilStale(true, 20_000);
       await boardShows(`${notice}:not([hidden])`);
-      expect(await page.textContent(notice)).toMatch(
-        /^Read models not kept up to date \(agent_runtime_state, stream_state, task_run_state\): a rebuild is running/,
-      );
+      // Every read model the registry lists (each module adds its own), by name.
+      const models = [...modelNames()].sort().join(', ');
+      expect(
+        (await page.textContent(notice))?.startsWith(
+          `Read models not kept up to date (${models}): a rebuild is running`,
+        ),
+      ).toBe(true);
     } finally {
       await server.faults({});
     }
