@@ -9,6 +9,7 @@ export { decodeMessage, mirrorSource, type RebuildSource } from './mirror-source
 export { isModelName, modelNames, reducers } from './models';
 export { groupByStream, projectWires, updateAnchors } from './project-wires';
 export {
+  META_ROW,
   newRebuild,
   type RebuildProgress,
   type RebuildState,

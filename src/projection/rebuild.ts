@@ -16,7 +16,8 @@ import {
   wiresOfRows,
 } from './wire-events';
 
-const META_ROW = rowShape('projection_meta', {
+/** A `projection_meta` row: a model, the reducer version its rows were built with, its status. */
+export const META_ROW = rowShape('projection_meta', {
   model: 'text',
   reducer_version: 'number',
   status: 'text',

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import { hederaConfig } from '../../anchor';
 import { parseRows, rowShape } from '../../kernel/sql';
-import { isModelName, type ModelName, modelNames, reducers } from '../../projection';
+import { isModelName, META_ROW, type ModelName, modelNames, reducers } from '../../projection';
 import { type RebuildJob, rebuilderStub } from '../../projection/rebuilder';
 import { fail } from '../../protocol';
 import { directoryStub } from '../../topic/topic-directory';
@@ -38,13 +38,6 @@ export const RebuildBody = z.strictObject({
 });
 
 const TOPIC_ROW = rowShape('projection_topics', { topic_id: 'text' });
-const META_ROW = rowShape('projection_meta', {
-  model: 'text',
-  reducer_version: 'number',
-  status: 'text',
-  watermark: 'number',
-  last_received_at: 'text?',
-});
 
 /** Every topic the coordinator knows: its directory, its configuration, past anchors. */
 async function knownTopics(env: AppEnv['Bindings'], db: D1Database): Promise<string[]> {

@@ -47,6 +47,21 @@ export const Times = { since: Iso.optional(), until: Iso.optional() };
 /** Strict: an unknown or malformed filter is a 400, never silently ignored. */
 export { parseQuery } from '../query';
 
+/**
+ * A read of one thing (`GET …/{param}`): its id from the path, a `Name`, and
+ * the freshness query; else the 400 naming what is wrong.
+ */
+export function oneQuery(
+  c: Context<AppEnv>,
+  param: string,
+): Result<{ id: string; query: { wait_for?: string | undefined; wait_ms: number } }> {
+  const raw = c.req.param(param) ?? '';
+  const id = Name.safeParse(raw);
+  if (!id.success) return fail('invalid-query', `${param} "${raw}" ${id.error.issues[0]?.message}`);
+  const parsed = parseQuery(c, Freshness);
+  return parsed.ok ? { ok: true, id: raw, query: parsed.query } : parsed;
+}
+
 /** Cursors are opaque to clients: base64url of the sort key of the last row served. */
 export function encodeCursor(key: (string | number)[]): string {
   return btoa(JSON.stringify(key)).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');

@@ -6,10 +6,10 @@ import {
   answer,
   Freshness,
   Name,
+  oneQuery,
   Paging,
   pageOf,
   pageQuery,
-  parseQuery,
   Where,
   withJson,
 } from '../../../api/routes/read-support';
@@ -69,16 +69,9 @@ readAgents.get('/agents', async (c) => {
 });
 
 readAgents.get('/agents/:agent_id', async (c) => {
-  const agentId = c.req.param('agent_id');
-  const id = Name.safeParse(agentId);
-  if (!id.success) {
-    return problem(
-      c,
-      fail('invalid-query', `agent_id "${agentId}" ${id.error.issues[0]?.message}`),
-    );
-  }
-  const parsed = parseQuery(c, Freshness);
-  if (!parsed.ok) return problem(c, parsed);
+  const one = oneQuery(c, 'agent_id');
+  if (!one.ok) return problem(c, one);
+  const agentId = one.id;
   // Accept both "quinn-07" and its stream id "agent:quinn-07".
   const bare = agentId.startsWith('agent:') ? agentId.slice('agent:'.length) : agentId;
   const where = new Where().eq('agent_id', bare).streams('stream_id', c);
@@ -86,7 +79,7 @@ readAgents.get('/agents/:agent_id', async (c) => {
     ...where.params,
   );
   const before = staleBefore(c.env);
-  return answer(c, parsed.query, [stmt], ([rows = []]) => {
+  return answer(c, one.query, [stmt], ([rows = []]) => {
     const row = rows[0];
     if (!row) return fail('not-found', `agent "${bare}" has no projected agent stream`);
     return { ok: true, body: agentJson(row, before) };

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from '../../../api/app-env';
 import { mayTouchStream } from '../../../api/auth';
 import { problem } from '../../../api/problem';
-import { answer, Freshness, Name, parseQuery } from '../../../api/routes/read-support';
+import { answer, oneQuery } from '../../../api/routes/read-support';
 import { fail } from '../../../protocol';
 import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 
@@ -10,19 +10,15 @@ import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 export const readProjects = new Hono<AppEnv>();
 
 readProjects.get('/projects/:project_id/progress', async (c) => {
-  const raw = c.req.param('project_id');
-  const id = Name.safeParse(raw);
-  if (!id.success) {
-    return problem(c, fail('invalid-query', `project_id "${raw}" ${id.error.issues[0]?.message}`));
-  }
-  const parsed = parseQuery(c, Freshness);
-  if (!parsed.ok) return problem(c, parsed);
+  const one = oneQuery(c, 'project_id');
+  if (!one.ok) return problem(c, one);
+  const raw = one.id;
   // Accept both "p1" and its stream id "project:p1".
   const bare = raw.startsWith('project:') ? raw.slice('project:'.length) : raw;
   const streamId = `project:${bare}`;
   const principal = c.get('principal');
   const stmt = c.env.DB.prepare('SELECT * FROM project_progress WHERE project_id = ?1').bind(bare);
-  return answer(c, parsed.query, [stmt], ([rows = []]) => {
+  return answer(c, one.query, [stmt], ([rows = []]) => {
     const row = rows[0];
     // A project outside the token's stream prefixes reads as absent.
     if (!row || (principal && !mayTouchStream(principal, streamId))) {

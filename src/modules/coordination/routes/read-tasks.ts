@@ -6,10 +6,10 @@ import {
   answer,
   Freshness,
   Name,
+  oneQuery,
   Paging,
   pageOf,
   pageQuery,
-  parseQuery,
   Where,
   withJson,
 } from '../../../api/routes/read-support';
@@ -58,18 +58,14 @@ readTasks.get('/tasks', async (c) => {
 });
 
 readTasks.get('/tasks/:task_id', async (c) => {
-  const taskId = c.req.param('task_id');
-  const id = Name.safeParse(taskId);
-  if (!id.success) {
-    return problem(c, fail('invalid-query', `task_id "${taskId}" ${id.error.issues[0]?.message}`));
-  }
-  const parsed = parseQuery(c, Freshness);
-  if (!parsed.ok) return problem(c, parsed);
+  const one = oneQuery(c, 'task_id');
+  if (!one.ok) return problem(c, one);
+  const taskId = one.id;
   const where = new Where().eq('task_id', taskId).streams('stream_id', c);
   const stmt = c.env.DB.prepare(`SELECT * FROM task_run_state ${where.sql} ORDER BY attempt`).bind(
     ...where.params,
   );
-  return answer(c, parsed.query, [stmt], ([rows = []]) => {
+  return answer(c, one.query, [stmt], ([rows = []]) => {
     if (rows.length === 0) return fail('not-found', `no attempt of task "${taskId}" is projected`);
     const attempts = rows.map(taskJson);
     return { ok: true, body: { task_id: taskId, current: attempts.at(-1), attempts } };
