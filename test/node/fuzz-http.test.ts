@@ -21,10 +21,15 @@ interface Operation {
   queryInts: string[];
   query: string[];
   body: boolean;
+  /** No credential needed (the schemas, the document): a token is not an input there. */
+  public: boolean;
 }
 
 const doc = JSON.parse(OPENAPI_JSON) as {
-  paths: Record<string, Record<string, { parameters?: unknown[]; requestBody?: unknown }>>;
+  paths: Record<
+    string,
+    Record<string, { parameters?: unknown[]; requestBody?: unknown; security?: unknown[] }>
+  >;
 };
 const OPERATIONS: Operation[] = Object.entries(doc.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, op]) => {
@@ -40,6 +45,7 @@ const OPERATIONS: Operation[] = Object.entries(doc.paths).flatMap(([path, method
       query: query.map((p) => p.name ?? ''),
       queryInts: query.filter((p) => p.schema?.type === 'integer').map((p) => p.name ?? ''),
       body: op.requestBody !== undefined,
+      public: Array.isArray(op.security) && op.security.length === 0,
     };
   }),
 );
@@ -184,10 +190,9 @@ describe('HTTP fuzzer, driven from the OpenAPI document', () => {
         const base = validBody(op, streamId);
         switch (m.kind) {
           case 'forged-token':
-            token = m.token;
-            break;
           case 'stale-token':
-            token = stale;
+            if (op.public) query.set('zz_credential', '1');
+            else token = m.kind === 'stale-token' ? stale : m.token;
             break;
           case 'unknown-query':
             query.set(m.name, '1');
