@@ -7,6 +7,7 @@ import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
+import { documentedQuery } from './documented-query';
 import { httpExceptionProblem } from './http-exception';
 import { problem, problemMeta } from './problem';
 import { adminRebuild } from './routes/admin-rebuild';
@@ -38,6 +39,8 @@ export function createApp() {
   app.use('*', securityHeaders);
   app.use('/v1/*', corsForApi);
   app.use('/v1/*', authenticate());
+  // Unknown or repeated query parameters on any documented operation: a 400.
+  app.use('*', documentedQuery);
 
   let schema: string | undefined;
   app.get('/v1/schema/wire.json', (c) => {

@@ -1,0 +1,76 @@
+import type { MiddlewareHandler } from 'hono';
+import { fail } from '../protocol';
+import type { AppEnv } from './app-env';
+import { OPENAPI_JSON } from './openapi.gen';
+import { problem } from './problem';
+
+/**
+ * The query rule for every documented operation, whichever module adds it:
+ * parameters the OpenAPI document does not list for the operation are a 400
+ * naming them, and so is a parameter given twice (`?limit=5&limit=500`). A
+ * route that declares no query shape still gets the rule, so a misspelt
+ * filter is never silently ignored. `?ticket=` is allowed where the
+ * operation takes the ticket credential. Undocumented paths (the dashboard)
+ * are left alone.
+ */
+interface Documented {
+  pattern: RegExp;
+  method: string;
+  names: Set<string>;
+}
+
+let table: Documented[] | null = null;
+
+function documented(): Documented[] {
+  if (table) return table;
+  const doc = JSON.parse(OPENAPI_JSON) as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        { parameters?: { in?: string; name?: string }[]; security?: Record<string, unknown>[] }
+      >
+    >;
+  };
+  table = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    const source = path
+      .split(/\{[^}]+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
+    const pattern = new RegExp(`^${source}$`);
+    for (const [method, op] of Object.entries(methods)) {
+      const names = new Set(
+        (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''),
+      );
+      if (op.security?.some((s) => 'ticket' in s)) names.add('ticket');
+      table.push({ pattern, method: method.toUpperCase(), names });
+    }
+  }
+  return table;
+}
+
+export const documentedQuery: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const url = c.req.url;
+  const mark = url.indexOf('?');
+  if (mark < 0 || mark === url.length - 1) return next();
+  const path = new URL(url).pathname;
+  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  const op = documented().find((d) => d.method === method && d.pattern.test(path));
+  if (!op) return next();
+  const all = c.req.queries();
+  const errors = Object.entries(all).flatMap(([name, values]) => {
+    if (!op.names.has(name)) {
+      const takes = op.names.size > 0 ? [...op.names].join(', ') : 'none';
+      return [{ path: name, message: `is not a parameter of this endpoint (it takes ${takes})` }];
+    }
+    return values.length > 1
+      ? [{ path: name, message: `is given ${values.length} times; give each parameter once` }]
+      : [];
+  });
+  if (errors.length === 0) return next();
+  return problem(
+    c,
+    fail('invalid-query', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors }),
+  );
+};
