@@ -17,6 +17,8 @@ interface Documented {
   pattern: RegExp;
   method: string;
   names: Set<string>;
+  /** How many path parameters the template has. */
+  params: number;
 }
 
 let table: Documented[] | null = null;
@@ -44,9 +46,12 @@ function documented(): Documented[] {
         (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''),
       );
       if (op.security?.some((s) => 'ticket' in s)) names.add('ticket');
-      table.push({ pattern, method: method.toUpperCase(), names });
+      table.push({ pattern, method: method.toUpperCase(), names, params: path.split('{').length });
     }
   }
+  // A literal segment wins over a parameter (`capsules/hydrate` before `capsules/{id}`),
+  // as the router decides.
+  table.sort((a, b) => a.params - b.params);
   return table;
 }
 
