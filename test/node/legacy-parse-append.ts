@@ -1,7 +1,8 @@
 /**
  * `parseAppend` as it was before dialects (commit 4816078), kept as the oracle
  * that test/node/dialects-native.test.ts compares the dialect path against.
- * Only change: the minted wire_id comes from `newWireId` (it read the clock).
+ * Changes: the minted wire_id comes from `newWireId` (it read the clock), and the
+ * payload rules are today's (`payloadIssues`; issue 26 made them apply to every type).
  */
 import type * as z from 'zod';
 import { COORDINATION_DERIVED_IDS } from '../../src/modules/coordination/catalogue';
@@ -10,12 +11,12 @@ import {
   type Draft,
   invalidWire as invalid,
   fieldIssues as issuesOf,
+  payloadIssues,
   Wire11Input,
   WireInput,
 } from '../../src/protocol/envelope';
 import { fail, type Result } from '../../src/protocol/failure';
 import { reservedWireIdProblem } from '../../src/protocol/ids';
-import { referenceProblems } from '../../src/protocol/payloads';
 
 const isKnownType = (type: string): type is keyof typeof PAYLOADS => Object.hasOwn(PAYLOADS, type);
 
@@ -51,13 +52,12 @@ export function legacyParseAppend(
     );
   }
 
-  if (isKnownType(input.type)) {
-    const payload = PAYLOADS[input.type].safeParse(input.payload);
-    if (!payload.success) return invalid(issuesOf(payload.error, ['payload']));
-  } else {
-    const refProblem = referenceProblems(input.payload);
-    if (refProblem !== null) return invalid([{ path: 'payload.sha256', message: refProblem }]);
-  }
+  // The payload rules as they stand since issue 26 (by-reference and identifier rules for
+  // every type, not only the catalogue's): the one place they live.
+  const payloadProblems = payloadIssues(input.type, input.payload, (type) =>
+    isKnownType(type) ? PAYLOADS[type] : undefined,
+  );
+  if (payloadProblems) return invalid(payloadProblems);
 
   if (input.wire === '1.1') {
     const reserved = reservedWireIdProblem(input.wire_id, COORDINATION_DERIVED_IDS);
