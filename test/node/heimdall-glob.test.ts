@@ -46,6 +46,7 @@ describe('surface glob overlap', () => {
       ['**/a/**', '**/b/**'],
       ['*a*b*', '*b*a*'],
       ['a/[a-c]?.js', 'a/[c-f]x.js'],
+      ['*.*', 'a?'], // picomatch's fastpath for a whole '*.*' refused 'a.'
     ] as const) {
       const path = witness(a, b);
       expect(path, `${a} vs ${b}`).not.toBeNull();
@@ -114,7 +115,7 @@ describe('surface glob overlap', () => {
             expect(w, `${a} & ${b} share ${p}`).not.toBeNull();
         }
       }),
-      { numRuns: 3000 },
+      { numRuns: Number(process.env.GLOB_RUNS ?? 3000) },
     );
   });
 });

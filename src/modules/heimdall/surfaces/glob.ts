@@ -15,7 +15,8 @@ import picomatch from 'picomatch';
  *   - braces `{a,b}` and ranges `{1..3}` (expanded by `braces`, at most 64 alternatives).
  * Refused: a leading `!` (negation), extglobs `@(…)` `!(…)` `+(…)` `*(…)` `?(…)`, `(` `)` `|`,
  * backslash escapes, POSIX classes `[[:alpha:]]`, `**` inside a segment (`a**`), absolute paths.
- * Matching is case-sensitive, with picomatch's POSIX rules and `dot: true`.
+ * Matching is case-sensitive, with picomatch's POSIX rules, `dot: true` and
+ * `fastpaths: false` (its shortcuts for `*.*` disagree with its own parser).
  *
  * Overlap is decided exactly on this syntax: segment by segment with `**`
  * spanning segments, and within a segment as the product of the two
@@ -286,6 +287,9 @@ export function overlaps(a: string, b: string): boolean {
  * or more segments everywhere, so matching does too.
  */
 export function globMatches(glob: string, path: string): boolean {
-  if (picomatch(glob, { dot: true, windows: false })(path)) return true;
+  // `fastpaths: false`: picomatch's shortcut for the whole globs `*.*` and
+  // `**/*.*` wants a character after the dot (`*.*` refuses `a.`), which its
+  // own full parser, and this module's overlap, do not.
+  if (picomatch(glob, { dot: true, windows: false, fastpaths: false })(path)) return true;
   return glob.endsWith('/**') && globMatches(glob.slice(0, -3), path);
 }
