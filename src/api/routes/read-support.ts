@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import * as z from 'zod';
 import { selectWatermark, waitForWire, watermarkOf } from '../../projection';
 import { type Failure, fail, type Result, streamIdProblem, WireId } from '../../protocol';
+import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
 import { mayTouchStream } from '../auth';
 import { problem } from '../problem';
@@ -175,6 +176,8 @@ export async function answer(
   freshness: { wait_for?: string | undefined; wait_ms: number },
   statements: D1PreparedStatement[],
   build: (results: Rows[]) => Result<{ body: unknown }> | Failure,
+  /** The stream a `not-found` is about: asked whether it holds Wires D1 lacks. */
+  streamOfMissing?: string,
 ): Promise<Response> {
   const db = c.env.DB;
   const headers: Record<string, string> = { 'Cache-Control': 'no-store' };
@@ -197,9 +200,38 @@ export async function answer(
     headers['Wirestream-Stale-Models'] = watermark.stale_models.join(',');
   }
   const built = build(results.slice(0, -1).map((r) => r.results));
-  if (!built.ok) return problem(c, built, headers);
+  if (!built.ok) {
+    const behind =
+      built.code === 'not-found' && streamOfMissing !== undefined
+        ? await notProjectedYet(c, streamOfMissing, built)
+        : null;
+    if (behind) headers['Retry-After'] = '1';
+    return problem(c, behind ?? built, headers);
+  }
   // Response.json, not c.json: Hono's JSON typing recurses too deep on payloads.
   return Response.json(built.body, { headers });
+}
+
+/**
+ * A read model's "not found" for a stream that does hold Wires: they are not
+ * projected yet (a 404 all the same, saying so, with the stream's head), so
+ * a client can tell "wait" from "no such thing". Null when the stream is empty
+ * or the token may not see it (the answer must not tell it exists).
+ */
+async function notProjectedYet(
+  c: Context<AppEnv>,
+  streamId: string,
+  missing: Failure,
+): Promise<Failure | null> {
+  const principal = c.get('principal');
+  if (principal && !mayTouchStream(principal, streamId)) return null;
+  const { last_seq } = await streamStub(c.env, streamId).subscription();
+  if (last_seq === 0) return null;
+  return fail(
+    'not-found',
+    `${missing.detail}: ${streamId} holds ${last_seq} Wire(s) not projected yet; retry, or read with ?wait_for=<wire_id>`,
+    { extra: { projected: false, stream_last_seq: last_seq } },
+  );
 }
 
 /** Parses the JSON text columns of a row for the response. */

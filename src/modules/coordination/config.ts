@@ -1,6 +1,6 @@
 import { type Env, intVar } from '../../env';
 import { accept, type Decider, type Effect } from '../../kernel/kind';
-import type { Failure, Wire } from '../../protocol';
+import { type Failure, fail, type Wire } from '../../protocol';
 
 /** Deployment settings the deciders read (from wrangler vars), never the clock. */
 export interface CoordinationConfig {
@@ -26,6 +26,25 @@ export function int(payload: Wire['payload'], key: string): number | undefined {
 
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/**
+ * Wires whose `ts` feeds a decision (leases, an agent's liveness) must carry
+ * a `ts` close to the server clock: `what` names them in the refusal.
+ */
+export function checkTs(
+  wire: Wire,
+  now: number,
+  cfg: CoordinationConfig,
+  what = 'lease-bearing Wires',
+): Failure | null {
+  const skew = Math.abs(Date.parse(wire.ts) - now);
+  if (skew <= cfg.clockSkewMs) return null;
+  return fail(
+    'invalid-wire',
+    `ts ${wire.ts} is ${Math.round(skew / 1000)} s from the server clock; ${what} must be within ${cfg.clockSkewMs / 1000} s`,
+    { errors: [{ path: 'ts', message: 'too far from the server clock' }] },
+  );
 }
 
 /** The wrangler vars the coordination rules read. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { derivedWireId } from '../../../kernel/derived-id';
 import { type Failure, fail, type Wire } from '../../../protocol';
-import { checking, int, iso, str } from '../config';
+import { checking, checkTs, int, iso, str } from '../config';
 
 /**
  * The agent stream `agent:<id>`: health (started, heartbeats, stopped),
@@ -158,7 +158,14 @@ export const agentDecider = checking<AgentState>({
     reservations: {},
   }),
 
-  check(wire, state) {
+  check(wire, state, now, cfg) {
+    // An agent's own Wires set when it was last seen (its liveness): their
+    // `ts` must be near the server clock, or one heartbeat dated 9999 keeps
+    // it alive forever and one dated 1970 makes it stale at once.
+    if (wire.sender !== 'system') {
+      const skew = checkTs(wire, now, cfg, "an agent's own Wires (they date its liveness)");
+      if (skew) return skew;
+    }
     if (wire.type === 'agent.capacity.updated') {
       const max = int(wire.payload, 'max_units') ?? 0;
       const reserved = reservedUnits(state.reservations);

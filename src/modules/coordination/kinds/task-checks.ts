@@ -1,20 +1,9 @@
 import { type Failure, fail, type Wire } from '../../../protocol';
-import { type CoordinationConfig, iso, str } from '../config';
+import { type CoordinationConfig, checkTs, iso, str } from '../config';
 import { endingPhrase, LIVE, label, nextStream, REOFFERED, type TaskState } from './task-state';
 
 // The checks a task-stream Wire must pass: its clock, claims, and fenced
 // lifecycle Wires. Each returns a Failure to refuse, or null.
-
-/** Lease-bearing Wires must carry a `ts` close to the server clock. */
-export function checkTs(wire: Wire, now: number, cfg: CoordinationConfig): Failure | null {
-  const skew = Math.abs(Date.parse(wire.ts) - now);
-  if (skew <= cfg.clockSkewMs) return null;
-  return fail(
-    'invalid-wire',
-    `ts ${wire.ts} is ${Math.round(skew / 1000)} s from the server clock; lease-bearing Wires must be within ${cfg.clockSkewMs / 1000} s`,
-    { errors: [{ path: 'ts', message: 'too far from the server clock' }] },
-  );
-}
 
 export function leaseEnd(wire: Wire, durationMs: number, cfg: CoordinationConfig): number {
   const ts = Date.parse(wire.ts);

@@ -79,9 +79,15 @@ readAgents.get('/agents/:agent_id', async (c) => {
     ...where.params,
   );
   const before = staleBefore(c.env);
-  return answer(c, one.query, [stmt], ([rows = []]) => {
-    const row = rows[0];
-    if (!row) return fail('not-found', `agent "${bare}" has no projected agent stream`);
-    return { ok: true, body: agentJson(row, before) };
-  });
+  return answer(
+    c,
+    one.query,
+    [stmt],
+    ([rows = []]) => {
+      const row = rows[0];
+      if (!row) return fail('not-found', `agent "${bare}" has no projected agent stream`);
+      return { ok: true, body: agentJson(row, before) };
+    },
+    `agent:${bare}`,
+  );
 });

@@ -13,7 +13,7 @@ import {
   Where,
   withJson,
 } from '../../../api/routes/read-support';
-import { fail } from '../../../protocol';
+import { fail, taskStreamId } from '../../../protocol';
 import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 
 /** `GET /v1/tasks` and `GET /v1/tasks/{task_id}`: task attempts from D1 (task_run_state). */
@@ -65,9 +65,16 @@ readTasks.get('/tasks/:task_id', async (c) => {
   const stmt = c.env.DB.prepare(`SELECT * FROM task_run_state ${where.sql} ORDER BY attempt`).bind(
     ...where.params,
   );
-  return answer(c, one.query, [stmt], ([rows = []]) => {
-    if (rows.length === 0) return fail('not-found', `no attempt of task "${taskId}" is projected`);
-    const attempts = rows.map(taskJson);
-    return { ok: true, body: { task_id: taskId, current: attempts.at(-1), attempts } };
-  });
+  return answer(
+    c,
+    one.query,
+    [stmt],
+    ([rows = []]) => {
+      if (rows.length === 0)
+        return fail('not-found', `no attempt of task "${taskId}" is projected`);
+      const attempts = rows.map(taskJson);
+      return { ok: true, body: { task_id: taskId, current: attempts.at(-1), attempts } };
+    },
+    taskStreamId(taskId, 1),
+  );
 });
