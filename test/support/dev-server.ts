@@ -38,8 +38,11 @@ export interface DevServer {
   log(): string;
 }
 
+/** wrangler dev gives up when a port it picked was taken meanwhile (two suites share the machine). */
+const PORT_RACE = /Address already in use/;
+
 export async function startDevServer(vars: Record<string, string> = {}): Promise<DevServer> {
-  const port = await freePort();
+  let port = await freePort();
   const persist = mkdtempSync(path.join(tmpdir(), 'wirestream-dev-'));
   const adminToken = `test-admin-${Math.random().toString(36).slice(2)}`;
   const standin = await startStandin({ host: '127.0.0.1', port: 0 });
@@ -99,7 +102,28 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     await waitUntilClosed(port);
   };
 
-  await launch();
+  // The first start only: a port taken between freePort() and wrangler's bind
+  // (or re-bind, when its watcher reloads once at start) is retried on fresh
+  // ports. A restart keeps its port, as a redeploy keeps its address.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch();
+      break;
+    } catch (error) {
+      if (attempt >= 3 || !PORT_RACE.test(String(error))) throw error;
+      console.warn(`wrangler dev lost a port race (attempt ${attempt}); starting again`);
+      // wrangler exited; its workerd (same process group) may not have.
+      const lost = child as ChildProcess | null;
+      try {
+        if (lost?.pid !== undefined) process.kill(-lost.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      child = null;
+      output = '';
+      port = await freePort();
+    }
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     port,
