@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
@@ -198,6 +199,32 @@ describe('request bodies against wrangler dev', () => {
     if (NOISE.test(log)) console.log(log);
     expect(log).not.toMatch(NOISE);
   }, 30_000);
+
+  it('after a 413 for an oversized body the next request is answered at once, not after a stall', async () => {
+    for (const bytes of [9_000, 500_000]) {
+      const status = await new Promise<number | string>((resolve) => {
+        const req = request(`${server.url}/v1/streams/project:big-put/topic`, {
+          method: 'PUT',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', (error) => resolve(String(error)));
+        req.end(JSON.stringify({ topic: 'dedicated', pad: 'x'.repeat(bytes) }));
+      });
+      expect(status, `${bytes} bytes`).toBe(413);
+      // Before the Worker read refused bodies through, this request waited ~8 s
+      // behind wrangler dev's proxy: a hang, not a slow answer.
+      const next = await fetch(`${server.url}/v1/streams/project:big-put`, {
+        headers: { Authorization: `Bearer ${token}` },
+        signal: AbortSignal.timeout(4_000),
+      });
+      await next.arrayBuffer();
+      expect(next.status).toBe(404);
+    }
+  }, 60_000);
 
   // workerd still logs its own `jsgInternalError` lines when its HTTP parser meets the bad
   // chunk (before any Worker code; Cloudflare's edge refuses such a request itself).

@@ -240,6 +240,7 @@ function operationObject(op: Operation, components: Components): Json {
     summary: op.summary,
     ...(op.description || scope ? { description: `${op.description ?? ''}${scope}`.trim() } : {}),
     security,
+    ...(op.verdict ? { 'x-wirestream-verdict': true } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(op.body
       ? {

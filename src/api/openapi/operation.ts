@@ -44,6 +44,12 @@ export interface Operation {
   problems: FailureCode[];
   /** A WebSocket upgrade: `101` plus the frames in the description. */
   websocket?: boolean;
+  /**
+   * The body is data to judge, not a command (a validator): a well-formed
+   * request whose content is wrong gets a 2xx verdict, not a 4xx. Published as
+   * `x-wirestream-verdict: true`; it stores nothing (the fuzzer holds it to that).
+   */
+  verdict?: boolean;
 }
 
 export const StreamIdParam = StreamId.meta({

@@ -478,6 +478,7 @@ export const WORKSPACE_OPERATIONS: Operation[] = [
     path: '/v1/heimdall/validate',
     operationId: 'validateMessage',
     summary: 'Validate a typed message: {"valid":…,"errors":[…]} (heimdall-validate)',
+    verdict: true,
     body: { schema: z.looseObject({}), required: true },
     answers: {
       200: {

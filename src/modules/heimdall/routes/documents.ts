@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
+import { intQuery, parseQuery } from '../../../api/query';
 import { fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { Haid, surfacesStream, workspaceStream } from '../identity';
@@ -31,13 +32,7 @@ export const ConflictBody = z.strictObject({
   haid: Haid.optional(),
 });
 export const LogQuery = {
-  n: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .optional()
-    .meta({ description: 'Last N lines (default 50)' }),
+  n: intQuery(1, 1000, 50).meta({ description: 'Last N lines (default 50)' }),
 };
 
 const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
@@ -142,9 +137,9 @@ async function tail(
 documentRoutes.get('/workspaces/:ws/log', async (c) => {
   const t = ws(c);
   if ('res' in t) return t.res;
-  const n = LogQuery.n.safeParse(c.req.query('n'));
-  if (!n.success) return problem(c, fail('invalid-query', 'n must be an integer from 1 to 1000'));
-  const count = n.data ?? 50;
+  const parsed = parseQuery(c, LogQuery);
+  if (!parsed.ok) return problem(c, parsed);
+  const count = parsed.query.n;
   const wires = [
     ...(await tail(c, t.stream, count)),
     ...(await tail(c, surfacesStream(t.ws), count)),

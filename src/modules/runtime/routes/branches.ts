@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { requireStream } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
-import { parseQuery } from '../../../api/query';
+import { limitQuery, parseQuery } from '../../../api/query';
 import { fail } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { appendEnvelope, pathId, readEnvelope } from './append-envelope';
@@ -19,7 +19,7 @@ export const branches = new Hono<AppEnv>();
 /** `GET /v1/branches/{id}/memory` (memory_recall) */
 export const RecallQuery = {
   q: z.string().min(1, 'q must not be empty').max(200, 'q must be at most 200 characters'),
-  limit: z.coerce.number().int().min(1).max(50).default(10),
+  limit: limitQuery(50, 10),
 };
 
 branches.use('/branches/:branch_id/*', async (c, next) => {
