@@ -23,21 +23,13 @@ import { ACTOR_MESSAGES } from './catalogue';
  */
 
 const enc = encodeURIComponent;
-const RunIdArg = z
-  .string()
-  .min(1)
-  .meta({ description: 'The run (ULID-like, e.g. 01KHEYMKVMMD67SV6P4HWKSEFF)' });
-const MessageId = z
-  .string()
-  .optional()
-  .meta({ description: 'Idempotency key; a retry with it hears the stored verdict' });
+const RunIdArg = z.string().min(1);
+const MessageId = z.string().optional().meta({ description: 'Idempotency key' });
 
+/** `{type, run_id, message_id, revision}` + `outcome`, `proposal_id` (ack) or `reason` (reject), `replay` on a retry. */
 const Verdict = z.looseObject({
   type: z.enum(['WriterAck', 'WriterReject']),
-  run_id: z.string(),
-  message_id: z.string(),
   revision: z.number(),
-  replay: z.boolean().optional().meta({ description: 'A retry: the stored verdict' }),
 });
 
 /** Which argument a refusal of the run's routes is about; `body` names the message's own fields. */
@@ -81,7 +73,7 @@ export const WRITER_TOOLS = [
     input: z.object({
       run_id: RunIdArg,
       message: z.looseObject({ type: z.string() }).meta({
-        description: `{type, ...fields}; type: ${Object.keys(ACTOR_MESSAGES).join(', ')}. E.g. {"type":"WriterAppendNote","section":"findings","markdown":"…","proposal":true}`,
+        description: `{type, ...fields}, type one of ${Object.keys(ACTOR_MESSAGES).join(', ')}`,
       }),
       message_id: MessageId,
     }),
@@ -124,13 +116,7 @@ export const WRITER_TOOLS = [
       run_id: RunIdArg,
       revision: z.int().min(0).max(1_000_000_000).optional(),
     }),
-    output: z.looseObject({
-      run_id: z.string(),
-      revision: z.number(),
-      latest_revision: z.number(),
-      document: z.looseObject({}),
-      proposals: z.array(z.looseObject({})),
-    }),
+    output: z.looseObject({ revision: z.number(), document: z.looseObject({}) }),
     async handler(args, ctx) {
       const q = args.revision === undefined ? '' : `?revision=${args.revision}`;
       const res = await ctx.api('GET', `/v1/runs/${enc(args.run_id)}/document${q}`);
@@ -145,11 +131,7 @@ export const WRITER_TOOLS = [
     name: 'list_run_revisions',
     description: "A run's revisions: who and which message made each.",
     input: z.object({ run_id: RunIdArg }),
-    output: z.looseObject({
-      run_id: z.string(),
-      latest_revision: z.number(),
-      revisions: z.array(z.looseObject({ revision: z.number() })),
-    }),
+    output: z.looseObject({ revisions: z.array(z.looseObject({})) }),
     async handler(args, ctx) {
       const res = await ctx.api('GET', `/v1/runs/${enc(args.run_id)}/revisions`);
       if (res.ok) return toolResult(res.body);
