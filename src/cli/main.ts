@@ -17,7 +17,8 @@ const USAGE = `usage: wirestream <command> [options]
   verify <topic> [--mirror URL]
   token [--sub S --scopes a,b --roles r --expires-in SECONDS]
   mcp [--url URL] [--token T]   a stdio MCP server forwarding to URL/mcp
-  run <run_id> [--message JSON | --revision N]   (seed 002: message the writer, read the document)
+  run <run_id> --create JSON | --message JSON | --request KIND [--payload JSON]
+               | --revisions | [--revision N]   (seed 002: a run, its writer, its document)
 
   --json     one JSON object per line instead of human text
   --sender   sender of appended Wires (default: the token's subject)
@@ -148,6 +149,9 @@ function parse(argv: string[]) {
       token: { type: 'string' },
       message: { type: 'string' },
       revision: { type: 'string' },
+      create: { type: 'string' },
+      request: { type: 'string' },
+      revisions: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });

@@ -87,7 +87,10 @@ function expectAnswers(lines: Record<string, unknown>[]) {
   const call = (lines[2] as { result: { structuredContent: Record<string, unknown> } }).result;
   expect(call.structuredContent).toMatchObject({ haid: `${SUB}/cursor` });
   const tools = (lines[3] as { result: { tools: { name: string }[] } }).result.tools;
-  expect(tools.map((t) => t.name)).toContain('append_wire');
+  // Every module's tools, seed 002's run-document tools among them.
+  expect(tools.map((t) => t.name)).toEqual(
+    expect.arrayContaining(['append_wire', 'make_claim', 'message_actor', 'request_conductor']),
+  );
 }
 
 describe('npx wirestream mcp (stdio)', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   bodyOf,
-  CONDUCTOR,
   call,
   createRun,
   documentOf,
@@ -138,46 +137,6 @@ describe('the writer authority of a run', () => {
     const revs = await revisionsOf(run);
     expect(revs.revisions.map((r) => r.revision)).toEqual([0, 1]);
     expect(revs.revisions[1]).toMatchObject({ sender: WRITER, proposal_id: p1.body.message_id });
-  });
-
-  it('refuses every mutation from the conductor, over /v1/runs and over the stream append', async () => {
-    const run = await createRun();
-    const attempts = [
-      patch('findings', 'conductor text', false),
-      patch('findings', 'conductor text', true),
-      { type: 'WriterAppendNote', section: 'summary', markdown: 'note', proposal: false },
-      { type: 'WriterMarkSectionState', section: 'summary', state: 'final' },
-    ];
-    for (const attempt of attempts) {
-      const res = await message(run, CONDUCTOR, attempt);
-      expect(res.body.type).toBe('WriterReject');
-      expect(String(res.body.reason)).toContain('conductor holds no mutation capability');
-    }
-    const p = await message(run, WORKER, patch('findings', 'w', true));
-    const accept = await message(run, CONDUCTOR, {
-      type: 'WriterAcceptProposal',
-      proposal_id: p.body.message_id,
-    });
-    expect(accept.body.type).toBe('WriterReject');
-    const direct = await call('POST', `/streams/run:${run}/wires`, CONDUCTOR, {
-      wire: '1.1',
-      wire_id: msgId('direct'),
-      stream_id: `run:${run}`,
-      type: 'writer.apply_patch',
-      sender: CONDUCTOR,
-      ts: new Date().toISOString(),
-      payload: {
-        run_id: run,
-        section: 'findings',
-        ops: [{ op: 'replace', path: '/body', value: 'x' }],
-        proposal: false,
-      },
-    });
-    expect(direct.status).toBe(201);
-    expect(direct.body).toMatchObject({ verdict: 'WriterReject' });
-    const doc = await documentOf(run);
-    expect(doc.body.revision).toBe(0);
-    expect(bodyOf(doc.body, 'findings')).toBe('');
   });
 
   it('refuses a sender with no capability in the run before storing anything', async () => {

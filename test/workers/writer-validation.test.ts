@@ -1,13 +1,19 @@
 import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { authHeaders } from './helpers/auth';
-import { BASE, CONDUCTOR, call, createRun, msgId, runId, WORKER, WRITER } from './helpers/writer';
+import {
+  BASE,
+  CONDUCTOR,
+  call,
+  createRun,
+  lastSeq,
+  msgId,
+  runId,
+  WORKER,
+  WRITER,
+} from './helpers/writer';
 
 /** Bad input on every run route: a precise 4xx problem naming the field, and nothing stored. */
-
-async function lastSeq(run: string): Promise<number> {
-  return Number((await call('GET', `/runs/${run}/wires`, WRITER)).body.last_seq);
-}
 
 function expectProblem(
   res: { status: number; body: Record<string, unknown>; headers: Headers },

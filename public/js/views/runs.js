@@ -55,14 +55,21 @@ function Run({ runId, wanted }) {
   const [tick, setTick] = useState(0);
   const [verdict, setVerdict] = useState('');
   useEffect(() => {
+    // Reads overlap (a seek, a live tick): only the newest one may set the view,
+    // or a slow read of the old revision lands last and undoes the seek.
+    let newest = true;
     const q = wanted === null ? '' : `?revision=${wanted}`;
     client.http
       .request('GET', `/v1/runs/${runId}/document${q}`)
       .then((res) => {
+        if (!newest) return;
         setDoc(res.body);
         setError('');
       })
-      .catch((e) => setError(e?.message ?? String(e)));
+      .catch((e) => newest && setError(e?.message ?? String(e)));
+    return () => {
+      newest = false;
+    };
   }, [runId, wanted, tick]);
   // Canon moves when the mailbox or the control plane does: follow the control plane live.
   useEffect(() => {

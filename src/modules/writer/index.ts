@@ -5,6 +5,7 @@ import type { Reducer } from '../../projection/reducer';
 import type { BaseRow } from '../../projection/types';
 import { WRITER_DERIVED_IDS, WRITER_TYPES } from './catalogue';
 import { WRITER_KINDS } from './kinds';
+import { WRITER_TOOLS } from './mcp';
 import { WRITER_OPERATIONS } from './openapi';
 import { WRITER_PROBLEMS } from './problems';
 import { writerRuns } from './read-models/writer-runs';
@@ -22,7 +23,9 @@ routes.route('/', follow);
  * Durable Object) through which every canon change passes, typed actor
  * messages answered by `WriterAck` / `WriterReject`, proposals apart from
  * canon, gap-free revisions, a mailbox for the writer and a trace plane
- * apart from control; the `writer_runs` read model; `/v1/runs`.
+ * apart from control; the `writer_runs` read model; `/v1/runs`; the MCP
+ * tools `message_actor`, `request_conductor`, `read_run_document`,
+ * `list_run_revisions`.
  */
 export const writer: ProtocolModule = {
   name: 'writer',
@@ -34,4 +37,5 @@ export const writer: ProtocolModule = {
   initialStatus: { run: 'open', 'run-mailbox': 'open', 'run-trace': 'open' },
   routes,
   operations: WRITER_OPERATIONS,
+  mcpTools: WRITER_TOOLS,
 };

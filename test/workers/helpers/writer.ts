@@ -76,6 +76,21 @@ export const patch = (section: string, body: string, proposal: boolean) => ({
   proposal,
 });
 
+/** Every kind of document change there is: what the conductor tries and must be refused. */
+export function mutations(proposalId: string): Record<string, unknown>[] {
+  return [
+    patch('findings', 'conductor text', false),
+    patch('findings', 'conductor text', true),
+    { type: 'WriterAppendNote', section: 'summary', markdown: 'note', proposal: false },
+    { type: 'WriterAppendNote', section: 'summary', markdown: 'note', proposal: true },
+    { type: 'WriterMarkSectionState', section: 'summary', state: 'final' },
+    { type: 'WriterAcceptProposal', proposal_id: proposalId },
+    { type: 'WriterDeclineProposal', proposal_id: proposalId },
+  ];
+}
+
+export const CONDUCTOR_REFUSED = 'conductor holds no mutation capability';
+
 export async function documentOf(run: string, revision?: number) {
   const q = revision === undefined ? '' : `?revision=${revision}`;
   return call('GET', `/runs/${run}/document${q}`, WRITER);
@@ -94,6 +109,11 @@ export async function revisionsOf(run: string) {
   };
 }
 
+/** The last seq of a run's control stream: what a refused message must leave as it was. */
+export async function lastSeq(run: string): Promise<number> {
+  return Number((await call('GET', `/runs/${run}/wires`, WRITER)).body.last_seq);
+}
+
 export function bodyOf(doc: Record<string, unknown>, section: string): string {
   const d = doc.document as { sections: Record<string, { body: string }> };
   return d.sections[section]?.body ?? '';
@@ -110,10 +130,13 @@ export interface FollowedWire {
 /** A live follower of a run's plane (`mailbox`, `trace`, `wires`) over the WebSocket route. */
 export class PlaneFollower {
   readonly wires: FollowedWire[] = [];
+  /** Every other frame the socket sent (`error`, `pong`, …). */
+  readonly frames: { kind: string; detail?: string }[] = [];
   #waiters: (() => void)[] = [];
   private constructor(readonly ws: WebSocket) {
     ws.addEventListener('message', (event) => {
       const frame = JSON.parse(String(event.data)) as { kind: string; wires?: FollowedWire[] };
+      if (frame.kind !== 'wires') this.frames.push(frame);
       if (frame.kind === 'wires' && frame.wires) {
         this.wires.push(...frame.wires);
         const last = frame.wires.at(-1);
