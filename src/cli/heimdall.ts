@@ -1,8 +1,9 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { WirestreamClient, WirestreamError } from '../client';
+import { type WirestreamClient, WirestreamError } from '../client';
 import { WorkspaceClient } from '../client/workspace';
 import { emit, type Output } from './format';
+import { subMain } from './sub-main';
 import { UsageError } from './usage';
 
 /**
@@ -389,33 +390,6 @@ async function claims(
 }
 
 /** `wirestream <workspace command> …`: its own options, client and exit codes (2: usage). */
-export async function heimdallMain(argv: string[]): Promise<number> {
-  const output: Output = {
-    json: argv.includes('--json'),
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  };
-  const token = process.env.WIRESTREAM_TOKEN || undefined;
-  const client = new WirestreamClient({
-    baseUrl: process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787',
-    ...(token ? { token } : {}),
-  });
-  try {
-    return await heimdall(client, argv, output);
-  } catch (error) {
-    if (
-      error instanceof UsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
-      output.err(`error: ${(error as Error).message}\n\n${HEIMDALL_USAGE}`);
-      return 2;
-    }
-    if (error instanceof WirestreamError) {
-      output.err(`error: ${error.message}`);
-      if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
-      return 1;
-    }
-    output.err(`error: ${(error as Error).message}`);
-    return 1;
-  }
+export function heimdallMain(argv: string[]): Promise<number> {
+  return subMain(argv, HEIMDALL_USAGE, (client, output) => heimdall(client, argv, output));
 }

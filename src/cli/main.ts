@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
+import { type WebSocketConstructor, WirestreamClient } from '../client';
 import { append, tail } from './commands';
+import { EVENTS_COMMANDS, EVENTS_USAGE, eventsMain } from './events';
 import type { Output } from './format';
 import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
 import { jwtClaims } from './jwt-claims';
+import { reportError } from './sub-main';
 import { token } from './token';
 import { UsageError } from './usage';
 import { verify } from './verify';
@@ -25,11 +27,14 @@ const USAGE = `usage: wirestream <command> [options]
 environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
              WIRESTREAM_MIRROR_URL (verify; default http://127.0.0.1:5551)
 
-${HEIMDALL_USAGE}`;
+${HEIMDALL_USAGE}
+
+${EVENTS_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   if (HEIMDALL_COMMANDS.has(argv[0] ?? '')) return heimdallMain(argv);
+  if (EVENTS_COMMANDS.has(argv[0] ?? '')) return eventsMain(argv);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -101,13 +106,7 @@ export async function main(argv: string[]): Promise<number> {
       output.err(`error: ${error.message} (wirestream --help)`);
       return 2;
     }
-    if (error instanceof WirestreamError) {
-      output.err(`error: ${error.message}`);
-      if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
-      return 1;
-    }
-    output.err(`error: ${(error as Error).message}`);
-    return 1;
+    return reportError(error, output, USAGE);
   }
 }
 
