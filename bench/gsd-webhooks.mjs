@@ -50,7 +50,7 @@ const coordinator = await benchHeaders('coordinator:gsd-bench');
 const run = Date.now().toString(36);
 
 async function call(method, url, headers, body) {
-  const res = await fetch(`${rt.origin}${url}`, {
+  const res = await fetch(new URL(url, rt.origin), {
     method,
     headers: { ...headers, 'Content-Type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -71,7 +71,7 @@ async function project(mode) {
   return id;
 }
 
-const projects = { healthy: await project('ok'), hanging: await project('hang') };
+const projects = {};
 const samples = { healthy: [], hanging: [] };
 let task = 0;
 async function post(which, record) {
@@ -89,6 +89,8 @@ async function post(which, record) {
 }
 
 try {
+  projects.healthy = await project('ok');
+  projects.hanging = await project('hang');
   for (let i = 0; i < WARMUP; i++) {
     await post('healthy', false);
     await post('hanging', false);

@@ -1,10 +1,9 @@
 import { text } from 'node:stream/consumers';
-import { parseArgs } from 'node:util';
 import { type GsdEvent, ProjectClient } from '../client';
 import { emit, type Output } from './format';
 import { hook } from './hook';
 import { subMain } from './sub-main';
-import { intFlag, jsonArg, UsageError } from './usage';
+import { intFlag, jsonArg, parseLine, UsageError, valueFlags } from './usage';
 
 /**
  * Seed 004's bash loops as commands, over a project's events
@@ -23,24 +22,21 @@ export const EVENTS_USAGE = `GSD project commands (--project P or WIRESTREAM_PRO
   hook [--plan P] [--timeout-ms N]   Claude Code PostToolUse hook: hook JSON on stdin`;
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      project: { type: 'string' },
-      type: { type: 'string' },
-      plan: { type: 'string' },
-      task: { type: 'string' },
-      agent: { type: 'string' },
-      data: { type: 'string' },
-      'plan-prefix': { type: 'string' },
-      after: { type: 'string' },
-      follow: { type: 'boolean', short: 'f' },
-      count: { type: 'string' },
-      timeout: { type: 'string' },
-      'timeout-ms': { type: 'string' },
-    },
+  return parseLine(argv, {
+    follow: { type: 'boolean', short: 'f' },
+    ...valueFlags(
+      'project',
+      'type',
+      'plan',
+      'task',
+      'agent',
+      'data',
+      'plan-prefix',
+      'after',
+      'count',
+      'timeout',
+      'timeout-ms',
+    ),
   });
 }
 

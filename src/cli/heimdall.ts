@@ -1,10 +1,9 @@
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { type WirestreamClient, WirestreamError } from '../client';
 import { WorkspaceClient } from '../client/workspace';
 import { emit, type Output } from './format';
 import { subMain } from './sub-main';
-import { UsageError } from './usage';
+import { parseLine, UsageError, valueFlags } from './usage';
 
 /**
  * Seed 001's bins as `wirestream` commands, over a hosted workspace
@@ -46,34 +45,31 @@ export const HEIMDALL_USAGE = `workspace commands (--workspace W or WIRESTREAM_W
   demo                              the seed's measured demo (one wave, v1 vs v2)`;
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      workspace: { type: 'string' },
-      force: { type: 'boolean' },
-      what: { type: 'string' },
-      where: { type: 'string' },
-      decision: { type: 'string' },
-      gotcha: { type: 'string' },
-      depends: { type: 'string' },
-      task: { type: 'string' },
-      spec: { type: 'string' },
-      symbols: { type: 'string' },
-      capsules: { type: 'string' },
-      invariants: { type: 'string' },
-      role: { type: 'string' },
-      kind: { type: 'string' },
-      tokens: { type: 'string' },
-      'msg-id': { type: 'string' },
-      surfaces: { type: 'string' },
-      ttl: { type: 'string' },
-      mode: { type: 'string' },
-      haid: { type: 'string' },
-      'on-receipt': { type: 'boolean' },
-      sender: { type: 'string' },
-    },
+  return parseLine(argv, {
+    force: { type: 'boolean' },
+    'on-receipt': { type: 'boolean' },
+    ...valueFlags(
+      'workspace',
+      'what',
+      'where',
+      'decision',
+      'gotcha',
+      'depends',
+      'task',
+      'spec',
+      'symbols',
+      'capsules',
+      'invariants',
+      'role',
+      'kind',
+      'tokens',
+      'msg-id',
+      'surfaces',
+      'ttl',
+      'mode',
+      'haid',
+      'sender',
+    ),
   });
 }
 

@@ -8,7 +8,7 @@ import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
 import { jwtClaims } from './jwt-claims';
 import { reportError } from './sub-main';
 import { token } from './token';
-import { UsageError } from './usage';
+import { UsageError, valueFlags } from './usage';
 import { verify } from './verify';
 
 const USAGE = `usage: wirestream <command> [options]
@@ -129,25 +129,27 @@ function parse(argv: string[]) {
     options: {
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
-      after: { type: 'string' },
-      type: { type: 'string' },
-      payload: { type: 'string' },
-      sender: { type: 'string' },
-      count: { type: 'string' },
-      role: { type: 'string' },
-      attempt: { type: 'string' },
-      lease: { type: 'string' },
-      mirror: { type: 'string' },
-      sub: { type: 'string' },
-      scopes: { type: 'string' },
-      roles: { type: 'string' },
-      streams: { type: 'string' },
-      'expires-in': { type: 'string' },
-      url: { type: 'string' },
-      token: { type: 'string' },
-      message: { type: 'string' },
-      revision: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      ...valueFlags(
+        'after',
+        'type',
+        'payload',
+        'sender',
+        'count',
+        'role',
+        'attempt',
+        'lease',
+        'mirror',
+        'sub',
+        'scopes',
+        'roles',
+        'streams',
+        'expires-in',
+        'url',
+        'token',
+        'message',
+        'revision',
+      ),
     },
   });
 }

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectClient, WirestreamClient } from '../../src/client';
-import { launchChromium, type TestBrowser } from '../support/chromium';
+import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
 /** Seed 004's GSD view in Chromium, against `wrangler dev`: live feed, plans, claims, decisions, checkpoints. */
@@ -26,11 +26,7 @@ beforeAll(async () => {
     PROJECT,
   );
   browser = await launchChromium();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  page = await watchedPage(browser, problems);
 }, 120_000);
 
 afterAll(async () => {

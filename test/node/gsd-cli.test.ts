@@ -37,6 +37,10 @@ function env(sub: string, url = server.url): NodeJS.ProcessEnv {
 const cli = (sub: string, args: string[], input?: string): Promise<ScriptRun> =>
   runScript(BIN, args, env(sub), input);
 
+/** `events emit --project <project> …flags` as `sub`. */
+const emitAs = (sub: string, project: string, ...flags: string[]) =>
+  cli(sub, ['events', 'emit', '--project', project, ...flags]);
+
 const lines = (run: ScriptRun) =>
   run.stdout
     .trim()
@@ -47,10 +51,8 @@ const lines = (run: ScriptRun) =>
 describe('wirestream events emit|tail|wait', () => {
   it('emits from flags and from JSON on stdin; tail shows them in the seed vocabulary', async () => {
     const project = `${PROJECT}-emit`;
-    const flags = await cli('agent:exec-1', [
-      'events',
-      'emit',
-      '--project',
+    const flags = await emitAs(
+      'agent:exec-1',
       project,
       '--type',
       'task:started',
@@ -61,7 +63,7 @@ describe('wirestream events emit|tail|wait', () => {
       '--data',
       '{"taskName":"Create User model"}',
       '--json',
-    ]);
+    );
     expect(flags.stderr).toBe('');
     expect(flags.code).toBe(0);
     expect(lines(flags)[0]).toMatchObject({ lastEventId: 1 });
@@ -120,20 +122,16 @@ describe('wirestream events emit|tail|wait', () => {
   it("runs the seed's orchestrator: wait returns when all 3 executors completed", async () => {
     const project = `${PROJECT}-orch`;
     const args = (...more: string[]) => ['events', ...more, '--project', project];
-    const waiting = startScript(
-      BIN,
-      [
-        ...args('wait'),
-        '--type',
-        'task:completed',
-        '--plan-prefix',
-        '01-',
-        '--count',
-        '3',
-        '--json',
-      ],
-      env('coordinator:orch'),
-    );
+    const phase01 = (count: string) => [
+      ...args('wait'),
+      '--type',
+      'task:completed',
+      '--plan-prefix',
+      '01-',
+      '--count',
+      count,
+    ];
+    const waiting = startScript(BIN, [...phase01('3'), '--json'], env('coordinator:orch'));
     // Another phase's completion does not count.
     const other = await cli('agent:exec-1', [
       ...args('emit'),
@@ -157,17 +155,7 @@ describe('wirestream events emit|tail|wait', () => {
     expect(answer.events.every((e) => e.type === 'task:completed')).toBe(true);
 
     // A wait that cannot be met ends at its timeout with what matched, exit 3.
-    const short = await cli('coordinator:orch', [
-      ...args('wait'),
-      '--type',
-      'task:completed',
-      '--plan-prefix',
-      '01-',
-      '--count',
-      '4',
-      '--timeout',
-      '1',
-    ]);
+    const short = await cli('coordinator:orch', [...phase01('4'), '--timeout', '1']);
     expect(short.code).toBe(3);
     expect(short.stdout).toContain('3/4 task:completed (timed out)');
   });
@@ -180,10 +168,8 @@ describe('wirestream events emit|tail|wait', () => {
       env('agent:exec-2'),
     );
     try {
-      const started = await cli('agent:exec-2', [
-        'events',
-        'emit',
-        '--project',
+      const started = await emitAs(
+        'agent:exec-2',
         project,
         '--type',
         'task:started',
@@ -191,12 +177,10 @@ describe('wirestream events emit|tail|wait', () => {
         '01-02',
         '--task',
         '1',
-      ]);
+      );
       expect(started.code, started.stderr).toBe(0);
-      const failed = await cli('agent:exec-2', [
-        'events',
-        'emit',
-        '--project',
+      const failed = await emitAs(
+        'agent:exec-2',
         project,
         '--type',
         'task:failed',
@@ -206,7 +190,7 @@ describe('wirestream events emit|tail|wait', () => {
         '1',
         '--data',
         '{"error":"Test verification failed"}',
-      ]);
+      );
       expect(failed.code).toBe(0);
       const seen = await new Promise<string>((resolve) => {
         const check = () => {
