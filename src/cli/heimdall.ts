@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
-import { WirestreamClient, WirestreamError } from '../client';
+import { type WirestreamClient, WirestreamError } from '../client';
 import { WorkspaceClient } from '../client/workspace';
 import { emit, type Output } from './format';
-import { UsageError } from './usage';
+import { subMain } from './sub-main';
+import { parseLine, UsageError, valueFlags } from './usage';
 
 /**
  * Seed 001's bins as `wirestream` commands, over a hosted workspace
@@ -45,34 +45,31 @@ export const HEIMDALL_USAGE = `workspace commands (--workspace W or WIRESTREAM_W
   demo                              the seed's measured demo (one wave, v1 vs v2)`;
 
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      workspace: { type: 'string' },
-      force: { type: 'boolean' },
-      what: { type: 'string' },
-      where: { type: 'string' },
-      decision: { type: 'string' },
-      gotcha: { type: 'string' },
-      depends: { type: 'string' },
-      task: { type: 'string' },
-      spec: { type: 'string' },
-      symbols: { type: 'string' },
-      capsules: { type: 'string' },
-      invariants: { type: 'string' },
-      role: { type: 'string' },
-      kind: { type: 'string' },
-      tokens: { type: 'string' },
-      'msg-id': { type: 'string' },
-      surfaces: { type: 'string' },
-      ttl: { type: 'string' },
-      mode: { type: 'string' },
-      haid: { type: 'string' },
-      'on-receipt': { type: 'boolean' },
-      sender: { type: 'string' },
-    },
+  return parseLine(argv, {
+    force: { type: 'boolean' },
+    'on-receipt': { type: 'boolean' },
+    ...valueFlags(
+      'workspace',
+      'what',
+      'where',
+      'decision',
+      'gotcha',
+      'depends',
+      'task',
+      'spec',
+      'symbols',
+      'capsules',
+      'invariants',
+      'role',
+      'kind',
+      'tokens',
+      'msg-id',
+      'surfaces',
+      'ttl',
+      'mode',
+      'haid',
+      'sender',
+    ),
   });
 }
 
@@ -389,33 +386,6 @@ async function claims(
 }
 
 /** `wirestream <workspace command> …`: its own options, client and exit codes (2: usage). */
-export async function heimdallMain(argv: string[]): Promise<number> {
-  const output: Output = {
-    json: argv.includes('--json'),
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  };
-  const token = process.env.WIRESTREAM_TOKEN || undefined;
-  const client = new WirestreamClient({
-    baseUrl: process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787',
-    ...(token ? { token } : {}),
-  });
-  try {
-    return await heimdall(client, argv, output);
-  } catch (error) {
-    if (
-      error instanceof UsageError ||
-      (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
-    ) {
-      output.err(`error: ${(error as Error).message}\n\n${HEIMDALL_USAGE}`);
-      return 2;
-    }
-    if (error instanceof WirestreamError) {
-      output.err(`error: ${error.message}`);
-      if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
-      return 1;
-    }
-    output.err(`error: ${(error as Error).message}`);
-    return 1;
-  }
+export function heimdallMain(argv: string[]): Promise<number> {
+  return subMain(argv, HEIMDALL_USAGE, (client, output) => heimdall(client, argv, output));
 }

@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
+import { type WebSocketConstructor, WirestreamClient } from '../client';
 import { append, tail } from './commands';
+import { EVENTS_COMMANDS, EVENTS_USAGE, eventsMain } from './events';
 import type { Output } from './format';
 import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
 import { jwtClaims } from './jwt-claims';
+import { reportError } from './sub-main';
 import { token } from './token';
-import { UsageError } from './usage';
+import { UsageError, valueFlags } from './usage';
 import { verify } from './verify';
 
 const USAGE = `usage: wirestream <command> [options]
@@ -26,11 +28,14 @@ const USAGE = `usage: wirestream <command> [options]
 environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
              WIRESTREAM_MIRROR_URL (verify; default http://127.0.0.1:5551)
 
-${HEIMDALL_USAGE}`;
+${HEIMDALL_USAGE}
+
+${EVENTS_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   if (HEIMDALL_COMMANDS.has(argv[0] ?? '')) return heimdallMain(argv);
+  if (EVENTS_COMMANDS.has(argv[0] ?? '')) return eventsMain(argv);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);
@@ -102,13 +107,7 @@ export async function main(argv: string[]): Promise<number> {
       output.err(`error: ${error.message} (wirestream --help)`);
       return 2;
     }
-    if (error instanceof WirestreamError) {
-      output.err(`error: ${error.message}`);
-      if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
-      return 1;
-    }
-    output.err(`error: ${(error as Error).message}`);
-    return 1;
+    return reportError(error, output, USAGE);
   }
 }
 
@@ -131,28 +130,30 @@ function parse(argv: string[]) {
     options: {
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
-      after: { type: 'string' },
-      type: { type: 'string' },
-      payload: { type: 'string' },
-      sender: { type: 'string' },
-      count: { type: 'string' },
-      role: { type: 'string' },
-      attempt: { type: 'string' },
-      lease: { type: 'string' },
-      mirror: { type: 'string' },
-      sub: { type: 'string' },
-      scopes: { type: 'string' },
-      roles: { type: 'string' },
-      streams: { type: 'string' },
-      'expires-in': { type: 'string' },
-      url: { type: 'string' },
-      token: { type: 'string' },
-      message: { type: 'string' },
-      revision: { type: 'string' },
-      create: { type: 'string' },
-      request: { type: 'string' },
-      revisions: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      ...valueFlags(
+        'after',
+        'type',
+        'payload',
+        'sender',
+        'count',
+        'role',
+        'attempt',
+        'lease',
+        'mirror',
+        'sub',
+        'scopes',
+        'roles',
+        'streams',
+        'expires-in',
+        'url',
+        'token',
+        'message',
+        'revision',
+        'create',
+        'request',
+      ),
+      revisions: { type: 'boolean' },
     },
   });
 }

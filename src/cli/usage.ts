@@ -1,3 +1,4 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 /** A mistake in how the CLI was called: reported without a stack, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -25,4 +26,25 @@ export function jsonArg(what: string, text: string): unknown {
   } catch (error) {
     throw new UsageError(`${what} is not JSON: ${(error as Error).message}`);
   }
+}
+
+/** `parseArgs` options for flags that take a value (`--name value`), one entry per name. */
+export function valueFlags<const N extends string>(
+  ...names: N[]
+): { [K in N]: { type: 'string' } } {
+  return Object.fromEntries(names.map((n) => [n, { type: 'string' }])) as {
+    [K in N]: { type: 'string' };
+  };
+}
+
+/** A command line: positionals, `--json`, and `options` (throws on an unknown option). */
+export function parseLine<const O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, ...options } as { json: { type: 'boolean' } } & O,
+  });
 }

@@ -20,6 +20,13 @@ export {
 export { WirestreamError } from './errors';
 export { type ClaimOptions, claimTask, TaskLease } from './lease';
 export {
+  type Emitted,
+  type EventsFilter,
+  type EventsView,
+  type GsdEvent,
+  ProjectClient,
+} from './projects';
+export {
   latestSequence,
   type MirrorMessage,
   mirrorMessages,

@@ -2,7 +2,15 @@ import type { Env } from '../env';
 import type { Draft, Failure, Wire } from '../protocol';
 import type { WireLog } from '../stream/wire-log';
 import { streamDelivery } from './deliveries/stream';
-import type { AppendResult, Effect, Hold, ReceiptFields, StreamKind, WebhookEffect } from './kind';
+import type {
+  AppendResult,
+  Effect,
+  Hold,
+  PortEffect,
+  ReceiptFields,
+  StreamKind,
+  WebhookEffect,
+} from './kind';
 import type { Outbox, Parcel } from './outbox';
 import type { Registry } from './registry';
 import { firstRow, rowShape, type Sql, schemaGate } from './sql';
@@ -178,6 +186,7 @@ export class KindRunner {
     this.#save();
     for (const effect of kind.decider.react?.(before, this.#state, wire) ?? []) {
       if (effect.via === 'http') this.deps.sendWebhook(effect, now);
+      else if (effect.via === 'port') this.#sendToPort(effect, wire, now);
       else this.#send(effect, now);
     }
     return kind.hooks?.receipt?.(this.#state, wire, false) ?? null;
@@ -205,6 +214,17 @@ export class KindRunner {
     this.#fresh.push(
       this.#outbox.add(effect.tag === undefined ? posting : { ...posting, tag: effect.tag }, now),
     );
+  }
+
+  /** Resolves a port effect through the registry into the Wire it sends. */
+  #sendToPort(effect: PortEffect, wire: Wire, now: number): void {
+    const port = this.deps.registry.port(effect.port);
+    const resolved = port?.(effect.input, wire) ?? null;
+    if (resolved) this.#send(resolved, now);
+    else
+      console.warn(
+        `kernel: port "${effect.port}" ${port ? 'refused the input' : 'is offered by no module'} of ${wire.wire_id}`,
+      );
   }
 
   /** The alarm: time-driven Wires from the kind's `tick` (the outbox delivers the effects). */

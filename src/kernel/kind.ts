@@ -49,6 +49,21 @@ export interface WebhookEffect {
 }
 
 /**
+ * An effect addressed to a named port another module offers (`ports` in
+ * `module.ts`), not to a stream: the kernel asks the registry for the port
+ * when the effect is recorded, and records the Wire the port answers as an
+ * ordinary stream effect (same outbox, same byte-identical redelivery). So a
+ * module feeds another module's log knowing only the port's name and input,
+ * never its stream ids, types or code. A port nobody offers is logged and
+ * dropped: the causing Wire is already stored.
+ */
+export interface PortEffect {
+  via: 'port';
+  port: string;
+  input: Record<string, unknown>;
+}
+
+/**
  * Something a kind secured on another object before deciding (phase one of a
  * cross-object step, e.g. units reserved on another stream). Opaque to the
  * kernel: it only hands it back to the kind's `decide` and `cancel`.
@@ -74,8 +89,8 @@ export interface Decider<S, C> {
    */
   decide(command: Wire, state: S, ctx: DecideContext<C>): readonly Draft[] | Failure;
   evolve(state: S, wire: Wire, cfg: C): S;
-  /** Effects caused by `wire` (given the states around it): Wires for other streams, webhooks. */
-  react?(before: S, after: S, wire: Wire): (Effect | WebhookEffect)[];
+  /** Effects caused by `wire` (given the states around it): Wires for other streams, ports, webhooks. */
+  react?(before: S, after: S, wire: Wire): (Effect | WebhookEffect | PortEffect)[];
   /** The passage of time: system Wires to append now. */
   tick?(state: S, now: number, streamId: string, cfg: C): Draft[];
   /** Earliest time `tick` has something to do. */

@@ -5,7 +5,8 @@ import type { Operation } from '../api/openapi/operation';
 import type { Env } from '../env';
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
-import type { StreamKind } from './kind';
+import type { Wire } from '../protocol';
+import type { Effect, StreamKind } from './kind';
 import type { McpTool } from './mcp-tool';
 
 /**
@@ -30,6 +31,14 @@ export interface StreamSummary {
   counts: Record<string, number>;
   [member: string]: unknown;
 }
+
+/**
+ * An entry point a module offers other modules (reached with a `PortEffect`):
+ * given the input and the Wire that caused it, the Wire to append to one of
+ * the offering module's streams, or null when the input does not fit (then
+ * nothing is sent). Pure and deterministic: a recorded effect is replayed as is.
+ */
+export type Port = (input: Record<string, unknown>, cause: Wire) => Effect | null;
 
 /** A problem+json type a module's Failures may carry. */
 export interface ProblemSpec {
@@ -59,6 +68,8 @@ export interface ProtocolModule {
   routes?: Hono<AppEnv>;
   /** How the OpenAPI document describes those routes (the contract test calls each). */
   operations?: readonly Operation[];
+  /** Named entry points other modules reach through the kernel (`PortEffect`). */
+  ports?: Readonly<Record<string, Port>>;
   /** Tools offered to agents over MCP (`/mcp`, `wirestream mcp`); see `mcp-tool.ts`. */
   mcpTools?: readonly McpTool[];
   /** The initial `stream_state` status of a stream of one of its kinds. */

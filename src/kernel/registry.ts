@@ -2,7 +2,7 @@ import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
 import type { McpTool } from './mcp-tool';
-import type { ProblemSpec, ProtocolModule, TypeSpec } from './module';
+import type { Port, ProblemSpec, ProtocolModule, TypeSpec } from './module';
 
 /**
  * Every module's contributions, merged and indexed: the kernel, the
@@ -24,6 +24,8 @@ export interface Registry {
   initialStatus(kind: string): string | null;
   /** Every module's MCP tools, by name. */
   mcpTools: readonly McpTool[];
+  /** The port a module offers under `name`, or null. */
+  port(name: string): Port | null;
 }
 
 function declareOnce<T>(into: Map<string, T>, key: string, value: T, what: string, by: string) {
@@ -40,6 +42,7 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
   const models = new Map<string, Reducer<BaseRow>>();
   const statuses = new Map<string, string>();
   const tools = new Map<string, McpTool>();
+  const ports = new Map<string, Port>();
   for (const m of modules) {
     for (const kind of m.kinds) declareOnce(kinds, kind.name, kind, 'stream kind', m.name);
     for (const [type, spec] of Object.entries(m.types))
@@ -54,6 +57,8 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
     for (const [kind, status] of Object.entries(m.initialStatus ?? {}))
       declareOnce(statuses, kind, status, 'initial status of kind', m.name);
     for (const tool of m.mcpTools ?? []) declareOnce(tools, tool.name, tool, 'MCP tool', m.name);
+    for (const [name, port] of Object.entries(m.ports ?? {}))
+      declareOnce(ports, name, port, 'port', m.name);
   }
   const prefixList = [...prefixes];
   return {
@@ -74,5 +79,6 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
     readModels: [...models.values()],
     initialStatus: (kind) => statuses.get(kind) ?? null,
     mcpTools: [...tools.values()],
+    port: (name) => ports.get(name) ?? null,
   };
 }

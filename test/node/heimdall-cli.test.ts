@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
@@ -32,21 +31,8 @@ function env(): NodeJS.ProcessEnv {
 
 const run = (...args: string[]): Promise<ScriptRun> => runScript(BIN, args, env());
 
-function withStdin(args: string[], input: string): Promise<ScriptRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const withStdin = (args: string[], input: string): Promise<ScriptRun> =>
+  runScript(BIN, args, env(), input);
 
 describe('npx wirestream workspace commands', () => {
   it('resolve, capsule, blackboard and claims mirror the seed bins', async () => {

@@ -2,8 +2,9 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { eventOf } from '../../src/modules/gsd/event';
 import { gsdDecider } from '../../src/modules/gsd/kinds/gsd-decider';
+import { workspaceDecider } from '../../src/modules/heimdall/workspace/decider';
 import type { Wire } from '../../src/protocol';
-import { mirrorMessages, untilAnchored } from './helpers/anchoring';
+import { mirrorMessages, standinUrl, untilAnchored } from './helpers/anchoring';
 import { uid } from './helpers/coordination';
 import { as, emit, type Json, SEED_EVENTS, view } from './helpers/gsd';
 
@@ -51,5 +52,22 @@ describe('rebuilding a GSD project from HCS', () => {
     expect(rebuilt.plans['01-03']?.satisfied.User?.artifact).toBe('src/models/user.ts');
     expect(rebuilt.decisions).toHaveLength(1);
     expect(Object.keys(rebuilt.claims)).toEqual(['src/api/users.ts']);
+
+    // The workspace decision log the decision reached is anchored too (on the default
+    // topic): its HCS copy, folded by the workspace decider, is the log REST serves.
+    const [entry] = await untilAnchored(`workspace:${project}`, ['default']);
+    expect(entry?.anchor.status).toBe('anchored');
+    const res2 = await fetch(
+      `${standinUrl()}/api/v1/topics/${entry?.anchor.hcs_topic_id}/messages?sequencenumber=${entry?.anchor.hcs_sequence_number}`,
+    );
+    const [message] = ((await res2.json()) as { messages: { message: string }[] }).messages;
+    const decisionWire = JSON.parse(atob(String(message?.message))) as Wire;
+    const decisionEvent = fromHcs.find((w) => w.type === 'gsd.decision.made');
+    expect(decisionWire.causation_id).toBe(decisionEvent?.wire_id);
+    const log = workspaceDecider.evolve(workspaceDecider.initialState(), decisionWire, null);
+    const served = await SELF.fetch(`https://ws.test/v1/workspaces/${project}/decisions`, {
+      headers: await as('agent:viewer'),
+    });
+    expect(((await served.json()) as { decisions: unknown[] }).decisions).toEqual(log.decisions);
   });
 });

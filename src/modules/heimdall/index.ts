@@ -15,6 +15,7 @@ import { messageRoutes } from './routes/messages';
 import { planningRoutes } from './routes/planning';
 import { workspaceRoutes } from './routes/workspace';
 import { surfacesKind } from './surfaces/kind';
+import { DECISION_LOG_PORT, DECISION_PORT_ID, decisionLogPort } from './workspace/decision-port';
 import { workspaceKind } from './workspace/kind';
 
 const routes = new Hono<AppEnv>();
@@ -34,11 +35,12 @@ export const heimdall: ProtocolModule = {
   name: 'heimdall',
   kinds: [surfacesKind, workspaceKind],
   types: HEIMDALL_TYPES,
-  derivedIds: HEIMDALL_DERIVED_IDS,
+  derivedIds: [...HEIMDALL_DERIVED_IDS, DECISION_PORT_ID],
   problems: HEIMDALL_PROBLEMS,
   readModels: [heimdallState as unknown as Reducer<BaseRow>],
   initialStatus: { surfaces: 'active', workspace: 'active' },
   routes,
   operations: HEIMDALL_OPERATIONS,
   mcpTools: HEIMDALL_TOOLS,
+  ports: { [DECISION_LOG_PORT]: decisionLogPort },
 };

@@ -4,6 +4,7 @@ import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { DEPENDENCY_ID, GSD_PREFIX, wireType } from '../catalogue';
 import { eventOf, type GsdEvent, str, strings, taskOf } from '../event';
 import { BUILTINS, type EventHandlers, handlersFor, runs } from '../handlers';
+import { decisionLogEffects } from './decision-log';
 import { gateClaimId, releaseEffects } from './file-claims';
 import { checkpointKey, type GsdState, initialState, type PlanDeps } from './state';
 
@@ -38,7 +39,11 @@ export const gsdDecider: Decider<GsdState, null> = {
   evolve(state, wire) {
     return evolveEvent(structuredClone(state), eventOf(wire), wire);
   },
-  react: (before, after, wire) => [...releaseEffects(before, wire), ...customHandlers(after, wire)],
+  react: (before, after, wire) => [
+    ...releaseEffects(before, wire),
+    ...decisionLogEffects(after, wire),
+    ...customHandlers(after, wire),
+  ],
 };
 
 function refusal(event: GsdEvent, sender: string, state: GsdState): Failure | null {

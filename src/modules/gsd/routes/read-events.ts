@@ -33,7 +33,8 @@ function matches(event: GsdEvent, filter: EventFilter): boolean {
 /**
  * The events view: the project's log read from its StreamObject (the one
  * order, so read-your-writes holds), after `after`, within the retention
- * window, filtered. With `waitMs`, until `count` events match: between
+ * window (events received more than `retentionPolicy` before `now` are left
+ * out of the view; the stream and HCS keep them), filtered. With `waitMs`, until `count` events match: between
  * reads it waits on the stream itself (`waitPast`, woken by the append),
  * never on a timer.
  */
@@ -41,10 +42,11 @@ export async function readEvents(
   stub: StreamApi,
   filter: EventFilter,
   after: number,
-  options: { limit: number; waitMs: number; count: number },
+  options: { limit: number; waitMs: number; count: number; now?: number },
 ): Promise<FoundEvents> {
   const state = await stateOf(stub);
-  const since = Date.now() - retentionMs(state.retentionPolicy);
+  // The retention window is measured from `now` (the clock, unless a caller brings its own).
+  const since = (options.now ?? Date.now()) - retentionMs(state.retentionPolicy);
   const deadline = Date.now() + options.waitMs;
   const found: { seq: number; event: GsdEvent }[] = [];
   let cursor = after;

@@ -1,0 +1,131 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectClient, WirestreamClient } from '../../src/client';
+import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+/** Seed 004's GSD view in Chromium, against `wrangler dev`: live feed, plans, claims, decisions, checkpoints. */
+
+const PERSON = 'human:ana';
+const EXECUTOR = 'agent:gsd-executor';
+const PROJECT = `ui-${Date.now().toString(36)}`;
+let server: DevServer;
+let browser: TestBrowser;
+let page: Page;
+let personToken = '';
+let executor: ProjectClient;
+const problems: string[] = [];
+const at = '2024-01-15T10:30:00Z';
+
+beforeAll(async () => {
+  server = await startDevServer();
+  personToken = (await tokenFor(server, PERSON)) ?? '';
+  const executorToken = (await tokenFor(server, EXECUTOR)) ?? '';
+  executor = new ProjectClient(
+    new WirestreamClient({ baseUrl: server.url, token: executorToken }),
+    PROJECT,
+  );
+  browser = await launchChromium();
+  page = await watchedPage(browser, problems);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('the GSD view', () => {
+  it('shows the feed, plans, claims, decisions and an awaiting checkpoint', async () => {
+    await executor.emit([
+      { type: 'plan:waiting', plan: '01-02', waitsOn: ['src/models/user.ts'], timestamp: at },
+      {
+        type: 'task:started',
+        plan: '01-01',
+        task: 1,
+        taskName: 'Create User model',
+        timestamp: at,
+      },
+      { type: 'file:claimed', path: 'src/api/users.ts', plan: '01-01', timestamp: at },
+      {
+        type: 'decision:made',
+        id: 'dec-001',
+        decision: 'Use jose library for JWT',
+        rationale: 'Edge runtime compatibility',
+        madeBy: '01-01',
+        affects: ['02-*'],
+        timestamp: at,
+      },
+      {
+        type: 'checkpoint:reached',
+        plan: '01-03',
+        task: 2,
+        checkpointType: 'human-verify',
+        awaiting: 'user approval',
+        timestamp: at,
+      },
+    ]);
+    await page.goto(`${server.url}/#token=${personToken}`);
+    await page.evaluate(`location.hash = '#/gsd?project=${PROJECT}'`);
+    await page.waitForSelector('#gsd-feed[data-count="5"]', { timeout: 15_000 });
+    expect(await page.textContent('#gsd-feed li[data-type="task:started"]')).toContain(
+      '01-01 · task 1 · taskName: Create User model',
+    );
+    expect(await page.getAttribute('#gsd-plans tr[data-plan="01-02"]', 'data-status')).toBe(
+      'waiting',
+    );
+    expect(await page.textContent('#gsd-claims li[data-path="src/api/users.ts"]')).toContain(
+      EXECUTOR,
+    );
+    expect(await page.textContent('#gsd-decisions')).toContain(
+      'Use jose library for JWT — Edge runtime compatibility',
+    );
+    const checkpoint = '#gsd-checkpoints .checkpoint[data-plan="01-03"]';
+    expect(await page.getAttribute(checkpoint, 'data-status')).toBe('awaiting');
+    expect(await page.textContent(checkpoint)).toContain('awaiting user approval');
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('follows live: an artifact releases the waiting plan on the page', async () => {
+    await executor.emit({
+      type: 'artifact:created',
+      path: 'src/models/user.ts',
+      provides: ['User'],
+      createdBy: '01-01',
+      timestamp: at,
+    });
+    await page.waitForSelector('#gsd-plans tr[data-plan="01-02"][data-status="ready"]', {
+      timeout: 15_000,
+    });
+    expect(await page.textContent('#gsd-feed li[data-type="dependency:satisfied"]')).toContain(
+      'artifact: src/models/user.ts, requiredBy: ["01-02"]',
+    );
+  }, 60_000);
+
+  it('lets a person approve the checkpoint from the page; the orchestrator hears it', async () => {
+    const orchestrator = executor.waitFor(
+      { type: 'checkpoint:approved,checkpoint:rejected', planPrefix: '01-03' },
+      1,
+      30_000,
+    );
+    await page.fill('#gsd-checkpoints .checkpoint[data-plan="01-03"] input', 'verified');
+    await page.click('#gsd-checkpoints .checkpoint[data-plan="01-03"] .approve');
+    await page.waitForSelector(
+      '#gsd-checkpoints .checkpoint[data-plan="01-03"][data-status="approved"]',
+      {
+        timeout: 15_000,
+      },
+    );
+    expect(await page.textContent('#gsd-checkpoints .answer')).toBe(
+      `approved by ${PERSON}: verified`,
+    );
+    const heard = await orchestrator;
+    expect(heard.met).toBe(true);
+    expect(heard.events[0]).toMatchObject({
+      type: 'checkpoint:approved',
+      plan: '01-03',
+      task: 2,
+      comment: 'verified',
+    });
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
