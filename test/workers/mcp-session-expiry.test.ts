@@ -56,7 +56,9 @@ describe('MCP session expiry', () => {
     expect(await gone.json()).toMatchObject({
       error: { code: -32001, message: expect.stringContaining('initialize again') },
     });
-    await expect(c.client.callTool({ name: 'list_haids', arguments: {} })).rejects.toThrow(/Session not found/);
+    await expect(c.client.callTool({ name: 'list_haids', arguments: {} })).rejects.toThrow(
+      /Session not found/,
+    );
     await c.close().catch(() => {});
 
     // A new session: initialize again, the same identity.
