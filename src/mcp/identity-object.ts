@@ -71,18 +71,22 @@ export class McpIdentity extends DurableObject<Env> {
 
   /**
    * The live session at `nowMs`, if `sub` opened it, and a request of it
-   * restarts its idle count; null when unknown, ended, expired (which ends
-   * it) or someone else's.
+   * restarts its idle count (to within 1/20 of the idle time); null when
+   * unknown, ended, expired (which ends it) or someone else's.
    */
   session(sub: string, nowMs: number): McpSession | null {
     const row = this.#live();
     if (!row || row.sub !== sub) return null;
     const last = row.last_seen_ms ?? nowMs;
-    if (nowMs - last > (row.idle_ms ?? sessionIdleMs(this.env))) {
+    const idle = row.idle_ms ?? sessionIdleMs(this.env);
+    if (nowMs - last > idle) {
       this.#sql`UPDATE session SET ended = 1 WHERE id = 1`;
       return null;
     }
-    this.#sql`UPDATE session SET last_seen_ms = ${Math.max(last, nowMs)} WHERE id = 1`;
+    // The idle count restarts only once 1/20 of it has passed: not a write per request.
+    if (row.last_seen_ms === null || nowMs - last > idle / 20) {
+      this.#sql`UPDATE session SET last_seen_ms = ${nowMs} WHERE id = 1`;
+    }
     const { sub: s, client, protocol_version, opened_at } = row;
     return { sub: s, client, protocol_version, opened_at };
   }
