@@ -352,7 +352,7 @@ function mcpSection(r) {
   if (!r.mcp) return '';
   return `## MCP tool calls
 
-The official SDK client (\`@modelcontextprotocol/client\`) over Streamable HTTP to \`/mcp\` on 127.0.0.1, one call at a time after ${r.mcp.warm} warm-up calls; \`make_claim\` claims a fresh glob per call past 10 live claims of another identity, \`read_claims\` reads 10 claims. \`npm run bench -- --mcp\` runs this scenario alone.
+The official SDK client (\`@modelcontextprotocol/client\`) over Streamable HTTP to \`/mcp\` on 127.0.0.1, one call at a time after ${r.mcp.warm} warm-up calls of each tool in each era, the eras alternating over three rounds; \`make_claim\` claims a fresh glob per call past 10 live claims of another identity, \`read_claims\` reads 10 claims. \`npm run bench -- --mcp\` runs this scenario alone.
 
 ${markdownTable(MCP_HEAD, mcpRows(r))}
 

@@ -42,46 +42,66 @@ async function timed(n, call) {
   return samples;
 }
 
-/** p50/p99 of `make_claim` and `read_claims` per era; `calls` timed calls each after `warm`. */
+/** Two workspaces for `era`: one to claim in (10 claims of another identity), one of 10 claims to read. */
+async function prepare(url, era) {
+  const ws = `bench-${RUN}-${era}`;
+  const other = await connect(url, 'agent:bench-other', era);
+  for (const target of [ws, `${ws}-read`]) {
+    for (let i = 0; i < 10; i++) {
+      await tool(other, 'make_claim', {
+        workspace: target,
+        surfaces: [`lib/p${i}/**`],
+        task: `T-${i}`,
+      });
+    }
+  }
+  await other.close();
+  const client = await connect(url, 'agent:bench', era);
+  let k = 0;
+  return {
+    client,
+    claim: () =>
+      tool(client, 'make_claim', { workspace: ws, surfaces: [`src/m${k++}/**`], task: 'T-b' }),
+    read: () => tool(client, 'read_claims', { workspace: `${ws}-read` }),
+    make: [],
+    reads: [],
+  };
+}
+
+/**
+ * p50/p99 of `make_claim` and `read_claims` per era: `warm` untimed calls of
+ * each in both eras first (the first era measured would otherwise pay the
+ * Worker's warm-up), then `calls` timed calls each, in three rounds that
+ * alternate the eras so a drift of the machine's load falls on both.
+ */
 export async function mcpScenario({ calls, warm, bindings }, builds, log) {
   const rt = await start(builds.wirestream, { bindings });
+  const eras = ['session', 'sessionless'];
   const results = {};
   try {
-    for (const era of ['session', 'sessionless']) {
-      const ws = `bench-${RUN}-${era}`;
-      const other = await connect(rt.url, 'agent:bench-other', era);
-      for (let i = 0; i < 10; i++) {
-        await tool(other, 'make_claim', {
-          workspace: ws,
-          surfaces: [`lib/p${i}/**`],
-          task: `T-${i}`,
-        });
+    const runs = {};
+    for (const era of eras) runs[era] = await prepare(rt.url, era);
+    for (const era of eras) {
+      await timed(warm, runs[era].claim);
+      await timed(warm, runs[era].read);
+    }
+    const rounds = 3;
+    for (let round = 0; round < rounds; round++) {
+      for (const era of round % 2 ? [...eras].reverse() : eras) {
+        const r = runs[era];
+        r.make.push(...(await timed(Math.ceil(calls / rounds), r.claim)));
+        r.reads.push(...(await timed(Math.ceil(calls / rounds), r.read)));
       }
-      await other.close();
-      const client = await connect(rt.url, 'agent:bench', era);
-      let k = 0;
-      const claim = () =>
-        tool(client, 'make_claim', { workspace: ws, surfaces: [`src/m${k++}/**`], task: 'T-b' });
-      await timed(warm, claim);
-      // read_claims reads a workspace of the other identity's 10 claims only.
-      const readWs = `${ws}-read`;
-      const reader = await connect(rt.url, 'agent:bench-other', era);
-      for (let i = 0; i < 10; i++) {
-        await tool(reader, 'make_claim', {
-          workspace: readWs,
-          surfaces: [`lib/p${i}/**`],
-          task: `T-${i}`,
-        });
-      }
-      await reader.close();
-      const readTen = () => tool(client, 'read_claims', { workspace: readWs });
-      await timed(warm, readTen);
-      const make = await timed(calls, claim);
-      const reads = await timed(calls, readTen);
-      await client.close();
-      results[era] = { make_claim: summarize(make), read_claims: summarize(reads) };
+    }
+    for (const era of eras) {
+      await runs[era].client.close();
+      results[era] = {
+        make_claim: summarize(runs[era].make),
+        read_claims: summarize(runs[era].reads),
+      };
+      const f = (s) => `p50 ${s.p50.toFixed(1)} ms p99 ${s.p99.toFixed(1)} ms`;
       log(
-        `  mcp ${era}: make_claim p50 ${results[era].make_claim.p50.toFixed(1)} ms p99 ${results[era].make_claim.p99.toFixed(1)} ms; read_claims p50 ${results[era].read_claims.p50.toFixed(1)} ms p99 ${results[era].read_claims.p99.toFixed(1)} ms`,
+        `  mcp ${era}: make_claim ${f(results[era].make_claim)}; read_claims ${f(results[era].read_claims)}`,
       );
     }
   } finally {
