@@ -4,6 +4,7 @@ import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import { tokenFor } from './helpers/auth';
 import { offer, uid } from './helpers/coordination';
+import { SEED_BRIEF, SEED_TASK_RESULT } from './helpers/heimdall';
 import { MCP_URL } from './helpers/mcp';
 
 /**
@@ -78,15 +79,7 @@ function tokens(value: unknown): number {
 
 /** A typical call of each workspace tool's actions (the seed's examples). */
 function workspaceCalls(workspace: string): [string, Record<string, unknown>][] {
-  const message = {
-    type: 'task_result',
-    from: 'coder',
-    msg_id: 'm1',
-    task: '3.2',
-    status: 'pass',
-    criteria: [1, 2],
-    commit: 'a2ef507',
-  };
+  const message = SEED_TASK_RESULT;
   const w = { workspace };
   return [
     ['symbols', { ...w, action: 'set', id: 'F12', value: 'src/matching/engine.ts' }],
@@ -111,18 +104,7 @@ function workspaceCalls(workspace: string): [string, Record<string, unknown>][] 
     ],
     ['capsules', { ...w, action: 'hydrate', ids: ['w2'] }],
     ['capsules', { ...w, action: 'deps', ids: ['w2'] }],
-    [
-      'brief',
-      {
-        ...w,
-        task: '3.2',
-        spec: 'implement book diff',
-        symbols: ['F12', 'C3'],
-        capsules: ['w2'],
-        invariants: 'INVARIANTS.md',
-        tokens: 120,
-      },
-    ],
+    ['brief', { ...w, ...SEED_BRIEF, tokens: 120 }],
     ['blackboard', { ...w, action: 'set', key: 'dev_port', value: '5173' }],
     ['blackboard', { ...w, action: 'set', key: 'node_version', value: '20.11.0' }],
     ['blackboard', { ...w, action: 'get', key: 'dev_port' }],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { uid } from './helpers/coordination';
-import { api } from './helpers/heimdall';
+import { api, SEED_BRIEF, SEED_TASK_RESULT } from './helpers/heimdall';
 import { type Connected, call, connect, type Era } from './helpers/mcp';
 
 /**
@@ -143,15 +143,7 @@ describe.each<Era>(['session', 'sessionless'])('workspace tools, %s era', (era) 
         depends: ['w1'],
       });
       await call(c, 'capsules', { workspace, action: 'write', id: 'plan', what: 'PLAN BODY' });
-      const built = await call(c, 'brief', {
-        workspace,
-        task: '3.2',
-        spec: 'implement book diff',
-        symbols: ['F12', 'C3'],
-        capsules: ['w2'],
-        invariants: 'INVARIANTS.md',
-        tokens: 120,
-      });
+      const built = await call(c, 'brief', { workspace, ...SEED_BRIEF, tokens: 120 });
       const brief = built.structuredContent.brief as { text: string; capsules: string[] };
       expect(brief.capsules).toEqual(['w1', 'w2']);
       expect(brief.text).toContain('F12\tsrc/engine.ts');
@@ -229,15 +221,7 @@ describe.each<Era>(['session', 'sessionless'])('workspace tools, %s era', (era) 
 
   it('validate_message: accepts, rejects with errors; on receipt one retry, then escalation', async () =>
     withClient(era, async (c, _haid, sub) => {
-      const ok = {
-        type: 'task_result',
-        from: 'coder',
-        msg_id: 'm1',
-        task: '3.2',
-        status: 'pass',
-        criteria: [1, 2],
-        commit: 'a2ef507',
-      };
+      const ok = SEED_TASK_RESULT;
       expect((await call(c, 'validate_message', { message: ok })).structuredContent).toMatchObject({
         valid: true,
         errors: [],
