@@ -2,7 +2,8 @@
 // `npm run bench` — Wirestream side by side with a bare Durable Object (the
 // ceiling) and the Agents SDK / PartyServer peers, all in local workerd.
 // `--quick` (under a minute, a subset, writes bench/.out/) while developing;
-// `--worktree` measures the working tree instead of a snapshot of HEAD.
+// `--worktree` measures the working tree instead of a snapshot of HEAD;
+// `--mcp` runs scenario 8 (MCP tool-call latency) alone and writes nothing.
 // Prints the table; a full run also writes BENCHMARKS.md.
 import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
