@@ -2,14 +2,15 @@
 // `npm run bench` — Wirestream side by side with a bare Durable Object (the
 // ceiling) and the Agents SDK / PartyServer peers, all in local workerd.
 // `--quick` (under a minute, a subset, writes bench/.out/) while developing;
-// `--worktree` measures the working tree instead of a snapshot of HEAD.
+// `--worktree` measures the working tree instead of a snapshot of HEAD;
+// `--mcp` runs scenario 8 (MCP tool-call latency) alone and writes nothing.
 // Prints the table; a full run also writes BENCHMARKS.md.
 import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { build, ensurePeers, snapshotHead } from './lib/build.mjs';
-import { markdown, printAll } from './lib/report.mjs';
+import { markdown, printAll, printMcp } from './lib/report.mjs';
 import { disposeShared, reuseInstances } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { BENCH_BINDINGS, OUT, PROJECTS, ROOT } from './lib/targets.mjs';
@@ -17,18 +18,22 @@ import { anchoringScenario } from './scenarios/anchoring.mjs';
 import { appendScenario } from './scenarios/append.mjs';
 import { claimScenario, hcsFirstScenario } from './scenarios/claims.mjs';
 import { coldStartScenario } from './scenarios/cold-start.mjs';
+import { mcpScenario } from './scenarios/mcp.mjs';
 import { projectionScenario } from './scenarios/projection.mjs';
 
 const args = process.argv.slice(2);
-const unknown = args.filter((a) => a !== '--quick' && a !== '--worktree');
+const OPTIONS = ['--quick', '--worktree', '--mcp'];
+const unknown = args.filter((a) => !OPTIONS.includes(a));
 if (unknown.length > 0) {
   // A typo such as --quik would otherwise start the 7-minute full run.
   console.error(
-    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree]`,
+    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree] [--mcp]`,
   );
   process.exit(2);
 }
 const quick = args.includes('--quick');
+// --mcp: scenario 8 alone (MCP tool-call latency), printed, nothing written.
+const mcpOnly = args.includes('--mcp');
 const worktree = args.includes('--worktree');
 const started = performance.now();
 const log = (line) =>
@@ -51,11 +56,11 @@ const ALL_BROADCASTERS = ['ceiling-broadcast', 'agents', 'partyserver', 'wirestr
 
 const loadBefore = load();
 mkdirSync(OUT, { recursive: true });
-if (!quick) ensurePeers();
+if (!quick && !mcpOnly) ensurePeers();
 const srcDir = worktree ? ROOT : snapshotHead().dir;
 const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
 log(`building bundles from ${worktree ? 'the working tree' : `HEAD ${commit}`}`);
-const names = quick ? ['wirestream', 'ceiling'] : Object.keys(PROJECTS);
+const names = mcpOnly ? ['wirestream'] : quick ? ['wirestream', 'ceiling'] : Object.keys(PROJECTS);
 const built = await Promise.all(names.map((n) => build(n, { srcDir })));
 const builds = Object.fromEntries(names.map((n, i) => [n, built[i]]));
 const sizes = Object.fromEntries(names.map((n) => [n, { ...builds[n], label: PROJECTS[n].label }]));
@@ -67,6 +72,17 @@ if (standin) BINDINGS.HEDERA_LOCAL_URL = standin.url;
 log(standin ? `Hedera stand-in on ${standin.url}` : 'no Hedera stand-in in this tree');
 
 reuseInstances(quick);
+const mcpParams = { calls: quick ? 50 : 300, warm: quick ? 10 : 30, bindings: BINDINGS };
+if (mcpOnly) {
+  try {
+    log('scenario 8: MCP tool calls (official SDK client, Streamable HTTP)');
+    const mcp = await mcpScenario(mcpParams, builds, log);
+    console.log(`\n${printMcp({ mcp })}\n`);
+  } finally {
+    standin?.stop();
+  }
+  process.exit(0);
+}
 const run = (o) =>
   appendScenario({ ...o, bindings: BINDINGS, warmMs: P.warmMs, oneInstance: quick }, builds, log);
 // Open-loop rate: 30% of the slowest closed-loop throughput. Wirestream's
@@ -154,6 +170,8 @@ try {
     log,
   );
   if (results.projection) results.projectionLagP99 = results.projection.lag.p99;
+  log('scenario 8: MCP tool calls (official SDK client, Streamable HTTP)');
+  results.mcp = await mcpScenario(mcpParams, builds, log);
   log('scenario 7: cold start and size');
   reuseInstances(false);
   results.cold = await coldStartScenario(

@@ -19,6 +19,8 @@ export interface Env {
   MCP_IDENTITY: DurableObjectNamespace<McpIdentity>;
   /** Host names `/mcp` answers besides localhost, comma-separated (DNS-rebinding protection). */
   MCP_ALLOWED_HOSTS?: string;
+  /** Idle seconds after which a 2025-era MCP session expires (default 1800); then 404. */
+  MCP_SESSION_IDLE_SECONDS?: string;
   /** Runtime v1's artifact content (src/modules/runtime/), keyed by `sha256-<hex>`. */
   ARTIFACTS: R2Bucket;
   /** Largest artifact accepted, in bytes (default 1048576). */

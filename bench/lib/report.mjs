@@ -327,6 +327,38 @@ function partsLine(r) {
   return `Largest parts of the Wirestream bundle (bytes in output before gzip): ${parts.map((p) => `${p.pkg} ${fmt(p.kib, 0)} KiB`).join(', ')}.`;
 }
 
+const MCP_HEAD = ['MCP tool call', 'Era', 'p50 ms', 'p99 ms', 'max ms', 'Calls'];
+const ERAS = { session: '2025-11-25 (Mcp-Session-Id)', sessionless: '2026-07-28 (no session)' };
+
+/** Scenario 8: MCP tool-call latency, per tool and protocol era. */
+function mcpRows(r) {
+  if (!r.mcp) return [];
+  const rows = [];
+  for (const tool of ['make_claim', 'read_claims']) {
+    for (const [era, label] of Object.entries(ERAS)) {
+      const s = r.mcp[era]?.[tool];
+      if (s)
+        rows.push([`\`${tool}\``, label, fmt(s.p50, 2), fmt(s.p99, 2), fmt(s.max, 2), fmt(s.n, 0)]);
+    }
+  }
+  return rows;
+}
+
+export function printMcp(r) {
+  return consoleTable(MCP_HEAD, mcpRows(r));
+}
+
+function mcpSection(r) {
+  if (!r.mcp) return '';
+  return `## MCP tool calls
+
+The official SDK client (\`@modelcontextprotocol/client\`) over Streamable HTTP to \`/mcp\` on 127.0.0.1, one call at a time after ${r.mcp.warm} warm-up calls of each tool in each era, the eras alternating over three rounds; \`make_claim\` claims a fresh glob per call past 10 live claims of another identity, \`read_claims\` reads 10 claims. \`npm run bench -- --mcp\` runs this scenario alone.
+
+${markdownTable(MCP_HEAD, mcpRows(r))}
+
+`;
+}
+
 export function printAll(r) {
   return [
     consoleTable(HEAD, mainRows(r)),
@@ -335,6 +367,8 @@ export function printAll(r) {
     partsLine(r),
     '',
     consoleTable(['Ratio', 'Pair', 'Value', ''], ratioRows(r)),
+    '',
+    printMcp(r),
     '',
     consoleTable(['Target', 'Measured', 'Verdict'], targetRows(r)),
   ].join('\n');
@@ -362,6 +396,7 @@ ${partsLine(r)}
 
 ${markdownTable(['Scenario', 'Pair', 'Value', ''], ratioRows(r))}
 
+${mcpSection(r)}
 ## Targets
 
 ${markdownTable(['Target', 'Measured', 'Verdict'], targetRows(r))}

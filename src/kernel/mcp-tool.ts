@@ -68,7 +68,8 @@ export function toolRefusal(
 
 /**
  * The tool argument a REST problem is about: the first segment of the first
- * `errors[].path` (or `pointer`) that names one of `args`, else `fallback`.
+ * `errors[].path` (or `pointer`) that names one of `args`, else the field a
+ * detail starts with (`symbols: no symbol "X"`), else `fallback`.
  */
 export function argumentOf(
   problem: ToolProblem,
@@ -82,5 +83,33 @@ export function argumentOf(
     const first = path.replace(/^\//, '').split(/[./[]/)[0] ?? '';
     if (args.includes(first)) return first;
   }
-  return fallback;
+  const lead = /^([A-Za-z_]\w*):/.exec(String(problem.detail ?? ''))?.[1];
+  return lead && args.includes(lead) ? lead : fallback;
+}
+
+/**
+ * A refusal before any REST call: an argument the chosen action needs is
+ * missing (one tool serving several actions cannot say so in its schema).
+ */
+export function argumentMissing(argument: string, detail: string): ToolOutcome {
+  return {
+    ok: false,
+    argument,
+    problem: {
+      status: 422,
+      type: '/problems/invalid-body',
+      title: 'The request body is not valid',
+      detail,
+      errors: [{ path: argument, message: detail }],
+    },
+  };
+}
+
+/** The first of `names` that `args` lacks (undefined, `''` or `[]`), if any. */
+export function firstMissing(
+  args: Record<string, unknown>,
+  names: readonly string[],
+): string | undefined {
+  const empty = (v: unknown) => v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
+  return names.find((n) => empty(args[n]));
 }

@@ -2,10 +2,11 @@ import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server'
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../api/app-env';
 import { authenticate } from '../api/auth';
+import type { Env } from '../env';
 import { REGISTRY } from '../modules';
 import { apiCaller } from './api-caller';
 import { clientSlug } from './identity';
-import { sessionObject } from './identity-object';
+import { sessionIdleMs, sessionObject } from './identity-object';
 import { rebindingRefusal } from './rebinding';
 import { buildServer, type CallScope } from './server';
 import { SHELL_TOOLS } from './shell-tools';
@@ -30,6 +31,20 @@ const handler = createMcpHandler(
 
 function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
+}
+
+/**
+ * An unknown, ended, expired or foreign session: 404, so the client starts a
+ * new one with `initialize` (transport spec, "Session Management").
+ * https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
+ */
+function sessionNotFound(env: Env): Response {
+  const idle = sessionIdleMs(env) / 1000;
+  return rpcError(
+    404,
+    -32001,
+    `Session not found (sessions end on DELETE or after ${idle} s idle): initialize again`,
+  );
 }
 
 interface InitializeMessage {
@@ -106,8 +121,8 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
   }
   if (request.method === 'DELETE') {
     if (!sessionId) return rpcError(400, -32000, `Bad Request: ${SESSION} header is required`);
-    const ended = await sessionObject(c.env, sessionId).end(sub);
-    return ended ? new Response(null, { status: 204 }) : rpcError(404, -32001, 'Session not found');
+    const ended = await sessionObject(c.env, sessionId).end(sub, Date.now());
+    return ended ? new Response(null, { status: 204 }) : sessionNotFound(c.env);
   }
   if (request.method !== 'POST' || !(await isLegacyRequest(request))) {
     return handler.fetch(request, { authInfo: authInfo() });
@@ -120,12 +135,17 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
     const id = crypto.randomUUID();
     const completed = completeInitialize(initialize, request);
     const params = (await completed.clone().json()) as InitializeMessage;
-    await sessionObject(c.env, id).open({
-      sub,
-      client: clientSlug(params.params?.clientInfo?.name),
-      protocol_version: String(params.params?.protocolVersion),
-      opened_at: new Date().toISOString(),
-    });
+    const now = Date.now();
+    await sessionObject(c.env, id).open(
+      {
+        sub,
+        client: clientSlug(params.params?.clientInfo?.name),
+        protocol_version: String(params.params?.protocolVersion),
+        opened_at: new Date(now).toISOString(),
+      },
+      now,
+      sessionIdleMs(c.env),
+    );
     const res = await handler.fetch(completed, { authInfo: authInfo() });
     const headers = new Headers(res.headers);
     headers.set(SESSION, id);
@@ -134,8 +154,8 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
   if (!sessionId) {
     return rpcError(400, -32000, `Bad Request: ${SESSION} header is required after initialize`);
   }
-  const session = await sessionObject(c.env, sessionId).session(sub);
-  if (!session) return rpcError(404, -32001, 'Session not found');
+  const session = await sessionObject(c.env, sessionId).session(sub, Date.now());
+  if (!session) return sessionNotFound(c.env);
   scope.sessionClient = session.client;
   return handler.fetch(request, { authInfo: authInfo() });
 }

@@ -17,6 +17,7 @@ import {
   LedgerLoggedPayload,
   MessageAcceptedPayload,
   MessageRejectedPayload,
+  PlanningImportedPayload,
   SymbolSetPayload,
 } from './workspace/payloads';
 
@@ -41,6 +42,7 @@ export const HEIMDALL_TYPES: Record<string, TypeSpec> = {
   'conflict.raised': { payload: ConflictPayload },
   'message.accepted': { payload: MessageAcceptedPayload },
   'message.rejected': { payload: MessageRejectedPayload },
+  'planning.imported': { payload: PlanningImportedPayload },
 };
 
 /**

@@ -5,6 +5,7 @@ import type { Reducer } from '../../projection/reducer';
 import type { BaseRow } from '../../projection/types';
 import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
 import { HEIMDALL_TOOLS } from './mcp';
+import { WORKSPACE_TOOLS } from './mcp-workspace';
 import { HEIMDALL_OPERATIONS } from './openapi';
 import { HEIMDALL_PROBLEMS } from './problems';
 import { heimdallState } from './read-models/heimdall-state';
@@ -41,6 +42,6 @@ export const heimdall: ProtocolModule = {
   initialStatus: { surfaces: 'active', workspace: 'active' },
   routes,
   operations: HEIMDALL_OPERATIONS,
-  mcpTools: HEIMDALL_TOOLS,
+  mcpTools: [...HEIMDALL_TOOLS, ...WORKSPACE_TOOLS],
   ports: { [DECISION_LOG_PORT]: decisionLogPort },
 };

@@ -1,11 +1,6 @@
 import * as z from 'zod';
-import {
-  argumentOf,
-  defineTool,
-  type McpToolContext,
-  toolRefusal,
-  toolResult,
-} from '../../kernel/mcp-tool';
+import { defineTool } from '../../kernel/mcp-tool';
+import { enc, run, Workspace, ws } from './mcp-shared';
 
 /**
  * The seed's heimdall-ledger-mcp tool contract (v1.0.0): its six tools with
@@ -15,33 +10,11 @@ import {
  * `default` when omitted.
  */
 
-const enc = encodeURIComponent;
-const Workspace = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a workspace id: [a-z0-9][a-z0-9._-]{0,63}')
-  .default('default')
-  .meta({ description: 'Workspace id (default `default`)' });
 const Surfaces = z
   .array(z.string().min(1))
   .min(1)
   .meta({ description: 'Path globs, e.g. `src/a/**`' });
 const Claim = z.looseObject({ claim_id: z.string(), haid: z.string(), task_ref: z.string() });
-
-const ws = (workspace: string, rest: string) => `/v1/workspaces/${enc(workspace)}${rest}`;
-
-async function run(
-  ctx: McpToolContext,
-  method: 'GET' | 'POST',
-  path: string,
-  body: unknown,
-  args: readonly string[],
-  fallback: string | null,
-) {
-  const res = await ctx.api(method, path, body);
-  if (res.ok) return toolResult(res.body);
-  // A 404/422 on the workspace path itself is about `workspace`.
-  return toolRefusal(res, argumentOf(res.problem, args, fallback));
-}
 
 export const HEIMDALL_TOOLS = [
   defineTool({

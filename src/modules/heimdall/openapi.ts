@@ -541,13 +541,16 @@ const PLANNING_OPERATIONS: Operation[] = [
     method: 'post',
     path: '/v1/workspaces/{ws}/import',
     operationId: 'importPlanning',
-    summary: 'Import a .planning archive (symbols, blackboard, capsules, baselines, ledger lines)',
+    summary:
+      'Import a .planning archive (symbols, blackboard, capsules, baselines, ledger lines with their times, and protocol.log)',
+    description:
+      "The archive's `protocol.log` becomes the workspace's audit log as it stands (the imported items add no lines of their own), so export → import → export gives the same files.",
     pathParams: WS,
     body: { schema: PlanningArchive, required: true },
     answers: {
       200: {
-        description: 'How many items were appended',
-        schema: z.looseObject({ imported: z.int() }),
+        description: 'How many items were appended, and how many audit lines came with them',
+        schema: z.looseObject({ imported: z.int(), log_lines: z.int() }),
       },
     },
     problems: [

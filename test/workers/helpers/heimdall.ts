@@ -40,3 +40,23 @@ export function wsId(prefix = 'ws'): string {
   n += 1;
   return `${prefix}-${Date.now().toString(36)}-${n}`;
 }
+
+/** The seed's valid `task_result` example (`heimdall-validate` → valid). */
+export const SEED_TASK_RESULT = {
+  type: 'task_result',
+  from: 'coder',
+  msg_id: 'm1',
+  task: '3.2',
+  status: 'pass',
+  criteria: [1, 2],
+  commit: 'a2ef507',
+};
+
+/** The seed's `heimdall-brief build` example. */
+export const SEED_BRIEF = {
+  task: '3.2',
+  spec: 'implement book diff',
+  symbols: ['F12', 'C3'],
+  capsules: ['w2'],
+  invariants: 'INVARIANTS.md',
+};

@@ -6,7 +6,7 @@ import { intQuery, parseQuery } from '../../../api/query';
 import { fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { Haid, surfacesStream, workspaceStream } from '../identity';
-import { auditLine } from '../workspace/audit';
+import { auditLines } from '../workspace/audit';
 import type { WorkspaceState } from '../workspace/decider';
 import { Name } from '../workspace/payloads';
 import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
@@ -144,7 +144,7 @@ documentRoutes.get('/workspaces/:ws/log', async (c) => {
     ...(await tail(c, t.stream, count)),
     ...(await tail(c, surfacesStream(t.ws), count)),
   ].sort((a, b) => a.ts.localeCompare(b.ts) || a.stream_seq - b.stream_seq);
-  const lines = wires.slice(-count).map(auditLine);
+  const lines = wires.flatMap(auditLines).slice(-count);
   return c.body(lines.length > 0 ? `${lines.join('\n')}\n` : '', 200, {
     'Content-Type': 'text/plain; charset=utf-8',
   });

@@ -2,10 +2,10 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
-import { fail, type Wire } from '../../../protocol';
+import { type Failure, fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { surfacesStream, workspaceStream } from '../identity';
-import { auditLine } from '../workspace/audit';
+import { auditLines } from '../workspace/audit';
 import { type CapsuleInput, capsuleMarkdown, closure } from '../workspace/capsules';
 import { messageSchema, PROTOCOL_VERSION } from '../workspace/messages';
 import { appendAs, bodyOf, targetOf, workspaceState } from './support';
@@ -49,7 +49,7 @@ planningRoutes.get('/workspaces/:ws/export', async (c) => {
     ...(await allWires(c, surfacesStream(t.ws))),
   ].sort((a, b) => a.ts.localeCompare(b.ts) || a.stream_seq - b.stream_seq);
   const files: Record<string, string> = {
-    'protocol.log': wires.map((w) => `${auditLine(w)}\n`).join(''),
+    'protocol.log': wires.flatMap((w) => auditLines(w).map((l) => `${l}\n`)).join(''),
     'blackboard.json': json({
       version: PROTOCOL_VERSION,
       facts: Object.fromEntries(Object.entries(state.blackboard).map(([k, e]) => [k, e.value])),
@@ -118,6 +118,33 @@ function parseJsonFile(
   return inner && typeof inner === 'object' ? (inner as Record<string, unknown>) : {};
 }
 
+/** Bytes of one imported log part: a Wire (8 KiB by default) with room for its envelope. */
+const LOG_PART_BYTES = 6000;
+const bytes = (text: string) => new TextEncoder().encode(JSON.stringify(text)).length;
+
+/** `protocol.log` cut at line ends into parts that each fit a Wire; a line too long is refused. */
+export function logParts(text: string): string[] | Failure {
+  const lines = (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
+  if (text === '') return [];
+  const parts: string[] = [];
+  let part = '';
+  for (const [i, line] of lines.entries()) {
+    if (bytes(`${line}\n`) > LOG_PART_BYTES) {
+      return fail(
+        'invalid-body',
+        `files.protocol.log: line ${i + 1} is longer than ${LOG_PART_BYTES} bytes`,
+      );
+    }
+    if (bytes(`${part}${line}\n`) > LOG_PART_BYTES) {
+      parts.push(part);
+      part = '';
+    }
+    part += `${line}\n`;
+  }
+  parts.push(part);
+  return parts;
+}
+
 planningRoutes.post('/workspaces/:ws/import', async (c) => {
   const t = targetOf(c, workspaceStream);
   if ('res' in t) return t.res;
@@ -152,7 +179,7 @@ planningRoutes.post('/workspaces/:ws/import', async (c) => {
       ),
     );
   }
-  const steps: [string, Record<string, unknown>][] = [];
+  const steps: [string, Record<string, unknown>, string?][] = [];
   for (const [id, value] of Object.entries(symbols))
     steps.push(['symbol.set', { id, value: String(value) }]);
   for (const [key, value] of Object.entries(facts))
@@ -181,6 +208,8 @@ planningRoutes.post('/workspaces/:ws/import', async (c) => {
       steps.push([
         'ledger.logged',
         { role: l.role, kind: l.kind, tokens: l.tokens, ...(l.msg_id ? { msg_id: l.msg_id } : {}) },
+        // The line's own time, so the exported ledger.jsonl says it again.
+        typeof l.ts === 'string' ? l.ts : undefined,
       ]);
     } catch {
       return problem(
@@ -192,10 +221,15 @@ planningRoutes.post('/workspaces/:ws/import', async (c) => {
       );
     }
   }
+  const log = files['protocol.log'];
+  const parts = log === undefined ? [] : logParts(log);
+  if (!Array.isArray(parts)) return problem(c, parts);
   const haid = c.get('principal').sub;
+  // With a log, each item's audit line is in it: the items add none of their own.
+  const mark = log === undefined ? {} : { imported: true };
   let imported = 0;
-  for (const [type, payload] of steps) {
-    const result = await appendAs(c, t.stream, type, { ...payload, haid });
+  for (const [type, payload, ts] of steps) {
+    const result = await appendAs(c, t.stream, type, { ...payload, ...mark, haid }, { ts });
     if (!result.ok) {
       return problem(c, {
         ...result,
@@ -204,5 +238,10 @@ planningRoutes.post('/workspaces/:ws/import', async (c) => {
     }
     imported++;
   }
-  return c.json({ imported, workspace: t.ws });
+  for (const [i, part] of parts.entries()) {
+    const payload = { log: part, part: i + 1, parts: parts.length, haid };
+    const result = await appendAs(c, t.stream, 'planning.imported', payload);
+    if (!result.ok) return problem(c, result);
+  }
+  return c.json({ imported, log_lines: parts.join('').split('\n').length - 1, workspace: t.ws });
 });

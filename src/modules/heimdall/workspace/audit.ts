@@ -3,7 +3,10 @@ import type { Wire } from '../../../protocol';
 /**
  * The seed's `protocol.log`: one plain, tab-separated line per action —
  * timestamp, mechanism, action, subject — here one per Wire of the
- * workspace's two streams, so the log is as complete as the streams.
+ * workspace's two streams, so the log is as complete as the streams. An
+ * imported `.planning` tree brings its own log: its lines stand for the
+ * items imported with it (which add none), so export → import → export
+ * gives the same file.
  */
 
 type P = Record<string, unknown>;
@@ -59,4 +62,11 @@ export function auditLine(wire: Pick<Wire, 'type' | 'payload' | 'wire_id' | 'ts'
   const clean = (text: string) => text.replace(/[\t\r\n]+/g, ' ');
   const at = new Date(Date.parse(wire.ts)).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return [at, ...what(wire)].map(clean).join('\t');
+}
+
+/** The audit lines a Wire adds: its own, none for an imported item, an imported log's lines. */
+export function auditLines(wire: Pick<Wire, 'type' | 'payload' | 'wire_id' | 'ts'>): string[] {
+  if (wire.type === 'planning.imported') return s(wire.payload, 'log').split('\n').slice(0, -1);
+  if (wire.payload.imported === true) return [];
+  return [auditLine(wire)];
 }

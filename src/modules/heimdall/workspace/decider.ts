@@ -240,6 +240,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
       case 'ledger.logged':
       case 'ledger.baseline':
       case 'decision.appended':
+      case 'planning.imported':
         return accept(command);
       default:
         return fail('invalid-transition', `"${command.type}" is not a workspace Wire`);

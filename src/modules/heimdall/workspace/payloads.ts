@@ -80,3 +80,11 @@ export const MessageRejectedPayload = z.looseObject({
   errors: z.array(z.string()),
   haid: Haid,
 });
+
+/** Lines of an imported `protocol.log`, in order (an import writes one part per ~6 KB). */
+export const PlanningImportedPayload = z.looseObject({
+  log: z.string().max(8000),
+  part: z.int().min(1).max(100_000),
+  parts: z.int().min(1).max(100_000),
+  haid: Haid,
+});
