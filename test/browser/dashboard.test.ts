@@ -400,7 +400,7 @@ describe('dashboard', () => {
     // The old-style address is moved into the route, the token out of it.
     expect(new URL(page.url()).hash).toBe(`#/coordination?project=${project}`);
     const names = await page.$$eval('#views a', (links) => links.map((a) => a.textContent));
-    expect(names).toEqual(['Coordination', 'Streams', 'Anchoring', 'Runs']);
+    expect(names).toEqual(['Coordination', 'Streams', 'Anchoring', 'Runs', 'Workspace', 'Claims']);
     const current = () => page.getAttribute('#views a[aria-current="page"]', 'data-view');
     expect(await current()).toBe('coordination');
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { CHROMIUM_FLAGS, findChromium, missingMessage } from '../../tools/ensure-chromium.mjs';
 
@@ -35,4 +35,14 @@ export async function launchChromium(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** The browser's first tab, with each console error and uncaught exception pushed onto `problems`. */
+export async function watchedPage(browser: TestBrowser, problems: string[]): Promise<Page> {
+  const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  return page;
 }

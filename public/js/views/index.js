@@ -7,8 +7,9 @@
 // in effect clean-ups).
 import { anchoring } from './anchoring.js';
 import { coordination } from './coordination/index.js';
+import { claims, workspace } from './heimdall/index.js';
 import { runs } from './runs.js';
 import { streams } from './streams.js';
 
 /** @type {{ id: string, title: string, View: (props: { route: import('../lib/router.js').Route }) => unknown }[]} */
-export const VIEWS = [coordination, streams, anchoring, runs];
+export const VIEWS = [coordination, streams, anchoring, runs, workspace, claims];
