@@ -70,8 +70,11 @@ describe('the workspace view', () => {
     for (const [i, tokens] of [3300, 3300, 3300, 450, 450, 450].entries())
       await w.ledgerLog({ role: 'orchestration', kind: 'delta_brief', tokens, msg_id: `b${i}` });
 
-    await open(`#/workspace?ws=${ws}`);
+    // The picker lists the workspaces the read models know: this one opens from there.
+    await open('#/workspace');
+    await page.click(`a.known-ws[data-ws="${ws}"]`);
     await page.waitForSelector('#ws-symbols tr[data-name="F12"]');
+    expect(await page.evaluate('location.hash')).toBe(`#/workspace?ws=${ws}`);
     expect(await text('#ws-symbols tr[data-name="F12"] .value')).toBe('src/matching/engine.ts');
     expect(await text('#ws-symbols tr[data-name="C3"] .value')).toBe('balances sum to zero');
     expect(await text('#ws-blackboard tr[data-name="dev_port"] .value')).toBe('5173');

@@ -13,7 +13,7 @@ function ClaimsView({ route }) {
   return html`
     <section id="claims" aria-labelledby="claims-title">
       <h2 id="claims-title">Surface claims${ws ? html` <code>${ws}</code>` : null}</h2>
-      <${WorkspacePicker} view="claims" ws=${ws} />
+      <${WorkspacePicker} view="claims" kind="surfaces" ws=${ws} />
       ${ws ? html`<${Claims} key=${ws} ws=${ws} />` : null}
     </section>
   `;

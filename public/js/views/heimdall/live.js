@@ -5,14 +5,22 @@
 import { client, load } from '../../lib/api.js';
 import { token } from '../../lib/auth.js';
 import { feedOf, follow } from '../../lib/live-feed.js';
+import { usePoll } from '../../lib/poll.js';
 import { hrefOf, navigate } from '../../lib/router.js';
 import { html, useEffect, useState } from '../../lib/ui.js';
 
 /** The workspace's base path under /v1. */
 export const basePath = (ws) => `/v1/workspaces/${encodeURIComponent(ws)}`;
 
-/** The form that opens a workspace in `view`. */
-export function WorkspacePicker({ view, ws }) {
+/**
+ * The form that opens a workspace in `view`, and the workspaces the read
+ * models know that have a `kind` stream (`workspace` or `surfaces`), as links.
+ */
+export function WorkspacePicker({ view, kind, ws }) {
+  const [known] = usePoll([`/v1/streams?type=${kind}&limit=50`], { everyMs: 10_000 }) ?? [];
+  const names = known?.ok
+    ? (known.body?.streams ?? []).map((s) => s.stream_id.slice(kind.length + 1))
+    : [];
   return html`
     <form class="picker" onSubmit=${(e) => {
       e.preventDefault();
@@ -20,6 +28,12 @@ export function WorkspacePicker({ view, ws }) {
     }}>
       <input name="ws" placeholder="workspace" value=${ws} aria-label="workspace" />
       <button type="submit">open</button>
+      ${names.map(
+        (
+          name,
+        ) => html` <a key=${name} class="known-ws" data-ws=${name} href=${hrefOf(view, { ws: name })}
+          aria-current=${name === ws ? 'page' : undefined}>${name}</a>`,
+      )}
     </form>
   `;
 }

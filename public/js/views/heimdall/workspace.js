@@ -42,7 +42,7 @@ function WorkspaceView({ route }) {
   return html`
     <section id="workspace" aria-labelledby="workspace-title">
       <h2 id="workspace-title">Workspace${ws ? html` <code>${ws}</code>` : null}</h2>
-      <${WorkspacePicker} view="workspace" ws=${ws} />
+      <${WorkspacePicker} view="workspace" kind="workspace" ws=${ws} />
       ${ws ? html`<${Workspace} key=${ws} ws=${ws} />` : null}
     </section>
   `;
