@@ -73,9 +73,12 @@ export function useLiveReads(streams, paths, read = load) {
     const [first, ...rest] = streams;
     const feeds = [
       follow(feedOf('stream', first), { onWires: () => void refresh() }),
-      ...rest.map((stream) =>
-        client.subscribe(stream, { afterSeq: 0, onWires: () => void refresh() }),
-      ),
+      ...rest.map((stream) => {
+        const sub = client.subscribe(stream, { afterSeq: 0, onWires: () => void refresh() });
+        // The badge shows the first feed; a failure of this one only stops its redraws.
+        sub.closed.catch((error) => console.warn(`${stream}: ${error?.message ?? error}`));
+        return sub;
+      }),
     ];
     void refresh();
     const unsubscribe = token.subscribe(() => void refresh());
