@@ -35,6 +35,21 @@ export default defineConfig(async () => {
                 },
                 // Nothing in tests may wait on the network.
                 cf: false,
+                // The STATIC service (wrangler.toml): static/wrangler.toml's assets, which
+                // the build writes to .local/static (the dashboard, /v1/openapi.json, /docs).
+                workers: [
+                  {
+                    name: 'wirestream-static',
+                    modules: true,
+                    script: 'export default {};',
+                    compatibilityDate: '2026-04-20',
+                    assets: {
+                      directory: path.join(import.meta.dirname, '.local/static'),
+                      routerConfig: { has_user_worker: false },
+                      assetConfig: { html_handling: 'none', not_found_handling: 'none' },
+                    },
+                  },
+                ],
               },
             })),
           ],

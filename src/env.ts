@@ -23,6 +23,8 @@ export interface Env {
   MCP_SESSION_IDLE_SECONDS?: string;
   /** Runtime v1's artifact content (src/modules/runtime/), keyed by `sha256-<hex>`. */
   ARTIFACTS: R2Bucket;
+  /** The wirestream-static Worker (static/wrangler.toml): dashboard, OpenAPI document, /docs. */
+  STATIC: Fetcher;
   /** Largest artifact accepted, in bytes (default 1048576). */
   ARTIFACT_MAX_BYTES?: string;
   /** Largest accepted envelope in bytes (default 8192). */

@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, readlinkSync } fro
 import { createServer } from 'node:net';
 import { ensureDevSecrets, printTokensWhenReady } from './dev-tokens.mjs';
 import { startStandin } from './hedera-standin/index.mjs';
-import { OFFLINE, WRANGLER } from './lib/wrangler-local.mjs';
+import { DEV_CONFIGS, OFFLINE, WRANGLER } from './lib/wrangler-local.mjs';
 
 const PORT = Number(process.env.PORT ?? 8787);
 const STANDIN_PORT = Number(process.env.STANDIN_PORT ?? 5551);
@@ -100,6 +100,7 @@ const dev = spawn(
   [
     WRANGLER,
     'dev',
+    ...DEV_CONFIGS,
     '--ip',
     '127.0.0.1',
     '--port',

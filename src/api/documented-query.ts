@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { fail } from '../protocol';
 import type { AppEnv } from './app-env';
-import { OPENAPI_JSON } from './openapi.gen';
+import { DOCUMENTED_QUERIES } from './openapi.gen';
 import { problem } from './problem';
 
 /**
@@ -25,30 +25,18 @@ let table: Documented[] | null = null;
 
 function documented(): Documented[] {
   if (table) return table;
-  const doc = JSON.parse(OPENAPI_JSON) as {
-    paths: Record<
-      string,
-      Record<
-        string,
-        { parameters?: { in?: string; name?: string }[]; security?: Record<string, unknown>[] }
-      >
-    >;
-  };
-  table = [];
-  for (const [path, methods] of Object.entries(doc.paths)) {
+  table = DOCUMENTED_QUERIES.map(([path, method, names]) => {
     const source = path
       .split(/\{[^}]+\}/)
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('[^/]+');
-    const pattern = new RegExp(`^${source}$`);
-    for (const [method, op] of Object.entries(methods)) {
-      const names = new Set(
-        (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name ?? ''),
-      );
-      if (op.security?.some((s) => 'ticket' in s)) names.add('ticket');
-      table.push({ pattern, method: method.toUpperCase(), names, params: path.split('{').length });
-    }
-  }
+    return {
+      pattern: new RegExp(`^${source}$`),
+      method,
+      names: new Set(names),
+      params: path.split('{').length,
+    };
+  });
   // A literal segment wins over a parameter (`capsules/hydrate` before `capsules/{id}`),
   // as the router decides.
   table.sort((a, b) => a.params - b.params);

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Wire11Input } from '../protocol/envelope';
 import { newWireId } from '../protocol/ids';
 import { DEFAULT_RETRY, type RetryPolicy, sleep } from './backoff';

@@ -399,8 +399,15 @@ describe('dashboard', () => {
     // The old-style address is moved into the route, the token out of it.
     expect(new URL(page.url()).hash).toBe(`#/coordination?project=${project}`);
     const names = await page.$$eval('#views a', (links) => links.map((a) => a.textContent));
-    expect(names.slice(0, 4)).toEqual(['Coordination', 'Streams', 'Anchoring', 'Runs']);
-    expect(names).toContain('GSD');
+    expect(names).toEqual([
+      'Coordination',
+      'Streams',
+      'Anchoring',
+      'Runs',
+      'GSD',
+      'Workspace',
+      'Claims',
+    ]);
     const current = () => page.getAttribute('#views a[aria-current="page"]', 'data-view');
     expect(await current()).toBe('coordination');
 

@@ -37,7 +37,7 @@ export async function launchChromium(
   };
 }
 
-/** A page of `browser` whose console errors and uncaught exceptions land in `problems`. */
+/** The browser's first tab, with each console error and uncaught exception pushed onto `problems`. */
 export async function watchedPage(browser: TestBrowser, problems: string[]): Promise<Page> {
   const page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('console', (msg) => {

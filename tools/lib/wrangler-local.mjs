@@ -48,6 +48,13 @@ export function migrateD1(persist, cwd) {
 }
 
 /**
+ * The Worker's config (in the working directory) and its STATIC service's
+ * (static/wrangler.toml: the dashboard, /v1/openapi.json and /docs as static
+ * assets), run side by side by one `wrangler dev`.
+ */
+export const DEV_CONFIGS = ['-c', 'wrangler.toml', '-c', path.join(ROOT, 'static/wrangler.toml')];
+
+/**
  * The node arguments that start `wrangler dev` on 127.0.0.1:`port`, its state
  * in `persist`, its inspector on a free port, with `vars` as `--var`s.
  * @param {{ port: number, persist: string, vars: Record<string, string> }} options
@@ -57,6 +64,7 @@ export async function wranglerDevArgs({ port, persist, vars }) {
   return [
     WRANGLER,
     'dev',
+    ...DEV_CONFIGS,
     '--ip',
     '127.0.0.1',
     '--port',

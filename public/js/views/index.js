@@ -8,8 +8,9 @@
 import { anchoring } from './anchoring.js';
 import { coordination } from './coordination/index.js';
 import { gsd } from './gsd.js';
+import { claims, workspace } from './heimdall/index.js';
 import { runs } from './runs.js';
 import { streams } from './streams.js';
 
 /** @type {{ id: string, title: string, View: (props: { route: import('../lib/router.js').Route }) => unknown }[]} */
-export const VIEWS = [coordination, streams, anchoring, runs, gsd];
+export const VIEWS = [coordination, streams, anchoring, runs, gsd, workspace, claims];
