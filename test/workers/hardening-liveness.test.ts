@@ -37,6 +37,21 @@ describe("an agent's liveness", () => {
     const read = await agentRead(agent, `?wait_for=${beat.body.wire_id}&wait_ms=5000`);
     expect(read.res.status).toBe(200);
     expect(read.body).toMatchObject({ status: 'running', stale: false });
+    // Another sender's Wire on the agent's stream, whatever its date, says
+    // nothing about the agent's liveness: taken, and last_seen_at unchanged.
+    const seenAt = read.body.last_seen_at;
+    const other = await send(
+      own,
+      'review.concern',
+      'agent:quinn-07',
+      { concern: 'x' },
+      {
+        ts: '2020-01-01T00:00:00Z',
+      },
+    );
+    expect(other.status).toBe(201);
+    const after = await agentRead(agent, `?wait_for=${other.body.wire_id}&wait_ms=5000`);
+    expect(after.body.last_seen_at).toBe(seenAt);
   });
 
   it('answers an agent its read model lacks with a 404 that says its Wires are not projected yet', async () => {

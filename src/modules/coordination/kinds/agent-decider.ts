@@ -162,7 +162,7 @@ export const agentDecider = checking<AgentState>({
     // An agent's own Wires set when it was last seen (its liveness): their
     // `ts` must be near the server clock, or one heartbeat dated 9999 keeps
     // it alive forever and one dated 1970 makes it stale at once.
-    if (wire.sender !== 'system') {
+    if (wire.sender === wire.stream_id) {
       const skew = checkTs(wire, now, cfg, "an agent's own Wires (they date its liveness)");
       if (skew) return skew;
     }
@@ -205,7 +205,8 @@ export const agentDecider = checking<AgentState>({
 
   evolve(state, wire) {
     const p = wire.payload;
-    const seen = wire.sender === 'system' ? state.lastSeenAt : Date.parse(wire.ts);
+    // Only the agent's own Wires say it is alive (not the system's, not another sender's).
+    const seen = wire.sender === wire.stream_id ? Date.parse(wire.ts) : state.lastSeenAt;
     const next: AgentState = { ...state, lastSeenAt: seen };
     const id = str(p, 'reservation_id') ?? '';
     const existing = next.reservations[id];

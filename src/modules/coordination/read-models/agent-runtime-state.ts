@@ -26,7 +26,7 @@ export interface AgentRuntimeRow {
   /** JSON array of the task ids whose leases the agent holds. */
   leases: string;
   last_heartbeat_at: string | null;
-  /** `ts` of the agent's own last Wire (system Wires do not count): staleness. */
+  /** `ts` of the agent's own last Wire (sent by `agent:<id>` itself): staleness. */
   last_seen_at: string | null;
   last_event_at: string;
   reducer_version: number;
@@ -76,7 +76,7 @@ function withReservations(row: AgentRuntimeRow, next: Reservations): AgentRuntim
 
 export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
   model: 'agent_runtime_state',
-  version: 2,
+  version: 3,
   key: 'agent_id',
   columns: [
     'agent_id',
@@ -124,7 +124,7 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
     const row: AgentRuntimeRow = {
       ...prev,
       last_event_at: isoOf(wire.ts),
-      last_seen_at: wire.sender === 'system' ? prev.last_seen_at : isoOf(wire.ts),
+      last_seen_at: wire.sender === wire.stream_id ? isoOf(wire.ts) : prev.last_seen_at,
     };
     const type = wire.type;
     if (!handles(type)) return row;
