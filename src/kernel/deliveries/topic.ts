@@ -5,7 +5,11 @@ import { type Delivery, DONE } from '../outbox';
  * Wires to their HCS topic (`via: 'topic'`, target = topic name, `seq` = the
  * Wire's stream_seq; the body is read from the stream's log, not copied).
  * A topic's Wires go in order, up to 200 per call; a failed call backs the
- * topic off (200 ms, doubling, at most 30 s) and the later Wires wait behind.
+ * topic off (200 ms, doubling, at most 5 s) and the later Wires wait behind.
+ * Read models are projected from the topic, so this wait is also how long
+ * D1 can lag a stream after a hiccup: a 30 s ceiling could hold an agent's
+ * state back for most of a minute (issue 26, defect 6); the handoff is an
+ * RPC to a sibling object, so short retries cost little.
  *
  * A round's fixed cost (RPC, topic event, anchoring pass, D1 batch, anchor
  * report) dwarfs its per-Wire cost at moderate load: at a steady 100
@@ -21,7 +25,7 @@ export interface TopicDeliveryDeps {
   accept(topic: string, wires: StoredWire[]): Promise<unknown>;
 }
 
-const MAX_BACKOFF_MS = 30_000;
+const MAX_BACKOFF_MS = 5_000;
 
 export function topicDelivery(deps: TopicDeliveryDeps): Delivery {
   return {
