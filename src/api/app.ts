@@ -12,7 +12,7 @@ import { httpExceptionProblem } from './http-exception';
 import { problem, problemMeta } from './problem';
 import { adminRebuild } from './routes/admin-rebuild';
 import { anchoring } from './routes/anchoring';
-import { dashboard } from './routes/dashboard';
+import { dashboardFile } from './routes/dashboard';
 import { readStreams } from './routes/read-streams';
 import { readWires } from './routes/read-wires';
 import { reference } from './routes/reference';
@@ -68,10 +68,11 @@ export function createApp() {
     return c.json({ type: `/problems/${code}`, ...meta });
   });
 
-  app.route('/', dashboard);
-
-  app.notFound((c) =>
-    problem(c, fail('not-found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+  // Last: a dashboard file, else the API's 404.
+  app.notFound(
+    async (c) =>
+      (await dashboardFile(c)) ??
+      problem(c, fail('not-found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
   );
 
   app.onError((error, c) => {

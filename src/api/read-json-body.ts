@@ -40,8 +40,9 @@ export function mediaTypeProblem(header: string | undefined): Failure | null {
 }
 
 /**
- * How much of a refused body is read and dropped rather than cut off. An
- * upload the server stops reading leaves its connection unusable: behind
+ * How much of a refused body of declared length (Content-Length over the
+ * limit) is read and dropped rather than cut off. An upload the server stops
+ * reading leaves its connection unusable: behind
  * `wrangler dev` (`npm start`), the next request on it waited ~8 s for its
  * answer. Read through, the connection stays good; nothing is kept, so the
  * cost is the bytes' transfer, bounded here. Larger bodies are cut.
@@ -49,16 +50,16 @@ export function mediaTypeProblem(header: string | undefined): Failure | null {
 export const DRAIN_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * Reads and drops up to DRAIN_MAX_BYTES more of a body, then cancels what is
- * left; a body declared larger than that (`declared`) is cancelled at once.
+ * A refused body of declared length: read through and dropped when it is at
+ * most DRAIN_MAX_BYTES (nothing kept), else cancelled.
  */
 async function discard(
   reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
-  declared?: number,
+  declared: number,
 ): Promise<void> {
   if (!reader) return;
   try {
-    if (declared === undefined || declared <= DRAIN_MAX_BYTES) {
+    if (declared <= DRAIN_MAX_BYTES) {
       let read = 0;
       for (;;) {
         const { done, value } = await reader.read();
@@ -105,8 +106,9 @@ export async function readBodyCapped(
       if (done) break;
       size += value.byteLength;
       if (size > maxBytes) {
-        // The rest is never buffered: read past and dropped (up to a bound), or cut.
-        await discard(reader);
+        // Stop reading: the rest is never pulled, let alone buffered (a body of
+        // unknown length is not read through, however long it would run).
+        await reader.cancel().catch(() => undefined);
         return tooLarge(`more than ${maxBytes}`);
       }
       chunks.push(value);

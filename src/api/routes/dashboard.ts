@@ -1,18 +1,18 @@
-import { Hono } from 'hono';
+import type { Context } from 'hono';
 import type { AppEnv } from '../app-env';
-import { serveStatic } from './static-files';
+import { staticFile } from './static-files';
 
 /**
  * The dashboard (public/, its modules bundled into /js/dashboard.js by
  * tools/build-client.mjs): `/` and every file under it, forwarded to the
- * static assets (see `serveStatic`). Mounted after every API route, so it
- * only sees what nothing else answers; `/v1/…` stays the API's 404.
+ * static assets (see `serveStatic`). The app's not-found handler asks it
+ * last, so it only sees what no route answers (also routes added later) and
+ * `/v1/…` stays the API's 404. Null: not a dashboard file.
  */
-export const dashboard = new Hono<AppEnv>();
-
-dashboard.get('*', (c) => {
+export async function dashboardFile(c: Context<AppEnv>): Promise<Response | null> {
   const path = c.req.path;
+  if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return null;
   if (path.startsWith('/v1/') || !/^\/[A-Za-z0-9._/-]*$/.test(path) || path.includes('..'))
-    return c.notFound();
-  return serveStatic(c, `/dashboard${path === '/' ? '/index.html' : path}`);
-});
+    return null;
+  return staticFile(c, `/dashboard${path === '/' ? '/index.html' : path}`);
+}

@@ -28,6 +28,15 @@ export async function serveStatic(
   asset: string,
   headers: Record<string, string> = {},
 ): Promise<Response> {
+  return (await staticFile(c, asset, headers)) ?? c.notFound();
+}
+
+/** `asset` as `serveStatic` answers it, or null when the static Worker has no such file. */
+export async function staticFile(
+  c: Context<AppEnv>,
+  asset: string,
+  headers: Record<string, string> = {},
+): Promise<Response | null> {
   const ifNoneMatch = c.req.header('If-None-Match');
   const res = await c.env.STATIC.fetch(
     new Request(new URL(asset, 'https://static.invalid'), {
@@ -37,7 +46,7 @@ export async function serveStatic(
   );
   if (res.status !== 200 && res.status !== 304) {
     await res.body?.cancel();
-    return c.notFound();
+    return null;
   }
   const out = new Headers({ 'Cache-Control': 'no-cache', ...headers });
   const etag = res.headers.get('ETag');
