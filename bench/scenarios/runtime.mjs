@@ -78,7 +78,7 @@ export async function runtimeScenario({ calls, warm, bindings }, builds, log) {
   try {
     await post(
       '/v1/channels',
-      envelope('channel.opened', channel, { policy: POLICY, contextBudget: 1e9 }),
+      envelope('channel.opened', channel, { policy: POLICY, contextBudget: 10_000_000 }),
     );
     await post(
       '/v1/workers',
