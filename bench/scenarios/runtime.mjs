@@ -85,7 +85,7 @@ export async function runtimeScenario({ calls, warm, bindings }, builds, log) {
       envelope(
         'worker.spawned',
         channel,
-        { goal: 'bench', toolset: [], mode: 'interactive', timeoutSeconds: 3600 },
+        { goal: 'bench', toolset: ['echo'], mode: 'interactive', timeoutSeconds: 3600 },
         { workerId: worker },
       ),
     );
