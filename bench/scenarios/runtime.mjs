@@ -8,7 +8,7 @@
 // The channel's policy has three rules that do not match before its default
 // (`respond`), so each decision evaluates the whole policy; the context
 // budget is out of reach, so no compaction job joins in.
-import { WirestreamClient } from 'wirestream/client';
+import { runtimeEnvelope as envelope, WirestreamClient } from 'wirestream/client';
 import { WebSocket } from 'ws';
 import { benchToken } from '../lib/auth.mjs';
 import { start } from '../lib/runtime.mjs';
@@ -30,22 +30,6 @@ const POLICY = {
   ],
   default: { action: 'respond' },
 };
-
-let n = 0;
-function envelope(messageType, channelId, payload, more = {}) {
-  n += 1;
-  return {
-    protocolVersion: '1.0',
-    messageId: `bench-${Date.now().toString(36)}-${n}`,
-    messageType,
-    ts: new Date().toISOString(),
-    traceId: 'bench',
-    channelId,
-    payload,
-    extensions: {},
-    ...more,
-  };
-}
 
 /** Resolves `waiters[key]` when a Wire of `type` whose `keyOf` is `key` arrives. */
 function follower(client, stream, type, keyOf) {

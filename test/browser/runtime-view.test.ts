@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {
   RuntimeChannel,
@@ -8,8 +7,8 @@ import {
   type WebSocketConstructor,
   WirestreamClient,
 } from '../../src/client';
-import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { chromiumForFile } from '../support/chromium';
+import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /**
  * Seed 003's Runtime view in Chromium, against `wrangler dev` (FR-10): chat
@@ -22,36 +21,25 @@ const PERSON = 'human:rt-ui';
 const CHANNEL = `ui-${Date.now().toString(36)}`;
 const WORKER = `${CHANNEL}-helper`;
 const REPORT_TEXT = 'eu-west token cache is stale\n';
-let server: DevServer;
-let browser: TestBrowser;
-let page: Page;
+const problems: string[] = [];
+const dev = devServerForFile('agent:rt-ui-worker');
+const chromium = chromiumForFile(problems);
 let personToken = '';
 let sdk: WirestreamClient;
 let worker: RuntimeWorker;
-const problems: string[] = [];
 
 beforeAll(async () => {
-  server = await startDevServer();
-  personToken = (await tokenFor(server, PERSON)) ?? '';
-  const agentToken = (await tokenFor(server, 'agent:rt-ui-worker')) ?? '';
+  personToken = (await tokenFor(dev.server, PERSON)) ?? '';
   sdk = new WirestreamClient({
-    baseUrl: server.url,
-    token: agentToken,
+    baseUrl: dev.server.url,
+    token: dev.token,
     WebSocket: WebSocket as unknown as WebSocketConstructor,
   });
+  const research = { id: 'research', when: { textIncludes: ['investigate'] } };
   await RuntimeChannel.open(
     sdk,
     CHANNEL,
-    {
-      rules: [
-        {
-          id: 'research',
-          when: { textIncludes: ['investigate'] },
-          route: { action: 'spawn_branch' },
-        },
-      ],
-      default: { action: 'respond' },
-    },
+    { rules: [{ ...research, route: { action: 'spawn_branch' } }], default: { action: 'respond' } },
     8000,
   );
   worker = await RuntimeWorker.spawn(sdk, {
@@ -60,35 +48,34 @@ beforeAll(async () => {
     spec: { goal: 'triage logins', toolset: ['logs'], mode: 'interactive', timeoutSeconds: 600 },
   });
   await worker.progress('waiting', 'ready');
-  browser = await launchChromium();
-  page = await watchedPage(browser, problems);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+}, 60_000);
 
 describe('the Runtime view', () => {
   it('posts a message from the chat and shows the route decision naming its rule', async () => {
-    await page.goto(`${server.url}/#token=${personToken}`);
-    await page.evaluate(`location.hash = '#/runtime?channel=${CHANNEL}'`);
-    await page.waitForSelector(`#runtime-tasks tr[data-id="${WORKER}"][data-status="waiting"]`, {
-      timeout: 15_000,
-    });
-    await page.fill('#runtime-say input', 'investigate the login errors');
-    await page.click('#runtime-say button');
+    await chromium.page.goto(`${dev.server.url}/#token=${personToken}`);
+    await chromium.page.evaluate(`location.hash = '#/runtime?channel=${CHANNEL}'`);
+    await chromium.page.waitForSelector(
+      `#runtime-tasks tr[data-id="${WORKER}"][data-status="waiting"]`,
+      {
+        timeout: 15_000,
+      },
+    );
+    await chromium.page.fill('#runtime-say input', 'investigate the login errors');
+    await chromium.page.click('#runtime-say button');
     const decided = '#runtime-chat li[data-type="channel.route.decided"]';
-    await page.waitForSelector(decided, { timeout: 15_000 });
-    expect(await page.textContent(decided)).toMatch(
+    await chromium.page.waitForSelector(decided, { timeout: 15_000 });
+    expect(await chromium.page.textContent(decided)).toMatch(
       new RegExp(`research → spawn_branch ${CHANNEL}-b\\d+`),
     );
     expect(
-      await page.textContent('#runtime-chat li[data-type="channel.message.received"]'),
+      await chromium.page.textContent('#runtime-chat li[data-type="channel.message.received"]'),
     ).toContain('investigate the login errors');
-    await page.waitForSelector('#runtime-tasks tr[data-kind="branch"][data-status="spawned"]', {
-      timeout: 15_000,
-    });
+    await chromium.page.waitForSelector(
+      '#runtime-tasks tr[data-kind="branch"][data-status="spawned"]',
+      {
+        timeout: 15_000,
+      },
+    );
     expect(problems).toEqual([]);
   }, 60_000);
 
@@ -100,15 +87,18 @@ describe('the Runtime view', () => {
         resolve(m.text);
       });
     });
-    await page.selectOption('#runtime-say select', WORKER);
-    await page.fill('#runtime-say input', 'look at eu-west first');
-    await page.click('#runtime-say button');
+    await chromium.page.selectOption('#runtime-say select', WORKER);
+    await chromium.page.fill('#runtime-say input', 'look at eu-west first');
+    await chromium.page.click('#runtime-say button');
     expect(await heard).toBe('look at eu-west first');
-    await page.waitForSelector(`#runtime-tasks tr[data-id="${WORKER}"][data-status="running"]`, {
-      timeout: 15_000,
-    });
+    await chromium.page.waitForSelector(
+      `#runtime-tasks tr[data-id="${WORKER}"][data-status="running"]`,
+      {
+        timeout: 15_000,
+      },
+    );
     const sha = createHash('sha256').update(REPORT_TEXT).digest('hex');
-    const up = await fetch(`${server.url}/v1/artifacts?sha256=${sha}&channelId=${CHANNEL}`, {
+    const up = await fetch(`${dev.server.url}/v1/artifacts?sha256=${sha}&channelId=${CHANNEL}`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${await sdk.http.token()}`, 'Content-Type': 'text/plain' },
       body: REPORT_TEXT,
@@ -117,13 +107,16 @@ describe('the Runtime view', () => {
     await worker.complete({ summary: 'stale token cache in eu-west', outcome: 'success' }, [
       `sha256-${sha}`,
     ]);
-    await page.waitForSelector(`#runtime-tasks tr[data-id="${WORKER}"][data-status="completed"]`, {
-      timeout: 15_000,
-    });
-    expect(await page.textContent('#runtime-chat li[data-type="worker.completed"]')).toContain(
-      `${WORKER} stale token cache in eu-west`,
+    await chromium.page.waitForSelector(
+      `#runtime-tasks tr[data-id="${WORKER}"][data-status="completed"]`,
+      {
+        timeout: 15_000,
+      },
     );
-    const activity = await page.$$eval('#runtime-activity li', (items) =>
+    expect(
+      await chromium.page.textContent('#runtime-chat li[data-type="worker.completed"]'),
+    ).toContain(`${WORKER} stale token cache in eu-west`);
+    const activity = await chromium.page.$$eval('#runtime-activity li', (items) =>
       items.map((li) => li.getAttribute('data-type')),
     );
     expect(activity).toEqual(
@@ -135,10 +128,12 @@ describe('the Runtime view', () => {
       ]),
     );
 
-    await page.click(`#runtime-artifacts a[data-artifact="sha256-${sha}"]`);
-    await page.waitForSelector('#runtime-artifact pre', { timeout: 15_000 });
-    expect(await page.textContent('#runtime-artifact pre')).toBe(REPORT_TEXT);
-    expect(await page.getAttribute('#runtime-artifact', 'data-type')).toContain('text/plain');
+    await chromium.page.click(`#runtime-artifacts a[data-artifact="sha256-${sha}"]`);
+    await chromium.page.waitForSelector('#runtime-artifact pre', { timeout: 15_000 });
+    expect(await chromium.page.textContent('#runtime-artifact pre')).toBe(REPORT_TEXT);
+    expect(await chromium.page.getAttribute('#runtime-artifact', 'data-type')).toContain(
+      'text/plain',
+    );
     expect(problems).toEqual([]);
   }, 60_000);
 });

@@ -92,55 +92,35 @@ describe.each<Era>(['session', 'sessionless'])('runtime tools, %s era', (era) =>
     const c = await connect(era, { sub: AGENT, name: 'cursor' });
     try {
       const channel = uid('mcpbad');
-      refusedOn(
-        await call(c, 'runtime_channel', { action: 'open', channel_id: channel }),
-        'policy',
-        422,
-      );
-      refusedOn(
-        await call(c, 'runtime_channel', {
-          action: 'open',
-          channel_id: channel,
-          policy: { rules: [], default: { action: 'fly' } },
-        }),
-        'policy',
-        422,
-      );
-      refusedOn(
-        await call(c, 'runtime_channel', { action: 'state', channel_id: channel }),
-        'channel_id',
-        404,
-      );
-      refusedOn(
-        await call(c, 'runtime_channel', { action: 'say', channel_id: channel }),
-        'text',
-        422,
-      );
       const w = uid('mcpw');
-      refusedOn(
-        await call(c, 'runtime_worker', { action: 'spawn', worker_id: w, channel_id: channel }),
-        'goal',
-        422,
-      );
-      refusedOn(
-        await call(c, 'runtime_worker', { action: 'progress', worker_id: w, status: 'running' }),
-        'worker_id',
-        404,
-      );
-      refusedOn(
-        await call(c, 'runtime_worker', { action: 'state', worker_id: w }),
-        'worker_id',
-        404,
-      );
-      refusedOn(
-        await call(c, 'runtime_worker', {
-          action: 'spawn',
-          worker_id: w,
-          channel_id: channel,
-          goal: 'x'.repeat(5000),
-        }),
-        'goal',
-      );
+      const ch = { channel_id: channel };
+      const cases: [string, Record<string, unknown>, string, number | undefined][] = [
+        ['runtime_channel', { ...ch, action: 'open' }, 'policy', 422],
+        [
+          'runtime_channel',
+          { ...ch, action: 'open', policy: { rules: [], default: { action: 'fly' } } },
+          'policy',
+          422,
+        ],
+        ['runtime_channel', { ...ch, action: 'state' }, 'channel_id', 404],
+        ['runtime_channel', { ...ch, action: 'say' }, 'text', 422],
+        ['runtime_worker', { ...ch, action: 'spawn', worker_id: w }, 'goal', 422],
+        [
+          'runtime_worker',
+          { action: 'progress', worker_id: w, status: 'running' },
+          'worker_id',
+          404,
+        ],
+        [
+          'runtime_worker',
+          { ...ch, action: 'spawn', worker_id: w, goal: 'x'.repeat(5000) },
+          'goal',
+          undefined,
+        ],
+      ];
+      for (const [tool, args, argument, status] of cases)
+        refusedOn(await call(c, tool, args), argument, status);
+      // Nothing stored: no worker, no channel events.
       refusedOn(
         await call(c, 'runtime_worker', { action: 'state', worker_id: w }),
         'worker_id',

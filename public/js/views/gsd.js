@@ -7,6 +7,7 @@
 
 import { ProjectClient } from '/client.js';
 import { client } from '../lib/api.js';
+import { useStreamTick } from '../lib/live-feed.js';
 import { hrefOf, navigate } from '../lib/router.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
@@ -31,18 +32,13 @@ function GsdView({ route }) {
 }
 
 function Project({ id }) {
-  const [tick, setTick] = useState(0);
+  const moved = useStreamTick(`gsd:${id}`);
+  const [answered, setTick] = useState(0);
+  const tick = moved + answered;
   const [events, setEvents] = useState([]);
   const [state, setState] = useState(null);
   const [error, setError] = useState('');
   const p = new ProjectClient(client, id);
-  useEffect(() => {
-    const sub = client.subscribe(`gsd:${id}`, {
-      afterSeq: 0,
-      onWires: () => setTick((t) => t + 1),
-    });
-    return () => sub.close();
-  }, [id]);
   useEffect(() => {
     let live = true;
     Promise.all([p.events(), p.state()])

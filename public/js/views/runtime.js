@@ -9,6 +9,7 @@
 import { RuntimeChannel } from '/client.js';
 import { client } from '../lib/api.js';
 import { token } from '../lib/auth.js';
+import { useStreamTick } from '../lib/live-feed.js';
 import { hrefOf, navigate } from '../lib/router.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
@@ -45,17 +46,13 @@ function RuntimeView({ route }) {
 }
 
 function Channel({ id, artifact }) {
-  const [tick, setTick] = useState(0);
+  const moved = useStreamTick(`channel:${id}`);
+  // Bumped here too: after a send, and while the events read has more pages.
+  const [more, setTick] = useState(0);
+  const tick = moved + more;
   const [events, setEvents] = useState([]);
   const [state, setState] = useState(null);
   const [error, setError] = useState('');
-  useEffect(() => {
-    const sub = client.subscribe(`channel:${id}`, {
-      afterSeq: 0,
-      onWires: () => setTick((t) => t + 1),
-    });
-    return () => sub.close();
-  }, [id]);
   useEffect(() => {
     let live = true;
     const after = events.at(-1)?.seq ?? 0;
