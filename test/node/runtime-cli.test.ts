@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { describe, expect, it } from 'vitest';
+import { devServerForFile } from '../support/dev-server';
 import { runScript, type ScriptRun, startScript } from '../support/run-script';
 
 /**
@@ -12,23 +12,13 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/wirestream.mjs');
 const EXAMPLE = path.join(ROOT, 'examples/runtime-worker.mjs');
 const CHANNEL = `cli-${Date.now().toString(36)}`;
-let server: DevServer;
-let token = '';
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, 'agent:runtime-cli')) ?? '';
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile('agent:runtime-cli');
 
 const env = (): NodeJS.ProcessEnv => ({
   ...process.env,
-  WIRESTREAM_URL: server.url,
-  WIRESTREAM_TOKEN: token,
-  TOKEN: token,
+  WIRESTREAM_URL: dev.server.url,
+  WIRESTREAM_TOKEN: dev.token,
+  TOKEN: dev.token,
 });
 const cli = (...args: string[]): Promise<ScriptRun> => runScript(BIN, ['runtime', ...args], env());
 const json = (run: ScriptRun) => {
