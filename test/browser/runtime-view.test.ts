@@ -53,7 +53,10 @@ beforeAll(async () => {
 describe('the Runtime view', () => {
   it('posts a message from the chat and shows the route decision naming its rule', async () => {
     await chromium.page.goto(`${dev.server.url}/#token=${personToken}`);
-    await chromium.page.evaluate(`location.hash = '#/runtime?channel=${CHANNEL}'`);
+    await chromium.page.evaluate(`location.hash = '#/runtime'`);
+    // The channel is opened from the view's picker, as a person would.
+    await chromium.page.fill('#runtime form.picker input[name="channel"]', CHANNEL);
+    await chromium.page.click('#runtime form.picker button');
     await chromium.page.waitForSelector(
       `#runtime-tasks tr[data-id="${WORKER}"][data-status="waiting"]`,
       {

@@ -8,7 +8,7 @@
 import { ProjectClient } from '/client.js';
 import { client } from '../lib/api.js';
 import { useStreamTick } from '../lib/live-feed.js';
-import { hrefOf, navigate } from '../lib/router.js';
+import { Picker } from '../lib/picker.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
 const FEED_MAX = 200;
@@ -19,13 +19,7 @@ function GsdView({ route }) {
   return html`
     <section id="gsd" aria-labelledby="gsd-title">
       <h2 id="gsd-title">GSD project events</h2>
-      <form class="picker" onSubmit=${(e) => {
-        e.preventDefault();
-        navigate(hrefOf('gsd', { project: new FormData(e.currentTarget).get('project') }));
-      }}>
-        <input name="project" placeholder="project_id" value=${project} aria-label="project id" />
-        <button type="submit">open</button>
-      </form>
+      <${Picker} view="gsd" param="project" value=${project} placeholder="project_id" label="project id" />
       ${project ? html`<${Project} key=${project} id=${project} />` : null}
     </section>
   `;

@@ -10,7 +10,8 @@ import { RuntimeChannel } from '/client.js';
 import { client } from '../lib/api.js';
 import { token } from '../lib/auth.js';
 import { useStreamTick } from '../lib/live-feed.js';
-import { hrefOf, navigate } from '../lib/router.js';
+import { Picker } from '../lib/picker.js';
+import { hrefOf } from '../lib/router.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
 const FEED_MAX = 300;
@@ -33,13 +34,7 @@ function RuntimeView({ route }) {
   return html`
     <section id="runtime" aria-labelledby="runtime-title">
       <h2 id="runtime-title">Runtime channels</h2>
-      <form class="picker" onSubmit=${(e) => {
-        e.preventDefault();
-        navigate(hrefOf('runtime', { channel: new FormData(e.currentTarget).get('channel') }));
-      }}>
-        <input name="channel" placeholder="channel id" value=${channel} aria-label="channel id" />
-        <button type="submit">open</button>
-      </form>
+      <${Picker} view="runtime" param="channel" value=${channel} placeholder="channel id" label="channel id" />
       ${channel ? html`<${Channel} key=${channel} id=${channel} artifact=${artifact} />` : null}
     </section>
   `;
