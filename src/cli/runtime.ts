@@ -54,6 +54,19 @@ function parse(argv: string[]) {
 }
 
 type Flags = ReturnType<typeof parse>['values'];
+
+const COMMANDS = [
+  'open',
+  'say',
+  'state',
+  'worker-state',
+  'follow',
+  'spawn',
+  'progress',
+  'complete',
+  'fail',
+  'bulletins',
+];
 type Json = Record<string, unknown>;
 
 function need(value: string | undefined, what: string): string {
@@ -80,13 +93,13 @@ const list = (value: string | undefined) =>
 export function runtimeMain(argv: string[]): Promise<number> {
   return subMain(argv, RUNTIME_USAGE, async (client, output) => {
     const { values, positionals } = parse(argv);
-    const [, command, id, ...rest] = positionals;
+    const [, command = '', id, ...rest] = positionals;
+    if (!COMMANDS.includes(command))
+      throw new UsageError(`unknown runtime command "${command}": ${COMMANDS.join('|')}`);
     if (command === 'bulletins') return bulletins(client, values, output);
     if (command === 'follow') return follow(client, id, rest[0], values, output);
-    const target = need(
-      id,
-      `the ${command === 'open' || command === 'say' || command === 'state' ? 'channel' : 'worker'} id`,
-    );
+    const side = ['open', 'say', 'state'].includes(command) ? 'channel' : 'worker';
+    const target = need(id, `the ${side} id`);
     switch (command) {
       case 'open':
         return done(output, await openChannel(client, target, values));
@@ -98,13 +111,9 @@ export function runtimeMain(argv: string[]): Promise<number> {
         return done(output, await new RuntimeWorker(client, target, '').state());
       case 'spawn':
         return done(output, await spawn(client, target, values));
-      case 'progress':
-      case 'complete':
-      case 'fail':
-        return done(output, await report(await workerOf(client, target, values), command, values));
       default:
-        throw new UsageError(
-          `unknown runtime command "${command ?? ''}": open|say|state|worker-state|follow|spawn|progress|complete|fail|bulletins`,
+        return report(await workerOf(client, target, values), command, values).then((body) =>
+          done(output, body),
         );
     }
   });

@@ -113,6 +113,9 @@ describe('wirestream runtime', () => {
   }, 90_000);
 
   it('refuses a mistaken command line with exit 2 naming the flag, and a server refusal with exit 1', async () => {
+    const unknown = await cli('nope');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown runtime command "nope"');
     const bad = await cli('progress', 'w-x', '--channel', CHANNEL, '--status', 'sleeping');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--status must be one of running|waiting, got "sleeping"');
