@@ -3,14 +3,15 @@
 // ceiling) and the Agents SDK / PartyServer peers, all in local workerd.
 // `--quick` (under a minute, a subset, writes bench/.out/) while developing;
 // `--worktree` measures the working tree instead of a snapshot of HEAD;
-// `--mcp` runs scenario 8 (MCP tool-call latency) alone and writes nothing.
+// `--mcp` runs scenario 8 (MCP tool-call latency) alone and writes nothing;
+// `--runtime` runs scenario 9 (Runtime v1 route and delivery latency) alone.
 // Prints the table; a full run also writes BENCHMARKS.md.
 import { execSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { build, ensurePeers, snapshotHead } from './lib/build.mjs';
-import { markdown, printAll, printMcp } from './lib/report.mjs';
+import { markdown, printAll, printMcp, printRuntime } from './lib/report.mjs';
 import { disposeShared, reuseInstances } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { BENCH_BINDINGS, OUT, PROJECTS, ROOT } from './lib/targets.mjs';
@@ -20,20 +21,22 @@ import { claimScenario, hcsFirstScenario } from './scenarios/claims.mjs';
 import { coldStartScenario } from './scenarios/cold-start.mjs';
 import { mcpScenario } from './scenarios/mcp.mjs';
 import { projectionScenario } from './scenarios/projection.mjs';
+import { runtimeScenario } from './scenarios/runtime.mjs';
 
 const args = process.argv.slice(2);
-const OPTIONS = ['--quick', '--worktree', '--mcp'];
+const OPTIONS = ['--quick', '--worktree', '--mcp', '--runtime'];
 const unknown = args.filter((a) => !OPTIONS.includes(a));
 if (unknown.length > 0) {
   // A typo such as --quik would otherwise start the 7-minute full run.
   console.error(
-    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree] [--mcp]`,
+    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree] [--mcp] [--runtime]`,
   );
   process.exit(2);
 }
 const quick = args.includes('--quick');
-// --mcp: scenario 8 alone (MCP tool-call latency), printed, nothing written.
-const mcpOnly = args.includes('--mcp');
+// --mcp, --runtime: scenario 8 or 9 alone, printed, nothing written.
+const runtimeOnly = args.includes('--runtime');
+const alone = args.includes('--mcp') || runtimeOnly;
 const worktree = args.includes('--worktree');
 const started = performance.now();
 const log = (line) =>
@@ -56,11 +59,11 @@ const ALL_BROADCASTERS = ['ceiling-broadcast', 'agents', 'partyserver', 'wirestr
 
 const loadBefore = load();
 mkdirSync(OUT, { recursive: true });
-if (!quick && !mcpOnly) ensurePeers();
+if (!quick && !alone) ensurePeers();
 const srcDir = worktree ? ROOT : snapshotHead().dir;
 const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
 log(`building bundles from ${worktree ? 'the working tree' : `HEAD ${commit}`}`);
-const names = mcpOnly ? ['wirestream'] : quick ? ['wirestream', 'ceiling'] : Object.keys(PROJECTS);
+const names = alone ? ['wirestream'] : quick ? ['wirestream', 'ceiling'] : Object.keys(PROJECTS);
 const built = await Promise.all(names.map((n) => build(n, { srcDir })));
 const builds = Object.fromEntries(names.map((n, i) => [n, built[i]]));
 const sizes = Object.fromEntries(names.map((n) => [n, { ...builds[n], label: PROJECTS[n].label }]));
@@ -73,11 +76,17 @@ log(standin ? `Hedera stand-in on ${standin.url}` : 'no Hedera stand-in in this 
 
 reuseInstances(quick);
 const mcpParams = { calls: quick ? 50 : 300, warm: quick ? 10 : 30, bindings: BINDINGS };
-if (mcpOnly) {
+if (alone) {
   try {
-    log('scenario 8: MCP tool calls (official SDK client, Streamable HTTP)');
-    const mcp = await mcpScenario(mcpParams, builds, log);
-    console.log(`\n${printMcp({ mcp })}\n`);
+    if (runtimeOnly) {
+      log('scenario 9: Runtime v1 route decision and worker-message delivery');
+      const runtime = await runtimeScenario(mcpParams, builds, log);
+      console.log(`\n${printRuntime({ runtime })}\n`);
+    } else {
+      log('scenario 8: MCP tool calls (official SDK client, Streamable HTTP)');
+      const mcp = await mcpScenario(mcpParams, builds, log);
+      console.log(`\n${printMcp({ mcp })}\n`);
+    }
   } finally {
     standin?.stop();
   }
@@ -172,6 +181,8 @@ try {
   if (results.projection) results.projectionLagP99 = results.projection.lag.p99;
   log('scenario 8: MCP tool calls (official SDK client, Streamable HTTP)');
   results.mcp = await mcpScenario(mcpParams, builds, log);
+  log('scenario 9: Runtime v1 route decision and worker-message delivery');
+  results.runtime = await runtimeScenario(mcpParams, builds, log);
   log('scenario 7: cold start and size');
   reuseInstances(false);
   results.cold = await coldStartScenario(

@@ -359,6 +359,34 @@ ${markdownTable(MCP_HEAD, mcpRows(r))}
 `;
 }
 
+const RUNTIME_HEAD = ['Runtime v1 latency', 'p50 ms', 'p99 ms', 'max ms', 'Messages'];
+
+/** Scenario 9: Runtime v1's route decision and worker-message delivery. */
+function runtimeRows(r) {
+  if (!r.runtime) return [];
+  const rows = [
+    ['route decision: POST message → 201 (decided, stored)', r.runtime.decisionStored],
+    ["route decision: POST message → seen on the channel's feed", r.runtime.decisionSeen],
+    ["worker message: POST route → on the worker's feed", r.runtime.workerDelivery],
+  ];
+  return rows.map(([what, s]) => [what, fmt(s.p50, 2), fmt(s.p99, 2), fmt(s.max, 2), fmt(s.n, 0)]);
+}
+
+export function printRuntime(r) {
+  return consoleTable(RUNTIME_HEAD, runtimeRows(r));
+}
+
+function runtimeSection(r) {
+  if (!r.runtime) return '';
+  return `## Runtime v1 latency
+
+One message at a time to a channel whose policy evaluates three non-matching rules before its default, after ${r.runtime.warm} warm-up messages; followers of the channel's stream and of an interactive worker's feed on WebSockets (the SDK). \`npm run bench -- --runtime\` runs this scenario alone.
+
+${markdownTable(RUNTIME_HEAD, runtimeRows(r))}
+
+`;
+}
+
 export function printAll(r) {
   return [
     consoleTable(HEAD, mainRows(r)),
@@ -369,6 +397,8 @@ export function printAll(r) {
     consoleTable(['Ratio', 'Pair', 'Value', ''], ratioRows(r)),
     '',
     printMcp(r),
+    '',
+    printRuntime(r),
     '',
     consoleTable(['Target', 'Measured', 'Verdict'], targetRows(r)),
   ].join('\n');
@@ -396,7 +426,7 @@ ${partsLine(r)}
 
 ${markdownTable(['Scenario', 'Pair', 'Value', ''], ratioRows(r))}
 
-${mcpSection(r)}
+${mcpSection(r)}${runtimeSection(r)}
 ## Targets
 
 ${markdownTable(['Target', 'Measured', 'Verdict'], targetRows(r))}

@@ -73,8 +73,12 @@ async function startFresh(
   const before = new Set(workerdChildren());
   const started = performance.now();
   const { workerOptions } = unstable_getMiniflareWorkerOptions(bundle.config);
+  // The dashboard's static Worker (STATIC, wrangler.toml) is not started: no scenario asks
+  // for a static file, and Miniflare refuses a binding to a service it does not run.
+  const { STATIC: _static, ...serviceBindings } = workerOptions.serviceBindings ?? {};
   const mf = new Miniflare({
     ...workerOptions,
+    serviceBindings,
     name: `bench-${bundle.name}`,
     modules: true,
     modulesRoot: bundle.outdir,

@@ -6,6 +6,7 @@ import { EVENTS_COMMANDS, EVENTS_USAGE, eventsMain } from './events';
 import type { Output } from './format';
 import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
 import { jwtClaims } from './jwt-claims';
+import { RUNTIME_COMMANDS, RUNTIME_USAGE, runtimeMain } from './runtime';
 import { reportError } from './sub-main';
 import { token } from './token';
 import { UsageError, valueFlags } from './usage';
@@ -30,12 +31,15 @@ environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
 
 ${HEIMDALL_USAGE}
 
-${EVENTS_USAGE}`;
+${EVENTS_USAGE}
+
+${RUNTIME_USAGE}`;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
   if (HEIMDALL_COMMANDS.has(argv[0] ?? '')) return heimdallMain(argv);
   if (EVENTS_COMMANDS.has(argv[0] ?? '')) return eventsMain(argv);
+  if (RUNTIME_COMMANDS.has(argv[0] ?? '')) return runtimeMain(argv);
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(argv);

@@ -1,4 +1,5 @@
-import { WirestreamClient, WirestreamError } from '../client';
+import WebSocket from 'ws';
+import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
 import type { Output } from './format';
 import { UsageError } from './usage';
 
@@ -11,11 +12,12 @@ export function processOutput(argv: readonly string[]): Output {
   };
 }
 
-/** The client the environment names (WIRESTREAM_URL, WIRESTREAM_TOKEN). */
+/** The client the environment names (WIRESTREAM_URL, WIRESTREAM_TOKEN); it can follow streams (ws). */
 export function envClient(): WirestreamClient {
   const token = process.env.WIRESTREAM_TOKEN || undefined;
   return new WirestreamClient({
     baseUrl: process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787',
+    WebSocket: WebSocket as unknown as WebSocketConstructor,
     ...(token ? { token } : {}),
   });
 }

@@ -113,3 +113,21 @@ export function firstMissing(
   const empty = (v: unknown) => v === undefined || v === '' || (Array.isArray(v) && v.length === 0);
   return names.find((n) => empty(args[n]));
 }
+
+/**
+ * Dispatches a tool with an `action` argument: refuses, naming it, the first
+ * argument the action needs and lacks; else runs the action.
+ */
+export function dispatch<A extends string, T extends { action: A }>(
+  args: T,
+  needs: Record<A, readonly string[]>,
+  actions: Record<A, () => Promise<ToolOutcome>>,
+): Promise<ToolOutcome> {
+  const missing = firstMissing(args as Record<string, unknown>, needs[args.action]);
+  if (missing) {
+    return Promise.resolve(
+      argumentMissing(missing, `${missing} is required for action "${args.action}"`),
+    );
+  }
+  return actions[args.action]();
+}

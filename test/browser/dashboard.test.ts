@@ -407,6 +407,7 @@ describe('dashboard', () => {
       'GSD',
       'Workspace',
       'Claims',
+      'Runtime',
     ]);
     const current = () => page.getAttribute('#views a[aria-current="page"]', 'data-view');
     expect(await current()).toBe('coordination');

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { CHROMIUM_FLAGS, findChromium, missingMessage } from '../../tools/ensure-chromium.mjs';
 
 /** A headless Chromium with its own throwaway profile; `close()` removes both. */
@@ -45,4 +45,27 @@ export async function watchedPage(browser: TestBrowser, problems: string[]): Pro
   });
   page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
   return page;
+}
+
+/**
+ * Chromium and its watched page for the tests of one file: launched before
+ * them (after any `beforeAll` registered earlier), closed after them. Read
+ * `page` inside the tests.
+ */
+export function chromiumForFile(problems: string[]): { readonly page: Page } {
+  let browser: TestBrowser | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await watchedPage(browser, problems);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    get page() {
+      if (!page) throw new Error('Chromium starts in beforeAll');
+      return page;
+    },
+  };
 }

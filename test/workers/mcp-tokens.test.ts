@@ -14,7 +14,8 @@ import { createRun } from './helpers/writer';
  * the tool list a host puts in its context, and per tool a typical call (the
  * arguments the model writes) plus its result (the JSON text block it reads).
  * Sizes are deterministic but for ids and times, so the budgets hold a margin
- * of ~15 % (the tool list: ~6,100 measured, 24 tools). Measured figures: BENCHMARKS.md, "MCP token economy".
+ * of ~15 % (the tool list: ~6,800 measured, 26 tools — 3 % under its budget since
+ * the runtime's two tools, ~700 tokens). Measured figures: BENCHMARKS.md, "MCP token economy".
  */
 
 /** Documented budgets (BENCHMARKS.md): the tool list, and call + result per tool. */
@@ -57,6 +58,18 @@ const BUDGET = {
     'ledger.report': 100,
     validate_message: 90,
     'validate_message.receipt': 130,
+    // Runtime v1's channel and worker sides, per action.
+    'runtime_channel.open': 170,
+    'runtime_channel.say': 155,
+    'runtime_channel.state': 355,
+    'runtime_channel.events': 440,
+    // Up to 3 bulletins (none yet here: 34 measured).
+    'runtime_channel.bulletins': 400,
+    'runtime_worker.spawn': 165,
+    'runtime_worker.progress': 135,
+    'runtime_worker.messages': 80,
+    'runtime_worker.state': 175,
+    'runtime_worker.complete': 155,
   } as Record<string, number>,
 };
 
@@ -80,6 +93,53 @@ function recordingFetch(log: Exchange[]) {
 
 function tokens(value: unknown): number {
   return countTokens(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+/** A typical call of each runtime action: a channel, a message, an interactive worker's turn. */
+function runtimeCalls(channel: string): [string, Record<string, unknown>][] {
+  const ch = { channel_id: channel };
+  const w = { worker_id: `${channel}-w` };
+  const policy = {
+    rules: [
+      {
+        id: 'research',
+        when: { textIncludes: ['investigate'] },
+        route: { action: 'spawn_branch' },
+      },
+    ],
+    default: { action: 'respond' },
+  };
+  return [
+    ['runtime_channel', { ...ch, action: 'open', policy, context_budget: 8000 }],
+    ['runtime_channel', { ...ch, action: 'say', text: 'investigate the login errors' }],
+    ['runtime_channel', { ...ch, action: 'state' }],
+    ['runtime_channel', { ...ch, action: 'events', after_seq: 1 }],
+    ['runtime_channel', { action: 'bulletins' }],
+    [
+      'runtime_worker',
+      {
+        ...w,
+        ...ch,
+        action: 'spawn',
+        goal: 'triage logins',
+        toolset: ['logs'],
+        mode: 'interactive',
+      },
+    ],
+    ['runtime_worker', { ...w, action: 'progress', status: 'waiting', note: 'ready' }],
+    ['runtime_channel', { ...ch, action: 'say', text: 'look at eu-west first', to: w.worker_id }],
+    ['runtime_worker', { ...w, action: 'messages' }],
+    ['runtime_worker', { ...w, action: 'state' }],
+    [
+      'runtime_worker',
+      {
+        ...w,
+        action: 'complete',
+        summary: 'stale eu-west token cache',
+        tokens: { input: 900, output: 80 },
+      },
+    ],
+  ];
 }
 
 /** A typical call of each workspace tool's actions (the seed's examples). */
@@ -203,6 +263,7 @@ describe('MCP token economy', () => {
       ['read_run_document', { run_id: run }],
       ['list_run_revisions', { run_id: run }],
       ...workspaceCalls(ws),
+      ...runtimeCalls(`tok-${ws}`),
     ];
     // list_available_tasks: once the role's offers are projected.
     for (let i = 0; i < 50; i++) {

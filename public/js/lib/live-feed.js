@@ -5,6 +5,7 @@
 // the connection state the header's badge displays.
 import { client } from './api.js';
 import { createStore } from './store.js';
+import { useEffect, useState } from './ui.js';
 
 /** @typedef {{ state: string, detail?: string }} Connection */
 
@@ -76,4 +77,21 @@ export function follow(feed, handlers) {
       setConn('idle');
     },
   };
+}
+
+/**
+ * A counter that goes up on each Wire of `streamId` (followed from the start
+ * while the component is mounted): a view re-reads what it shows when it moves.
+ * @param {string} streamId @returns {number}
+ */
+export function useStreamTick(streamId) {
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const sub = client.subscribe(streamId, {
+      afterSeq: 0,
+      onWires: () => setTick((t) => t + 1),
+    });
+    return () => sub.close();
+  }, [streamId]);
+  return tick;
 }

@@ -7,7 +7,8 @@
 
 import { ProjectClient } from '/client.js';
 import { client } from '../lib/api.js';
-import { hrefOf, navigate } from '../lib/router.js';
+import { useStreamTick } from '../lib/live-feed.js';
+import { Picker } from '../lib/picker.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
 const FEED_MAX = 200;
@@ -18,31 +19,20 @@ function GsdView({ route }) {
   return html`
     <section id="gsd" aria-labelledby="gsd-title">
       <h2 id="gsd-title">GSD project events</h2>
-      <form class="picker" onSubmit=${(e) => {
-        e.preventDefault();
-        navigate(hrefOf('gsd', { project: new FormData(e.currentTarget).get('project') }));
-      }}>
-        <input name="project" placeholder="project_id" value=${project} aria-label="project id" />
-        <button type="submit">open</button>
-      </form>
+      <${Picker} view="gsd" param="project" value=${project} placeholder="project_id" label="project id" />
       ${project ? html`<${Project} key=${project} id=${project} />` : null}
     </section>
   `;
 }
 
 function Project({ id }) {
-  const [tick, setTick] = useState(0);
+  const moved = useStreamTick(`gsd:${id}`);
+  const [answered, setTick] = useState(0);
+  const tick = moved + answered;
   const [events, setEvents] = useState([]);
   const [state, setState] = useState(null);
   const [error, setError] = useState('');
   const p = new ProjectClient(client, id);
-  useEffect(() => {
-    const sub = client.subscribe(`gsd:${id}`, {
-      afterSeq: 0,
-      onWires: () => setTick((t) => t + 1),
-    });
-    return () => sub.close();
-  }, [id]);
   useEffect(() => {
     let live = true;
     Promise.all([p.events(), p.state()])

@@ -10,7 +10,8 @@ import { coordination } from './coordination/index.js';
 import { gsd } from './gsd.js';
 import { claims, workspace } from './heimdall/index.js';
 import { runs } from './runs.js';
+import { runtime } from './runtime.js';
 import { streams } from './streams.js';
 
 /** @type {{ id: string, title: string, View: (props: { route: import('../lib/router.js').Route }) => unknown }[]} */
-export const VIEWS = [coordination, streams, anchoring, runs, gsd, workspace, claims];
+export const VIEWS = [coordination, streams, anchoring, runs, gsd, workspace, claims, runtime];

@@ -5,6 +5,7 @@
 
 import { client } from '../lib/api.js';
 import { token } from '../lib/auth.js';
+import { Picker } from '../lib/picker.js';
 import { hrefOf, navigate } from '../lib/router.js';
 import { useStore } from '../lib/store.js';
 import { html, useEffect, useState } from '../lib/ui.js';
@@ -35,13 +36,7 @@ function RunsView({ route }) {
   return html`
     <section id="runs" aria-labelledby="runs-title">
       <h2 id="runs-title">Run documents</h2>
-      <form class="picker" onSubmit=${(e) => {
-        e.preventDefault();
-        navigate(hrefOf('runs', { run: new FormData(e.currentTarget).get('run') }));
-      }}>
-        <input name="run" placeholder="run_id" value=${runId} aria-label="run id" />
-        <button type="submit">open</button>
-      </form>
+      <${Picker} view="runs" param="run" value=${runId} placeholder="run_id" label="run id" />
       ${runId ? html`<${Run} runId=${runId} wanted=${wanted === null ? null : Number(wanted)} />` : null}
     </section>
   `;

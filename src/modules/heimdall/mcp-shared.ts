@@ -1,8 +1,6 @@
 import * as z from 'zod';
 import {
-  argumentMissing,
   argumentOf,
-  firstMissing,
   type McpToolContext,
   type ToolOutcome,
   toolRefusal,
@@ -40,20 +38,5 @@ export async function run(
   return toolRefusal(res, argumentOf(res.problem, args, fallback));
 }
 
-/**
- * Dispatches a tool with an `action` argument: refuses, naming it, the first
- * argument the action needs and lacks; else runs the action.
- */
-export function dispatch<A extends string, T extends { action: A }>(
-  args: T,
-  needs: Record<A, readonly string[]>,
-  actions: Record<A, () => Promise<ToolOutcome>>,
-): Promise<ToolOutcome> {
-  const missing = firstMissing(args as Record<string, unknown>, needs[args.action]);
-  if (missing) {
-    return Promise.resolve(
-      argumentMissing(missing, `${missing} is required for action "${args.action}"`),
-    );
-  }
-  return actions[args.action]();
-}
+/** One tool, several actions: the kernel's dispatch (its needs checked by name). */
+export { dispatch } from '../../kernel/mcp-tool';

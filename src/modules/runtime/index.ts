@@ -8,6 +8,7 @@ import { DERIVED } from './envelope';
 import { branchKind } from './kinds/branch';
 import { channelKind } from './kinds/channel';
 import { workerKind } from './kinds/worker';
+import { RUNTIME_TOOLS } from './mcp';
 import { RUNTIME_OPERATIONS } from './openapi';
 import { RUNTIME_PROBLEMS } from './problems';
 import { runtimeChannels } from './read-models/channels';
@@ -55,6 +56,7 @@ export const runtime: ProtocolModule = {
   initialStatus: { channel: 'pending', worker: 'spawned', branch: 'spawned' },
   routes,
   operations: RUNTIME_OPERATIONS,
+  mcpTools: RUNTIME_TOOLS,
   async scheduled(env, at) {
     await runVisor(env, at);
   },
