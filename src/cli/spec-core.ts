@@ -1,0 +1,139 @@
+import type { CommandSpec, OptionSpec } from './help';
+
+/** The stream commands' specs (`wirestream help <command>`; see help.ts). */
+const GROUP = 'streams, tasks and tokens';
+
+const sender: OptionSpec = {
+  type: 'string',
+  value: 'ID',
+  help: "sender of the Wires (default: the token's subject)",
+};
+
+export const CORE_SPECS: CommandSpec[] = [
+  {
+    name: 'append',
+    group: GROUP,
+    synopsis: '<stream> --type T [--payload JSON] [--count N]   (or JSON lines on stdin)',
+    summary: 'Append Wires to a stream.',
+    details: `Without --type, reads one JSON object per line on stdin ({"type":…,"payload":…});
+every line is checked before the first one is sent, and a bad line sends nothing (exit 2).
+More than one Wire: a progress bar with an ETA on a terminal, then one summary line.`,
+    examples: [
+      `wirestream append project:kv-m02 --type review.concern --payload '{"concern":"naming"}'`,
+      `echo '{"type":"review.concern","payload":{"concern":"piped"}}' | wirestream append project:kv-m02`,
+    ],
+    options: {
+      type: { type: 'string', value: 'T', help: 'the Wire type, e.g. review.concern' },
+      payload: { type: 'string', value: 'JSON', help: 'the payload, a JSON object (default {})' },
+      count: { type: 'string', value: 'N', help: 'append N such Wires (default 1)' },
+      sender,
+    },
+  },
+  {
+    name: 'tail',
+    group: GROUP,
+    synopsis: '<stream> [--after N] [--follow]',
+    summary: "Print a stream's Wires in order; --follow stays on the live feed.",
+    details: `Columns: seq, received (relative, or the date in UTC when older), type, sender,
+anchor (pending, or the HCS topic and sequence number), payload (cut to the terminal's width).
+An unknown stream, or --after past its last Wire, is an error (exit 1) unless --follow waits for it.`,
+    examples: [
+      'wirestream tail project:kv-m02 --follow',
+      'wirestream tail project:kv-m02 --after 10 --json',
+    ],
+    options: {
+      after: { type: 'string', value: 'N', help: 'start after stream_seq N (default 0)' },
+      follow: { type: 'boolean', short: 'f', help: 'then follow live until Ctrl-C' },
+    },
+  },
+  {
+    name: 'claim',
+    group: GROUP,
+    synopsis: '<task> --role R [--attempt N] [--lease SECONDS] [-v]',
+    summary: 'Claim a task attempt and hold its lease with heartbeats until Ctrl-C releases it.',
+    examples: ['wirestream claim 0.0.9002 --role developer --lease 60'],
+    options: {
+      role: { type: 'string', value: 'R', help: 'the role the task is offered to' },
+      attempt: { type: 'string', value: 'N', help: 'the attempt (default 1)' },
+      lease: { type: 'string', value: 'SECONDS', help: 'lease length (default 60)' },
+      verbose: { type: 'boolean', short: 'v', help: 'print every lease renewal' },
+      sender,
+    },
+  },
+  {
+    name: 'verify',
+    group: GROUP,
+    synopsis: '<topic> [--mirror URL]',
+    summary: "Recompute an HCS topic's running-hash chain from the mirror node (exit 1 if broken).",
+    examples: ['wirestream verify 0.0.1001'],
+    options: {
+      mirror: {
+        type: 'string',
+        value: 'URL',
+        help: 'mirror node (default WIRESTREAM_MIRROR_URL or the local stand-in)',
+      },
+    },
+  },
+  {
+    name: 'token',
+    group: GROUP,
+    synopsis: '[--sub S --scopes a,b --roles r --streams p --expires-in SECONDS]',
+    summary:
+      'Show who WIRESTREAM_TOKEN is (subject, scopes, roles, expiry), or mint a token (admin).',
+    details:
+      'With --sub the new token alone goes to stdout, so export WIRESTREAM_TOKEN=$(…) works.',
+    examples: [
+      'wirestream token',
+      'WIRESTREAM_TOKEN=$ADMIN_TOKEN wirestream token --sub agent:quinn-07 --scopes append,read,claim',
+    ],
+    options: {
+      sub: { type: 'string', value: 'S', help: 'mint a token for this subject' },
+      scopes: { type: 'string', value: 'a,b', help: 'scopes (default append,read,claim)' },
+      roles: { type: 'string', value: 'r,s', help: 'roles, e.g. coordinator' },
+      streams: { type: 'string', value: 'p,q', help: 'stream prefixes the token is limited to' },
+      'expires-in': { type: 'string', value: 'SECONDS', help: 'lifetime' },
+    },
+  },
+  {
+    name: 'mcp',
+    group: GROUP,
+    synopsis: '[--url URL] [--token T]',
+    summary: 'A stdio MCP server forwarding to URL/mcp (for hosts that only speak stdio).',
+    examples: ['wirestream mcp --url http://127.0.0.1:8787 --token $TOKEN'],
+    options: {
+      url: { type: 'string', value: 'URL', help: 'the server (default WIRESTREAM_URL)' },
+      token: { type: 'string', value: 'T', help: 'bearer token (default WIRESTREAM_TOKEN)' },
+    },
+  },
+  {
+    name: 'run',
+    group: 'run documents (seed 002)',
+    synopsis:
+      '<run_id> --create JSON | --message JSON | --request KIND [--payload JSON] | --revisions | [--revision N]',
+    summary: 'A run, its writer and its document: create, message, request, or read it.',
+    examples: [
+      `wirestream run r1 --create '{"writer":"agent:w","sections":[{"id":"a"}]}'`,
+      'wirestream run r1 --revision 2',
+    ],
+    options: {
+      create: { type: 'string', value: 'JSON', help: 'create the run' },
+      message: { type: 'string', value: 'JSON', help: "one actor message to the run's writer" },
+      request: { type: 'string', value: 'KIND', help: 'request_conductor of this kind' },
+      payload: { type: 'string', value: 'JSON', help: "the request's payload" },
+      revisions: { type: 'boolean', help: 'list the revisions' },
+      revision: { type: 'string', value: 'N', help: 'the document at revision N' },
+      sender,
+    },
+  },
+  {
+    name: 'help',
+    group: 'help',
+    synopsis: '[command]',
+    summary: 'This overview, or one command’s options and example.',
+    examples: ['wirestream help tail'],
+    options: {},
+  },
+];
+
+export const ENVIRONMENT = `environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
+             WIRESTREAM_MIRROR_URL (verify), WIRESTREAM_WORKSPACE, WIRESTREAM_PROJECT`;
