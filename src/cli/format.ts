@@ -16,7 +16,7 @@ export function outputWidth(stream: NodeJS.WriteStream = process.stdout): number
   return stream.isTTY && stream.columns > 0 ? stream.columns : 120;
 }
 
-/** `5s ago`, `12m ago`, `3h ago` within a day; older: `2026-11-27 13:16Z` (UTC). */
+/** How long ago: `5s ago`, `12m ago`, `3h ago`, `4d ago` (the exact time is in --json). */
 export function when(iso: string, now: number = Date.now()): string {
   const at = Date.parse(iso);
   if (Number.isNaN(at)) return iso;
@@ -24,7 +24,7 @@ export function when(iso: string, now: number = Date.now()): string {
   if (s < 60) return `${s}s ago`;
   if (s < 3600) return `${Math.floor(s / 60)}m ago`;
   if (s < 86_400) return `${Math.floor(s / 3600)}h ago`;
-  return `${iso.slice(0, 10)} ${iso.slice(11, 16)}Z`;
+  return `${Math.floor(s / 86_400)}d ago`;
 }
 
 /** Where a Wire stands on HCS: `pending`, or `0.0.1001#12` once anchored. */
@@ -45,14 +45,34 @@ export function fitTo(text: string, width: number): string {
 
 const COLUMNS: [title: string, width: number][] = [
   ['seq', 6],
-  ['received', 17],
-  ['type', 20],
-  ['sender', 18],
+  ['received', 8],
+  ['type', 22],
+  ['sender', 22],
   ['anchor', 14],
 ];
+/** Columns that give way on a narrow terminal (type, sender, anchor), cut with `…`. */
+const FLEXIBLE = 2;
+
+/**
+ * Column widths for a `width`-wide terminal: as above while the payload
+ * keeps at least 30% of the line, else type, sender and anchor shrink.
+ */
+function widths(width: number): number[] {
+  const natural = COLUMNS.map(([, w]) => w);
+  const gaps = 2 * COLUMNS.length;
+  const room = width - gaps - Math.max(12, Math.floor(width * 0.3));
+  const total = natural.reduce((a, b) => a + b, 0);
+  if (room >= total) return natural;
+  const fixed = natural.slice(0, FLEXIBLE).reduce((a, b) => a + b, 0);
+  const flexible = total - fixed;
+  return natural.map((w, i) =>
+    i < FLEXIBLE ? w : Math.max(4, Math.floor(((room - fixed) * w) / flexible)),
+  );
+}
 
 function row(cells: string[], payload: string, width: number): string {
-  const head = cells.map((c, i) => c.padEnd(COLUMNS[i]?.[1] ?? 0)).join('  ');
+  const cols = widths(width);
+  const head = cells.map((c, i) => fitTo(c, cols[i] ?? 0).padEnd(cols[i] ?? 0)).join('  ');
   return `${head}  ${fitTo(payload, Math.max(12, width - head.length - 2))}`.trimEnd();
 }
 

@@ -34,8 +34,8 @@ More than one Wire: a progress bar with an ETA on a terminal, then one summary l
     group: GROUP,
     synopsis: '<stream> [--after N] [--follow]',
     summary: "Print a stream's Wires in order; --follow stays on the live feed.",
-    details: `Columns: seq, received (relative, or the date in UTC when older), type, sender,
-anchor (pending, or the HCS topic and sequence number), payload (cut to the terminal's width).
+    details: `Columns: seq, received (how long ago), type, sender, anchor (pending, or the HCS
+topic and sequence number), payload (cut to the terminal's width; --json has it all).
 An unknown stream, or --after past its last Wire, is an error (exit 1) unless --follow waits for it.`,
     examples: [
       'wirestream tail project:kv-m02 --follow',
