@@ -46,10 +46,13 @@ export class ProgressBar {
   }
 }
 
-/** Seconds as `0.4 s`, `12 s`, `3m 05s`. */
+/** Seconds as `0.4 s`, `12 s`, `3m 05s`, `5h 02m`, `3d 4h`. */
 export function duration(seconds: number): string {
   if (seconds < 10) return `${seconds.toFixed(1)} s`;
   if (seconds < 60) return `${Math.round(seconds)} s`;
   const s = Math.round(seconds);
-  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}m ${two(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${two(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor(s / 3600) % 24}h`;
 }
