@@ -31,10 +31,19 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
 }
 
+/** An option taking a value, shown as `--name VALUE`. */
+export const str = (value: string, help: string): OptionSpec => ({ type: 'string', value, help });
+/** An on/off option, with an optional one-letter form. */
+export const flag = (help: string, short?: string): OptionSpec => ({
+  type: 'boolean',
+  help,
+  ...(short ? { short } : {}),
+});
+
 /** Options every command takes. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  json: { type: 'boolean', help: 'one JSON object per line instead of human text' },
-  help: { type: 'boolean', short: 'h', help: 'this help' },
+  json: flag('one JSON object per line instead of human text'),
+  help: flag('this help', 'h'),
 };
 
 /** A command's options for `node:util` parseArgs (its own plus the global ones). */

@@ -1,13 +1,9 @@
-import type { CommandSpec, OptionSpec } from './help';
+import { type CommandSpec, flag, type OptionSpec, str } from './help';
 
 /** The stream commands' specs (`wirestream help <command>`; see help.ts). */
 const GROUP = 'streams, tasks and tokens';
 
-const sender: OptionSpec = {
-  type: 'string',
-  value: 'ID',
-  help: "sender of the Wires (default: the token's subject)",
-};
+const sender: OptionSpec = str('ID', "sender of the Wires (default: the token's subject)");
 
 export const CORE_SPECS: CommandSpec[] = [
   {
@@ -23,9 +19,9 @@ More than one Wire: a progress bar with an ETA on a terminal, then one summary l
       `echo '{"type":"review.concern","payload":{"concern":"piped"}}' | wirestream append project:kv-m02`,
     ],
     options: {
-      type: { type: 'string', value: 'T', help: 'the Wire type, e.g. review.concern' },
-      payload: { type: 'string', value: 'JSON', help: 'the payload, a JSON object (default {})' },
-      count: { type: 'string', value: 'N', help: 'append N such Wires (default 1)' },
+      type: str('T', 'the Wire type, e.g. review.concern'),
+      payload: str('JSON', 'the payload, a JSON object (default {})'),
+      count: str('N', 'append N such Wires (default 1)'),
       sender,
     },
   },
@@ -42,8 +38,8 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
       'wirestream tail project:kv-m02 --after 10 --json',
     ],
     options: {
-      after: { type: 'string', value: 'N', help: 'start after stream_seq N (default 0)' },
-      follow: { type: 'boolean', short: 'f', help: 'then follow live until Ctrl-C' },
+      after: str('N', 'start after stream_seq N (default 0)'),
+      follow: flag('then follow live until Ctrl-C', 'f'),
     },
   },
   {
@@ -53,10 +49,10 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
     summary: 'Claim a task attempt and hold its lease with heartbeats until Ctrl-C releases it.',
     examples: ['wirestream claim 0.0.9002 --role developer --lease 60'],
     options: {
-      role: { type: 'string', value: 'R', help: 'the role the task is offered to' },
-      attempt: { type: 'string', value: 'N', help: 'the attempt (default 1)' },
-      lease: { type: 'string', value: 'SECONDS', help: 'lease length (default 60)' },
-      verbose: { type: 'boolean', short: 'v', help: 'print every lease renewal' },
+      role: str('R', 'the role the task is offered to'),
+      attempt: str('N', 'the attempt (default 1)'),
+      lease: str('SECONDS', 'lease length (default 60)'),
+      verbose: flag('print every lease renewal', 'v'),
       sender,
     },
   },
@@ -67,11 +63,7 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
     summary: "Recompute an HCS topic's running-hash chain from the mirror node (exit 1 if broken).",
     examples: ['wirestream verify 0.0.1001'],
     options: {
-      mirror: {
-        type: 'string',
-        value: 'URL',
-        help: 'mirror node (default WIRESTREAM_MIRROR_URL or the local stand-in)',
-      },
+      mirror: str('URL', 'mirror node (default WIRESTREAM_MIRROR_URL or the local stand-in)'),
     },
   },
   {
@@ -87,11 +79,11 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
       'WIRESTREAM_TOKEN=$ADMIN_TOKEN wirestream token --sub agent:quinn-07 --scopes append,read,claim',
     ],
     options: {
-      sub: { type: 'string', value: 'S', help: 'mint a token for this subject' },
-      scopes: { type: 'string', value: 'a,b', help: 'scopes (default append,read,claim)' },
-      roles: { type: 'string', value: 'r,s', help: 'roles, e.g. coordinator' },
-      streams: { type: 'string', value: 'p,q', help: 'stream prefixes the token is limited to' },
-      'expires-in': { type: 'string', value: 'SECONDS', help: 'lifetime' },
+      sub: str('S', 'mint a token for this subject'),
+      scopes: str('a,b', 'scopes (default append,read,claim)'),
+      roles: str('r,s', 'roles, e.g. coordinator'),
+      streams: str('p,q', 'stream prefixes the token is limited to'),
+      'expires-in': str('SECONDS', 'lifetime'),
     },
   },
   {
@@ -101,8 +93,8 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
     summary: 'A stdio MCP server forwarding to URL/mcp (for hosts that only speak stdio).',
     examples: ['wirestream mcp --url http://127.0.0.1:8787 --token $TOKEN'],
     options: {
-      url: { type: 'string', value: 'URL', help: 'the server (default WIRESTREAM_URL)' },
-      token: { type: 'string', value: 'T', help: 'bearer token (default WIRESTREAM_TOKEN)' },
+      url: str('URL', 'the server (default WIRESTREAM_URL)'),
+      token: str('T', 'bearer token (default WIRESTREAM_TOKEN)'),
     },
   },
   {
@@ -116,12 +108,12 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
       'wirestream run r1 --revision 2',
     ],
     options: {
-      create: { type: 'string', value: 'JSON', help: 'create the run' },
-      message: { type: 'string', value: 'JSON', help: "one actor message to the run's writer" },
-      request: { type: 'string', value: 'KIND', help: 'request_conductor of this kind' },
-      payload: { type: 'string', value: 'JSON', help: "the request's payload" },
-      revisions: { type: 'boolean', help: 'list the revisions' },
-      revision: { type: 'string', value: 'N', help: 'the document at revision N' },
+      create: str('JSON', 'create the run'),
+      message: str('JSON', "one actor message to the run's writer"),
+      request: str('KIND', 'request_conductor of this kind'),
+      payload: str('JSON', "the request's payload"),
+      revisions: flag('list the revisions'),
+      revision: str('N', 'the document at revision N'),
       sender,
     },
   },

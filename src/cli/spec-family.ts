@@ -1,15 +1,13 @@
-import type { CommandSpec, OptionSpec } from './help';
+import { type CommandSpec, flag, type OptionSpec, str } from './help';
 
 /** Specs of the workspace (seed 001) and GSD (seed 004) commands; see help.ts. */
 const WORKSPACE = 'workspace commands (seed 001; --workspace W or WIRESTREAM_WORKSPACE)';
 const GSD = 'GSD project commands (seed 004; --project P or WIRESTREAM_PROJECT)';
 
-const workspace: OptionSpec = {
-  type: 'string',
-  value: 'W',
-  help: 'the workspace (default WIRESTREAM_WORKSPACE, else "default")',
-};
-const str = (value: string, help: string): OptionSpec => ({ type: 'string', value, help });
+const workspace: OptionSpec = str(
+  'W',
+  'the workspace (default WIRESTREAM_WORKSPACE, else "default")',
+);
 
 function ws(
   name: string,
@@ -34,7 +32,7 @@ export const WORKSPACE_SPECS: CommandSpec[] = [
     'set ID VALUE [--force] | get ID | reverse VALUE | list',
     'Short symbols for long references (heimdall-resolve).',
     ['wirestream symbols set F12 src/matching/engine.ts', 'wirestream symbols get F12'],
-    { force: { type: 'boolean', help: 'replace a symbol that names another value' } },
+    { force: flag('replace a symbol that names another value') },
   ),
   ws(
     'capsule',
@@ -90,7 +88,7 @@ export const WORKSPACE_SPECS: CommandSpec[] = [
     [
       `echo '{"type":"question","from":"coder","msg_id":"q1","question":"which port?"}' | wirestream validate --on-receipt`,
     ],
-    { 'on-receipt': { type: 'boolean', help: 'as the receiver: escalate a second invalid one' } },
+    { 'on-receipt': flag('as the receiver: escalate a second invalid one') },
   ),
   ws(
     'claims',
@@ -138,7 +136,7 @@ export const GSD_SPECS: CommandSpec[] = [
       after: str('N', 'only events after id N'),
       count: str('N', 'wait: how many events (default 1)'),
       timeout: str('SECONDS', 'wait: give up after (exit 3)'),
-      follow: { type: 'boolean', short: 'f', help: 'tail: keep following' },
+      follow: flag('tail: keep following', 'f'),
     },
   },
   {

@@ -15,6 +15,21 @@ const BIN = path.join(ROOT, 'bin/wirestream.mjs');
 const ENV = { ...process.env, WIRESTREAM_URL: 'http://127.0.0.1:9', WIRESTREAM_TOKEN: '' };
 const cli = (args: string[]) => runScript(BIN, args, ENV);
 
+/** Each command line is exit 2, its first stderr line holding the message, a pointer to the help, nothing on stdout. */
+async function expectRefused(cases: [string[], string][]): Promise<void> {
+  for (const [args, message] of cases) {
+    const r = await cli(args);
+    expect({ args, code: r.code, first: r.stderr.split('\n')[0], stdout: r.stdout }).toEqual({
+      args,
+      code: 2,
+      first: expect.stringContaining(message),
+      stdout: '',
+    });
+    expect(r.stderr).toMatch(/\nsee wirestream (help|\w+ --help)\n/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  }
+}
+
 describe('wirestream help', () => {
   it('every command has a help page with a description and an example, as --help and as help <cmd>', async () => {
     expect(COMMAND_SPECS.map((s) => s.name)).toEqual(
@@ -67,17 +82,7 @@ describe('wirestream help', () => {
       [['events', 'tail', '--plan-prefx', '01-'], 'did you mean --plan-prefix?'],
       [['append', 'project:x', '--bogus'], 'error: unknown option --bogus for append'],
     ];
-    for (const [args, message] of cases) {
-      const r = await cli(args);
-      expect({ args, code: r.code, first: r.stderr.split('\n')[0] }).toEqual({
-        args,
-        code: 2,
-        first: expect.stringContaining(message),
-      });
-      expect(r.stderr).toMatch(/see wirestream (help|\w+ --help)/);
-      expect(r.stderr).not.toMatch(/\n\s+at /);
-      expect(r.stdout).toBe('');
-    }
+    await expectRefused(cases);
   }, 60_000);
 
   it("another command's option is refused naming the option and the command, not ignored", async () => {
@@ -95,13 +100,6 @@ describe('wirestream help', () => {
       ],
       [['events', 'tail', '--workspace', 'w'], '--workspace is an option of symbols'],
     ];
-    for (const [args, message] of cases) {
-      const r = await cli(args);
-      expect({ args, code: r.code, first: r.stderr.split('\n')[0] }).toEqual({
-        args,
-        code: 2,
-        first: expect.stringContaining(message),
-      });
-    }
+    await expectRefused(cases);
   }, 60_000);
 });
