@@ -110,7 +110,7 @@ async function core(spec: CommandSpec, argv: string[], output: Output): Promise<
       return (await import('./run')).run(
         client(),
         need('run_id'),
-        { ...flags, revisions: values.revisions === true },
+        { ...flags, revisions: values.revisions as boolean | undefined },
         output,
       );
     case 'mcp': {
