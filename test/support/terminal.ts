@@ -35,12 +35,7 @@ const ESCAPES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*[A-Za-z]`, 'g');
 
 /** Terminal output as the lines a person reads: the last state of each `\r`-redrawn line, no colour codes. */
 export function screenLines(output: string): string[] {
-  return output.split('\n').map(
-    (l) =>
-      l
-        .replace(ESCAPES, '')
-        .split('\r')
-        .filter(Boolean)
-        .at(-1) ?? '',
-  );
+  return output
+    .split('\n')
+    .map((l) => l.replace(ESCAPES, '').split('\r').filter(Boolean).at(-1) ?? '');
 }
