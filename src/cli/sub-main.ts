@@ -28,7 +28,7 @@ export function subjectOf(jwt: string | undefined): string | undefined {
  * the error (see `reportError`), not a minute of silent backoff; 5xx and 429
  * are retried as the SDK does, each retry said on stderr.
  */
-export function envClient(output: Output, sender?: string): WirestreamClient {
+export function envClient(output: Output = processOutput([]), sender?: string): WirestreamClient {
   const token = envToken();
   let networkRetries = 0;
   return new WirestreamClient({
