@@ -98,3 +98,8 @@ export function wireTable(width: number) {
       ),
   };
 }
+
+/** One Wire as one line of `tail`'s table (no header), fitted to stdout. */
+export function wireLine(wire: ServedWire): string {
+  return wireTable(outputWidth()).line(wire);
+}
