@@ -2,9 +2,9 @@ import { parseArgs } from 'node:util';
 import pkg from '../../package.json';
 import type { WirestreamClient } from '../client';
 import { append, tail } from './commands';
-import { EVENTS_COMMANDS, eventsMain } from './events';
+import { EVENTS_COMMANDS, EVENTS_USAGE, eventsMain } from './events';
 import type { Output } from './format';
-import { HEIMDALL_COMMANDS, heimdallMain } from './heimdall';
+import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
 import {
   type CommandSpec,
   checkOptions,
@@ -20,18 +20,26 @@ import { token } from './token';
 import { UsageError } from './usage';
 import { verify } from './verify';
 
-const OVERVIEW = overview(COMMAND_SPECS, ENVIRONMENT);
-
 /**
  * Command families that parse their own lines (`wirestream <family> …`). A new
- * family adds a line here and its specs to spec-index.ts; until it has specs,
- * its commands run unchecked and print their own help.
+ * family adds a line here and its specs to spec-index.ts; a command without a
+ * spec still runs (unchecked), and its `--help` is the family's usage.
  */
-const FAMILIES: { commands: ReadonlySet<string>; run: (argv: string[]) => Promise<number> }[] = [
-  { commands: HEIMDALL_COMMANDS, run: heimdallMain },
-  { commands: EVENTS_COMMANDS, run: eventsMain },
+const FAMILIES: {
+  commands: ReadonlySet<string>;
+  run: (argv: string[]) => Promise<number>;
+  usage: string;
+}[] = [
+  { commands: HEIMDALL_COMMANDS, run: heimdallMain, usage: HEIMDALL_USAGE },
+  { commands: EVENTS_COMMANDS, run: eventsMain, usage: EVENTS_USAGE },
 ];
 const familyOf = (name: string | undefined) => FAMILIES.find((f) => f.commands.has(name ?? ''));
+
+/** The overview: every spec, then the usage of families with commands that have none. */
+const OVERVIEW = [
+  overview(COMMAND_SPECS, ENVIRONMENT),
+  ...FAMILIES.filter((f) => [...f.commands].some((c) => !specFor(c))).map((f) => f.usage),
+].join('\n\n');
 
 /** The arguments before `--` (after it, everything is a positional). */
 const optionPart = (argv: string[]) => argv.slice(0, argv.indexOf('--') >>> 0);
@@ -57,7 +65,11 @@ function helpOrVersion(argv: string[], output: Output): number | undefined {
     return 0;
   }
   const spec = specFor(name);
-  if (!spec && familyOf(name)) return undefined;
+  const family = familyOf(name);
+  if (!spec && family) {
+    output.out(family.usage);
+    return 0;
+  }
   if (!spec) throw unknownCommand(name, COMMAND_SPECS);
   output.out(commandHelp(spec, ENVIRONMENT));
   return 0;
