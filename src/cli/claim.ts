@@ -3,13 +3,15 @@ import { emit, type Output } from './format';
 import { intFlag, UsageError } from './usage';
 
 /**
- * `claim <task> --role R [--attempt N] [--lease S]`: claims the task attempt
- * and holds the lease with heartbeats until Ctrl-C, which releases it.
+ * `claim <task> --role R [--attempt N] [--lease S] [-v]`: claims the task
+ * attempt and holds the lease with heartbeats until Ctrl-C, which releases
+ * it. Each renewal is a line with `-v` (and always with --json); a person
+ * otherwise sees the claim, a lost lease and the release.
  */
 export async function claim(
   client: WirestreamClient,
   task: string,
-  flags: { role?: string; attempt?: string; lease?: string },
+  flags: { role?: string; attempt?: string; lease?: string; verbose?: boolean },
   output: Output,
 ): Promise<number> {
   if (!flags.role)
@@ -18,8 +20,10 @@ export async function claim(
     role: flags.role,
     attempt: intFlag('attempt', flags.attempt, 1, 1),
     leaseMs: intFlag('lease', flags.lease, 60, 1) * 1000,
-    onRenewed: (at) =>
-      emit(output, { kind: 'renewed', lease_expires_at: at }, `lease renewed until ${at}`),
+    onRenewed: (at) => {
+      if (output.json || flags.verbose)
+        emit(output, { kind: 'renewed', lease_expires_at: at }, `lease renewed until ${at}`);
+    },
     onLost: (error) =>
       emit(output, { kind: 'lost', error: error.code }, `lease lost: ${error.detail}`),
   });
@@ -39,7 +43,7 @@ export async function claim(
       fencing_token: lease.fencingToken,
       lease_expires_at: lease.expiresAt,
     },
-    `claimed ${lease.streamId} with fencing token ${lease.fencingToken}, lease until ${lease.expiresAt} (Ctrl-C releases)`,
+    `claimed ${lease.streamId} with fencing token ${lease.fencingToken}, lease until ${lease.expiresAt} (Ctrl-C releases${flags.verbose ? '' : '; -v shows each renewal'})`,
   );
   const check = setInterval(() => {
     if (lease.lost) stop();

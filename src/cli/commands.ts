@@ -1,7 +1,7 @@
-import { createInterface } from 'node:readline';
+import { text } from 'node:stream/consumers';
 import type { Payload, ServedWire, SubscriptionState, WirestreamClient } from '../client';
-import { emit, type Output, wireLine } from './format';
-import { ProgressBar } from './progress';
+import { emit, type Output, outputWidth, wireTable } from './format';
+import { duration, ProgressBar } from './progress';
 import { intFlag, jsonArg, UsageError } from './usage';
 
 export interface AppendFlags {
@@ -11,18 +11,47 @@ export interface AppendFlags {
   count?: string;
 }
 
-function parsePayload(text: string | undefined): Payload {
-  if (text === undefined) return {};
-  const value = jsonArg('--payload', text);
+interface Item {
+  type: string;
+  payload: Payload;
+}
+
+const EXPECTED =
+  'give --type T [--payload JSON], or JSON lines such as {"type":"review.concern","payload":{"concern":"x"}} on stdin';
+
+function objectOrThrow(what: string, value: unknown): Payload {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError('--payload must be a JSON object');
+    throw new UsageError(`${what} must be a JSON object`);
   }
   return value as Payload;
 }
 
 /**
+ * The Wires stdin asks for, every line checked before any is sent (a bad
+ * line is exit 2 with nothing appended, as the README promises).
+ */
+async function stdinItems(): Promise<Item[]> {
+  if (process.stdin.isTTY) throw new UsageError(`append needs input: ${EXPECTED}`);
+  const lines = (await text(process.stdin)).split('\n');
+  const items: Item[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = `stdin line ${i + 1}`;
+    const item = objectOrThrow(where, jsonArg(where, line));
+    if (typeof item.type !== 'string') throw new UsageError(`${where} has no "type": ${line}`);
+    const payload =
+      item.payload === undefined ? {} : objectOrThrow(`${where}: "payload"`, item.payload);
+    items.push({ type: item.type, payload });
+  });
+  if (items.length === 0) throw new UsageError(`append got no Wires on stdin: ${EXPECTED}`);
+  return items;
+}
+
+/**
  * `append <stream> --type T [--payload JSON] [--count N]`, or one JSON object
- * per line on stdin (`{"type":…,"payload":…}`) when no --type is given.
+ * per line on stdin (`{"type":…,"payload":…}`) when no --type is given. One
+ * Wire (or --json) prints its receipt; more print a progress bar with an ETA
+ * on a terminal (stderr), then one summary line.
  */
 export async function append(
   client: WirestreamClient,
@@ -30,43 +59,46 @@ export async function append(
   flags: AppendFlags,
   output: Output,
 ): Promise<number> {
-  const sender = flags.sender;
-  const send = async (type: string, payload: Payload) => {
-    const result = await client.append(streamId, { type, payload, ...(sender ? { sender } : {}) });
-    const r = result.receipt;
-    emit(
-      output,
-      { ...r, replay: result.replay },
-      `appended #${r.stream_seq} ${r.wire_id}${result.replay ? ' (replay)' : ''}`,
-    );
-  };
+  let items: Item[];
   if (flags.type !== undefined) {
     const count = intFlag('count', flags.count, 1, 1);
-    const bar = new ProgressBar('append', count);
-    const quiet = count > 1 && bar.enabled;
-    for (let i = 0; i < count; i++) {
-      const payload = parsePayload(flags.payload);
-      if (quiet) {
-        await client.append(streamId, { type: flags.type, payload, ...(sender ? { sender } : {}) });
-      } else {
-        await send(flags.type, payload);
-      }
-      bar.update(i + 1);
-    }
-    if (quiet) bar.finish();
-    return 0;
+    const payload = objectOrThrow(
+      '--payload',
+      flags.payload === undefined ? {} : jsonArg('--payload', flags.payload),
+    );
+    items = Array.from({ length: count }, () => ({ type: flags.type as string, payload }));
+  } else {
+    items = await stdinItems();
   }
-  if (process.stdin.isTTY) {
-    throw new UsageError('append needs --type, or JSON lines ({"type":…,"payload":…}) on stdin');
+  const each = items.length === 1 || output.json;
+  const bar = new ProgressBar('append', items.length);
+  const started = Date.now();
+  const seqs: number[] = [];
+  let replays = 0;
+  for (const item of items) {
+    const result = await client.append(streamId, item).catch((error: unknown) => {
+      if (seqs.length > 0)
+        output.err(`${seqs.length} of ${items.length} appended before this error`);
+      throw error;
+    });
+    const r = result.receipt;
+    seqs.push(r.stream_seq);
+    if (result.replay) replays++;
+    if (each) {
+      emit(
+        output,
+        { ...r, replay: result.replay },
+        `appended #${r.stream_seq} ${r.wire_id}${result.replay ? ' (replay)' : ''}`,
+      );
+    } else bar.update(seqs.length);
   }
-  for await (const line of createInterface({ input: process.stdin })) {
-    if (line.trim() === '') continue;
-    const item = jsonArg(`stdin line "${line}"`, line) as {
-      type?: unknown;
-      payload?: unknown;
-    } | null;
-    if (typeof item?.type !== 'string') throw new UsageError(`a line without "type": ${line}`);
-    await send(item.type, (item.payload ?? {}) as Payload);
+  if (!each) {
+    bar.finish();
+    const seconds = (Date.now() - started) / 1000;
+    const rate = Math.round(items.length / Math.max(seconds, 0.001));
+    output.out(
+      `appended ${items.length} Wires to ${streamId}: #${seqs[0]}–#${seqs.at(-1)} in ${duration(seconds)} (${rate}/s)${replays ? `, ${replays} replays` : ''}`,
+    );
   }
   return 0;
 }
@@ -74,6 +106,8 @@ export async function append(
 /**
  * `tail <stream> [--after N] [--follow]`: prints the stream in order; with
  * --follow it stays on the live feed (reconnecting as needed) until Ctrl-C.
+ * A stream with no Wires, or --after past its last one, is said, not printed
+ * as an empty success: exit 1, unless --follow waits for what comes.
  */
 export async function tail(
   client: WirestreamClient,
@@ -82,9 +116,31 @@ export async function tail(
   output: Output,
 ): Promise<number> {
   const after = intFlag('after', flags.after, 0);
-  const print = (wire: ServedWire) => emit(output, wire, wireLine(wire));
+  const info = await client.info(streamId);
+  const last = info?.last_seq ?? 0;
+  const problem =
+    info === null
+      ? `no such stream: ${streamId} has no Wires`
+      : after > last
+        ? `${streamId} ends at #${last}: there is no #${after + 1} (--after ${last} or less, or --follow to wait)`
+        : undefined;
+  if (problem && !flags.follow) {
+    output.err(`error: ${problem}`);
+    return 1;
+  }
+  if (problem) output.err(`${problem}; waiting for it (Ctrl-C to stop)`);
+  const table = wireTable(outputWidth());
+  let headed = false;
+  const print = (wire: ServedWire) => {
+    if (!output.json && !headed) {
+      output.out(table.header);
+      headed = true;
+    }
+    emit(output, wire, table.line(wire));
+  };
   if (!flags.follow) {
     for await (const wire of client.readAll(streamId, after)) print(wire);
+    if (after === last) output.err(`no Wires after #${after}: that is the last one`);
     return 0;
   }
   const stop = new AbortController();
@@ -100,7 +156,7 @@ export async function tail(
       if (state === 'reconnecting')
         output.err(`reconnecting${detail?.reason ? ` (${detail.reason})` : ''}…`);
     },
-    onCaughtUp: (last) => output.err(`caught up at #${last}; following live (Ctrl-C to stop)`),
+    onCaughtUp: (at) => output.err(`caught up at #${at}; following live (Ctrl-C to stop)`),
     onGap: (gap) => output.err(`gap: expected #${gap.expected}, got #${gap.got}; re-reading`),
   });
   await sub.closed;

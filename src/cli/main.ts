@@ -1,163 +1,157 @@
 import { parseArgs } from 'node:util';
-import WebSocket from 'ws';
-import { type WebSocketConstructor, WirestreamClient } from '../client';
+import pkg from '../../package.json';
+import type { WirestreamClient } from '../client';
 import { append, tail } from './commands';
 import { EVENTS_COMMANDS, EVENTS_USAGE, eventsMain } from './events';
 import type { Output } from './format';
 import { HEIMDALL_COMMANDS, HEIMDALL_USAGE, heimdallMain } from './heimdall';
-import { jwtClaims } from './jwt-claims';
+import {
+  type CommandSpec,
+  checkOptions,
+  commandHelp,
+  overview,
+  parseOptions,
+  unknownCommand,
+} from './help';
 import { RUNTIME_COMMANDS, RUNTIME_USAGE, runtimeMain } from './runtime';
-import { reportError } from './sub-main';
+import { ENVIRONMENT } from './spec-core';
+import { COMMAND_SPECS, specFor } from './spec-index';
+import { envClient, envToken, processOutput, reportError, subjectOf } from './sub-main';
 import { token } from './token';
-import { UsageError, valueFlags } from './usage';
+import { UsageError } from './usage';
 import { verify } from './verify';
 
-const USAGE = `usage: wirestream <command> [options]
+/**
+ * Command families that parse their own lines (`wirestream <family> …`). A new
+ * family adds a line here and its specs to spec-index.ts; a command without a
+ * spec still runs (unchecked), and its `--help` is the family's usage.
+ */
+const FAMILIES: {
+  commands: ReadonlySet<string>;
+  run: (argv: string[]) => Promise<number>;
+  usage: string;
+}[] = [
+  { commands: HEIMDALL_COMMANDS, run: heimdallMain, usage: HEIMDALL_USAGE },
+  { commands: EVENTS_COMMANDS, run: eventsMain, usage: EVENTS_USAGE },
+  { commands: RUNTIME_COMMANDS, run: runtimeMain, usage: RUNTIME_USAGE },
+];
+const familyOf = (name: string | undefined) => FAMILIES.find((f) => f.commands.has(name ?? ''));
 
-  append <stream> --type T [--payload JSON] [--count N]   (or JSON lines on stdin)
-  tail <stream> [--after N] [--follow]
-  claim <task> --role R [--attempt N] [--lease SECONDS]
-  verify <topic> [--mirror URL]
-  token [--sub S --scopes a,b --roles r --expires-in SECONDS]
-  mcp [--url URL] [--token T]   a stdio MCP server forwarding to URL/mcp
-  run <run_id> --create JSON | --message JSON | --request KIND [--payload JSON]
-               | --revisions | [--revision N]   (seed 002: a run, its writer, its document)
+/** The overview: every spec, then the usage of families with commands that have none. */
+const OVERVIEW = [
+  overview(COMMAND_SPECS, ENVIRONMENT),
+  ...FAMILIES.filter((f) => [...f.commands].some((c) => !specFor(c))).map((f) => f.usage),
+].join('\n\n');
 
-  --json     one JSON object per line instead of human text
-  --sender   sender of appended Wires (default: the token's subject)
+/** The arguments before `--` (after it, everything is a positional). */
+const optionPart = (argv: string[]) => argv.slice(0, argv.indexOf('--') >>> 0);
 
-environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
-             WIRESTREAM_MIRROR_URL (verify; default http://127.0.0.1:5551)
-
-${HEIMDALL_USAGE}
-
-${EVENTS_USAGE}
-
-${RUNTIME_USAGE}`;
+/**
+ * `--version`, `help [command]`, `<command> --help` and `--help`: printed on
+ * stdout, exit 0. Undefined when the line asks for none of them.
+ */
+function helpOrVersion(argv: string[], output: Output): number | undefined {
+  const options = optionPart(argv);
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    output.out(`wirestream ${pkg.version}`);
+    return 0;
+  }
+  const first = argv[0];
+  const wantsHelp = options.some((a) => a === '--help' || a === '-h');
+  let name: string | undefined;
+  if (first === 'help') name = argv[1]?.startsWith('-') ? 'help' : argv[1];
+  else if (wantsHelp) name = first?.startsWith('-') ? undefined : first;
+  else return undefined;
+  if (name === undefined) {
+    output.out(OVERVIEW);
+    return 0;
+  }
+  const spec = specFor(name);
+  const family = familyOf(name);
+  if (!spec && family) {
+    output.out(family.usage);
+    return 0;
+  }
+  if (!spec) throw unknownCommand(name, COMMAND_SPECS);
+  output.out(commandHelp(spec, ENVIRONMENT));
+  return 0;
+}
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function main(argv: string[]): Promise<number> {
-  if (HEIMDALL_COMMANDS.has(argv[0] ?? '')) return heimdallMain(argv);
-  if (EVENTS_COMMANDS.has(argv[0] ?? '')) return eventsMain(argv);
-  if (RUNTIME_COMMANDS.has(argv[0] ?? '')) return runtimeMain(argv);
-  let parsed: ReturnType<typeof parse>;
+  const output = processOutput(argv);
+  const name = argv[0];
+  const spec = specFor(name);
   try {
-    parsed = parse(argv);
-  } catch (error) {
-    // node:util's parseArgs: an unknown option or one missing its value.
-    process.stderr.write(`error: ${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  const output: Output = {
-    json: values.json === true,
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
-  };
-  const [command, target] = positionals;
-  if (values.help || !command) {
-    output.out(USAGE);
-    // Asked for (--help): done. No command at all: a mistaken command line.
-    return values.help || command ? 0 : 2;
-  }
-  const tokenValue = process.env.WIRESTREAM_TOKEN || undefined;
-  const client = new WirestreamClient({
-    baseUrl: process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787',
-    ...(tokenValue ? { token: tokenValue } : {}),
-    sender: values.sender ?? subjectOf(tokenValue) ?? 'human:cli',
-    WebSocket: WebSocket as unknown as WebSocketConstructor,
-    onRetry: ({ attempt, delayMs, error }) =>
-      output.err(`retry ${attempt} in ${delayMs} ms after ${error.code}: ${error.detail}`),
-  });
-  try {
-    switch (command) {
-      case 'append':
-        return await append(client, need(target, 'append <stream>'), values, output);
-      case 'tail':
-        return await tail(client, need(target, 'tail <stream>'), values, output);
-      case 'verify':
-        return await verify(need(target, 'verify <topic>'), values, output);
-      case 'token':
-        return await token(client, tokenValue, values, output);
-      case 'mcp': {
-        const { mcpEndpoint, runBridge } = await import('./mcp-stdio');
-        const mcpToken = values.token ?? tokenValue;
-        if (!mcpToken) throw new UsageError('mcp needs --token or WIRESTREAM_TOKEN');
-        return await runBridge({
-          url: mcpEndpoint(values.url ?? process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787'),
-          token: mcpToken,
-          input: process.stdin,
-          write: (line) => process.stdout.write(`${line}\n`),
-          log: (line) => process.stderr.write(`${line}\n`),
-        });
-      }
-      case 'claim': {
-        const { claim } = await import('./claim');
-        return await claim(client, need(target, 'claim <task>'), values, output);
-      }
-      case 'run':
-        return await (await import('./run')).run(
-          client,
-          need(target, 'run <run_id>'),
-          values,
-          output,
-        );
-      default:
-        output.err(`unknown command "${command}"\n\n${USAGE}`);
-        return 2;
+    const early = helpOrVersion(argv, output);
+    if (early !== undefined) return early;
+    if (name === undefined) {
+      output.err(OVERVIEW);
+      return 2; // no command at all: a mistaken command line
     }
-  } catch (error) {
-    if (error instanceof UsageError) {
-      output.err(`error: ${error.message} (wirestream --help)`);
-      return 2;
+    if (name.startsWith('-')) {
+      throw new UsageError('the command comes first: wirestream <command> [options]');
     }
-    return reportError(error, output, USAGE);
+    if (spec) checkOptions(optionPart(argv), spec, COMMAND_SPECS);
+    const family = familyOf(name);
+    if (family) return await family.run(argv);
+    if (!spec) throw unknownCommand(name, COMMAND_SPECS);
+    return await core(spec, argv, output);
+  } catch (error) {
+    const see = spec && spec.name !== 'help' ? `wirestream ${spec.name} --help` : 'wirestream help';
+    return reportError(error, output, `see ${see}`);
   }
 }
 
-function need(value: string | undefined, usage: string): string {
-  if (!value) throw new UsageError(`missing argument: wirestream ${usage}`);
-  return value;
-}
-
-/** The `sub` claim of a JWT, so appended Wires name the token's subject. */
-function subjectOf(jwt: string | undefined): string | undefined {
-  const sub = jwtClaims(jwt)?.sub;
-  return typeof sub === 'string' ? sub : undefined;
-}
-
-/** The command line; throws on an unknown option or one missing its value. */
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
+/** The stream commands (spec-core.ts), parsed with only their own options. */
+async function core(spec: CommandSpec, argv: string[], output: Output): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv.slice(1),
     allowPositionals: true,
-    options: {
-      json: { type: 'boolean' },
-      follow: { type: 'boolean', short: 'f' },
-      help: { type: 'boolean', short: 'h' },
-      ...valueFlags(
-        'after',
-        'type',
-        'payload',
-        'sender',
-        'count',
-        'role',
-        'attempt',
-        'lease',
-        'mirror',
-        'sub',
-        'scopes',
-        'roles',
-        'streams',
-        'expires-in',
-        'url',
-        'token',
-        'message',
-        'revision',
-        'create',
-        'request',
-      ),
-      revisions: { type: 'boolean' },
-    },
-  });
+    options: parseOptions(spec),
+  }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  const flags = values as Record<string, string | undefined>;
+  const target = positionals[0];
+  const tokenValue = envToken();
+  const client = (): WirestreamClient =>
+    envClient(output, flags.sender ?? subjectOf(tokenValue) ?? 'human:cli');
+  const need = (what: string) => {
+    if (!target) throw new UsageError(`missing argument: wirestream ${spec.name} <${what}>`);
+    return target;
+  };
+  switch (spec.name) {
+    case 'append':
+      return append(client(), need('stream'), flags, output);
+    case 'tail':
+      return tail(client(), need('stream'), { ...flags, follow: values.follow === true }, output);
+    case 'verify':
+      return verify(need('topic'), flags, output);
+    case 'token':
+      return token(client(), tokenValue, flags, output);
+    case 'claim': {
+      const { claim } = await import('./claim');
+      return claim(client(), need('task'), { ...flags, verbose: values.verbose === true }, output);
+    }
+    case 'run':
+      return (await import('./run')).run(
+        client(),
+        need('run_id'),
+        { ...flags, revisions: values.revisions as boolean | undefined },
+        output,
+      );
+    case 'mcp': {
+      const { mcpEndpoint, runBridge } = await import('./mcp-stdio');
+      const mcpToken = flags.token ?? tokenValue;
+      if (!mcpToken) throw new UsageError('mcp needs --token or WIRESTREAM_TOKEN');
+      return runBridge({
+        url: mcpEndpoint(flags.url ?? process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787'),
+        token: mcpToken,
+        input: process.stdin,
+        write: (line) => process.stdout.write(`${line}\n`),
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
+    }
+    default:
+      throw unknownCommand(spec.name, COMMAND_SPECS);
+  }
 }

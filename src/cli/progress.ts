@@ -31,7 +31,7 @@ export class ProgressBar {
     this.stream.write(`\r${this.render(Date.now())}\x1b[K\n`);
   }
 
-  /** The bar as text, e.g. `verify [########----------] 40% 400/1000 812/s`. */
+  /** The bar as text, e.g. `verify [########----------] 40% 400/1000 812/s eta 1s`. */
   render(now: number): string {
     const width = 24;
     const ratio = this.total > 0 ? Math.min(1, this.#done / this.total) : 0;
@@ -40,6 +40,19 @@ export class ProgressBar {
     const rate = Math.round(this.#done / seconds);
     const bar = `${'#'.repeat(filled)}${'-'.repeat(width - filled)}`;
     const of = this.total > 0 ? `/${this.total}` : '';
-    return `${this.label} [${bar}] ${Math.round(ratio * 100)}% ${this.#done}${of} ${rate}/s`;
+    const left = this.total - this.#done;
+    const eta = this.total > 0 && left > 0 && rate > 0 ? ` eta ${duration(left / rate)}` : '';
+    return `${this.label} [${bar}] ${Math.round(ratio * 100)}% ${this.#done}${of} ${rate}/s${eta}`;
   }
+}
+
+/** Seconds as `0.4 s`, `12 s`, `3m 05s`, `5h 02m`, `3d 4h`. */
+export function duration(seconds: number): string {
+  if (seconds < 10) return `${seconds.toFixed(1)} s`;
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const s = Math.round(seconds);
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (s < 3600) return `${Math.floor(s / 60)}m ${two(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${two(Math.floor(s / 60) % 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor(s / 3600) % 24}h`;
 }

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
 import type { Output } from './format';
+import { jwtClaims } from './jwt-claims';
 import { UsageError } from './usage';
 
 /** stdout/stderr as an `Output`; `--json` anywhere on the line switches to JSON lines. */
@@ -12,31 +13,74 @@ export function processOutput(argv: readonly string[]): Output {
   };
 }
 
-/** The client the environment names (WIRESTREAM_URL, WIRESTREAM_TOKEN); it can follow streams (ws). */
-export function envClient(): WirestreamClient {
-  const token = process.env.WIRESTREAM_TOKEN || undefined;
+export const serverUrl = () => process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787';
+export const envToken = () => process.env.WIRESTREAM_TOKEN || undefined;
+
+/** The `sub` claim of a JWT: who the token speaks for. */
+export function subjectOf(jwt: string | undefined): string | undefined {
+  const sub = jwtClaims(jwt)?.sub;
+  return typeof sub === 'string' ? sub : undefined;
+}
+
+/**
+ * The client the environment names (WIRESTREAM_URL, WIRESTREAM_TOKEN). A
+ * server that does not answer gets one short retry line and one retry, then
+ * the error (see `reportError`), not a minute of silent backoff; 5xx and 429
+ * are retried as the SDK does, each retry said on stderr.
+ */
+export function envClient(output: Output = processOutput([]), sender?: string): WirestreamClient {
+  const token = envToken();
+  let networkRetries = 0;
   return new WirestreamClient({
-    baseUrl: process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787',
-    WebSocket: WebSocket as unknown as WebSocketConstructor,
+    baseUrl: serverUrl(),
     ...(token ? { token } : {}),
+    ...(sender ? { sender } : {}),
+    WebSocket: WebSocket as unknown as WebSocketConstructor,
+    onRetry: ({ attempt, delayMs, error }) => {
+      if (error.code !== 'network') {
+        output.err(`retry ${attempt} in ${delayMs} ms after ${error.code}: ${error.detail}`);
+        return;
+      }
+      if (networkRetries++ > 0) throw error;
+      output.err(`no answer from ${serverUrl()} (${error.detail}); retrying once…`);
+    },
   });
 }
 
 /**
- * A failed command as its exit code: 2 for a mistaken command line (with the
- * usage), 1 for a refusal by the server (its problem as JSON with --json) or
- * anything else.
+ * What to do about a refusal, when the CLI knows: an unreachable server names
+ * its URL and WIRESTREAM_URL; a 403 on a Wire's sender names `--sender`.
+ */
+function hintFor(error: WirestreamError): string | undefined {
+  if (error.code === 'network') {
+    return `cannot reach the Wirestream server at ${serverUrl()}: is it running (npm start)? Set WIRESTREAM_URL to its address.`;
+  }
+  if (error.status === 403 && /sender/i.test(error.detail)) {
+    const subject = subjectOf(envToken());
+    return subject
+      ? `hint: this token speaks for ${subject}; leave out --sender, or pass --sender ${subject}`
+      : "hint: the sender must be the token's subject: pass it with --sender, or use a token minted for that sender";
+  }
+  return undefined;
+}
+
+/**
+ * A failed command as its exit code: 2 for a mistaken command line (with
+ * where to find the usage), 1 for a refusal by the server (its problem as
+ * JSON with --json) or anything else.
  */
 export function reportError(error: unknown, output: Output, usage: string): number {
   if (
     error instanceof UsageError ||
     (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
   ) {
-    output.err(`error: ${(error as Error).message}\n\n${usage}`);
+    output.err(`error: ${(error as Error).message}\n${usage}`);
     return 2;
   }
   if (error instanceof WirestreamError) {
     output.err(`error: ${error.message}`);
+    const hint = hintFor(error);
+    if (hint) output.err(hint);
     if (output.json) output.out(JSON.stringify({ error: error.problem, status: error.status }));
     return 1;
   }
@@ -52,7 +96,7 @@ export async function subMain(
 ): Promise<number> {
   const output = processOutput(argv);
   try {
-    return await run(envClient(), output);
+    return await run(envClient(output), output);
   } catch (error) {
     return reportError(error, output, usage);
   }

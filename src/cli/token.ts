@@ -1,6 +1,7 @@
 import type { WirestreamClient } from '../client';
 import { emit, type Output } from './format';
 import { jwtClaims } from './jwt-claims';
+import { duration } from './progress';
 import { intFlag } from './usage';
 
 export interface TokenFlags {
@@ -67,8 +68,21 @@ export async function token(
   return 0;
 }
 
+const listed = (value: unknown, none: string) =>
+  Array.isArray(value) && value.length > 0 ? value.join(', ') : none;
+
+/** Who a token is, one field a line: subject, scopes, roles, streams, expiry. */
 function describe(claims: Record<string, unknown>): string {
-  const exp = typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : '?';
-  const scopes = Array.isArray(claims.scopes) ? claims.scopes.join(',') : '?';
-  return `${String(claims.sub)} scopes=${scopes} expires=${exp}`;
+  const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : undefined;
+  const left =
+    exp === undefined
+      ? ''
+      : ` (${exp > Date.now() ? 'in' : 'expired'} ${duration(Math.abs(exp - Date.now()) / 1000)}${exp > Date.now() ? '' : ' ago'})`;
+  return [
+    `subject  ${String(claims.sub)}`,
+    `scopes   ${listed(claims.scopes, '?')}`,
+    `roles    ${listed(claims.roles, 'none')}`,
+    `streams  ${listed(claims.streams, 'all')}`,
+    `expires  ${exp === undefined ? 'never' : new Date(exp).toISOString()}${left}`,
+  ].join('\n');
 }

@@ -98,12 +98,9 @@ describe('npx wirestream', () => {
 
     const once = await run(['tail', stream, '--after', '10']);
     expect(once.code).toBe(0);
-    expect(
-      once.stdout
-        .trim()
-        .split('\n')
-        .map((l) => l.split('\t')[0]),
-    ).toEqual(['#11', '#12', '#13', '#14', '#15']);
+    const [header, ...rows] = once.stdout.trim().split('\n');
+    expect(header).toMatch(/^seq\s+received\s+type\s+sender\s+anchor\s+payload$/);
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(['#11', '#12', '#13', '#14', '#15']);
   }, 90_000);
 
   it('claim holds a task lease until Ctrl-C, which releases it', async () => {
@@ -149,7 +146,9 @@ describe('npx wirestream', () => {
   it('token shows who the current token is, and mints one with the admin secret', async () => {
     const who = await run(['token']);
     expect(who.code).toBe(0);
-    expect(who.stdout).toMatch(/^agent:cli-test scopes=append,read,claim expires=/);
+    expect(who.stdout).toMatch(
+      /^subject {2}agent:cli-test\nscopes {3}append, read, claim\nroles {4}developer\n/,
+    );
 
     const minted = await new Promise<{ code: number; stdout: string }>((resolve) => {
       const child = spawn(
@@ -254,7 +253,7 @@ describe('npx wirestream', () => {
   it('refuses a mistaken command line with exit code 2 and the rule, appending nothing', async () => {
     const stream = `project:cli-usage-${Date.now().toString(36)}`;
     const cases: [string[], string][] = [
-      [['append', stream, '--bogus'], "error: Unknown option '--bogus'"],
+      [['append', stream, '--bogus'], 'error: unknown option --bogus for append'],
       [['append', stream, '--type'], "error: Option '--type <value>' argument missing"],
       [
         ['append', stream, '--type', 'a.b', '--count', '0'],
