@@ -28,10 +28,16 @@ let alice: (ws: string) => WorkspaceClient;
 let bob: (ws: string) => WorkspaceClient;
 const problems: string[] = [];
 
-/** Opens `hash` in the dashboard tab and marks the page, so a reload would show. */
+/**
+ * Opens `hash` (a route, `#/claims?ws=…`) in the dashboard tab with the token
+ * among its parameters, and marks the page, so a reload would show. Setting
+ * the route after a bare `#token=` raced the shell, which routes to its
+ * default view once it has taken the token (seen under load in CI).
+ */
 async function open(hash: string) {
-  await page.goto(`${server.url}/#token=${aliceToken}`);
-  await page.evaluate(`location.hash = '${hash}'; window.__sameLoad = true`);
+  await page.goto(`${server.url}/${hash}${hash.includes('?') ? '&' : '?'}token=${aliceToken}`);
+  await page.waitForFunction("!location.hash.includes('token=')");
+  await page.evaluate('window.__sameLoad = true');
 }
 const sameLoad = () => page.evaluate('window.__sameLoad === true');
 const text = async (selector: string) => (await page.textContent(selector))?.trim();
