@@ -21,7 +21,11 @@ function CoordinationView({ route }) {
     <${Picker} kind=${kind ?? 'project'} name=${name} />
     <div class="coordination">
       <${Feed} feed=${feed} />
-      <${Board} query=${feed?.query ?? ''} />
+      <${Board}
+        query=${feed?.query ?? ''}
+        project=${kind === 'project' ? (feed?.stream ?? null) : null}
+        params=${route.params}
+      />
     </div>
   `;
 }

@@ -1,0 +1,173 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TaskLease, WirestreamClient } from '../../src/client';
+import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
+import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+
+/**
+ * Issue 33's coordination console in Chromium against `wrangler dev`: a
+ * project of four tasks with a dependency chain, two agents, a plan, an
+ * artifact, a contract, a blocked task and a released one.
+ */
+
+const P = `con${Date.now().toString(36)}`;
+const PROJECT = `project:${P}`;
+let server: DevServer;
+let browser: TestBrowser;
+let page: Page;
+let token = '';
+const problems: string[] = [];
+const leases: TaskLease[] = [];
+
+async function clientFor(sender: string, roles = ['developer']) {
+  const t = (await tokenFor(server, sender, roles)) ?? '';
+  return new WirestreamClient({ baseUrl: server.url, sender, token: t });
+}
+
+/** schema → (contract schema-v1) → ingest → (complete) → api; docs stands alone. */
+async function populate() {
+  const planner = await clientFor('coordinator:con', ['coordinator']);
+  const plan = (type: string, payload: Record<string, unknown>) =>
+    planner.append(PROJECT, { type, payload });
+  await plan('task.created', {
+    task_id: `${P}-schema`,
+    role: 'developer',
+    title: 'Design the schema',
+  });
+  await plan('task.created', {
+    task_id: `${P}-ingest`,
+    role: 'developer',
+    title: 'Ingest the feed',
+  });
+  await plan('task.created', { task_id: `${P}-api`, role: 'developer', title: 'Serve the API' });
+  await plan('task.created', { task_id: `${P}-docs`, role: 'developer', title: 'Write the docs' });
+  await plan('dependency.created', {
+    downstream_task_id: `${P}-ingest`,
+    upstream_task_id: `${P}-schema`,
+    release_on: { type: 'contract.ready', name: 'schema-v1' },
+  });
+  await plan('dependency.created', {
+    downstream_task_id: `${P}-api`,
+    upstream_task_id: `${P}-ingest`,
+    release_on: { type: 'task.complete' },
+  });
+  for (const task of ['schema', 'docs'])
+    await planner.append(`task:${P}-${task}:attempt:1`, {
+      type: 'task.available',
+      correlation_id: PROJECT,
+      payload: { task_id: `${P}-${task}`, role: 'developer', attempt: 1 },
+    });
+  const [quinn, ana] = await Promise.all(
+    ['agent:quinn-07', 'agent:ana-02'].map((s) => clientFor(s)),
+  );
+  for (const [agent, id] of [
+    [quinn, 'quinn-07'],
+    [ana, 'ana-02'],
+  ] as const) {
+    await agent?.append(`agent:${id}`, { type: 'agent.started', payload: { role: 'developer' } });
+    await agent?.append(`agent:${id}`, {
+      type: 'agent.capacity.updated',
+      payload: { available_units: 4, max_units: 4 },
+    });
+  }
+  const q = quinn as WirestreamClient;
+  const a = ana as WirestreamClient;
+  const schema = await q.claim(`${P}-schema`, {
+    role: 'developer',
+    leaseMs: 900_000,
+    heartbeatMs: 0,
+  });
+  leases.push(schema);
+  await schema.append('task.started');
+  await schema.append('task.plan.created', { plan_ref: 'r2://plans/schema.md' });
+  await schema.append('artifact.ready', {
+    artifact_type: 'sql',
+    artifact_ref: 'r2://schema/v1.sql',
+    sha256: 'a'.repeat(64),
+  });
+  await schema.append('contract.ready', { contract: 'schema-v1' });
+  const docs = await a.claim(`${P}-docs`, { role: 'developer', leaseMs: 60_000, heartbeatMs: 0 });
+  await docs.release('handing over');
+  // The contract released ingest (task.available from the coordinator).
+  const ingest = await until(() =>
+    a.claim(`${P}-ingest`, { role: 'developer', leaseMs: 300_000, heartbeatMs: 0 }),
+  );
+  await ingest.append('task.blocked', { reason: 'waiting for the upstream credentials' });
+}
+
+/** Retries `fn` until it succeeds (the release reaches the task stream through the outbox). */
+async function until<T>(fn: () => Promise<T>, tries = 50): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (i >= tries) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
+const card = (task: string) => `#task-board .card[data-task-id="${P}-${task}"]`;
+
+beforeAll(async () => {
+  server = await startDevServer();
+  token = (await tokenFor(server, 'human:operator')) ?? '';
+  await populate();
+  browser = await launchChromium();
+  page = await watchedPage(browser, problems);
+}, 180_000);
+
+afterAll(async () => {
+  for (const lease of leases) lease.stop();
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('the coordination console', () => {
+  it('1. cards carry titles, plan, artifacts, contracts, the blocker and how a task ended; waiting tasks show what they wait for', async () => {
+    await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
+    await page.waitForSelector(`${card('schema')} .contract`, { timeout: 20_000 });
+    const schema = await page.textContent(card('schema'));
+    expect(schema).toContain('Design the schema');
+    expect(schema).toContain('plan: r2://plans/schema.md');
+    expect(schema).toContain('artifact sql: r2://schema/v1.sql');
+    expect(schema).toContain('contract schema-v1 ready');
+    expect(schema).toMatch(/expires in 1[45] min/);
+
+    await page.waitForSelector(`${card('ingest')}[data-status="blocked"] .blocker`, {
+      timeout: 20_000,
+    });
+    expect(await page.textContent(`${card('ingest')} .blocker`)).toBe(
+      'blocked: waiting for the upstream credentials',
+    );
+    expect(await page.textContent(`${card('ingest')} .title`)).toBe('Ingest the feed');
+
+    await page.waitForSelector(`${card('docs')}[data-status="released"]`, { timeout: 20_000 });
+    expect(await page.textContent(`${card('docs')} .ended`)).toBe('released by its holder');
+
+    const api = await page.waitForSelector(`${card('api')}[data-status="waiting"]`);
+    expect(await api.textContent()).toContain('Serve the API');
+    expect(await api.textContent()).toContain(`waits for ${P}-ingest to complete`);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
+  it('1. the project activity shows claims, starts and blocks, and explains upstream.ready', async () => {
+    const activity = '#activity li';
+    await page.waitForSelector(`${activity}[data-type="task.blocked"]`, { timeout: 20_000 });
+    const lines = await page.$$eval(activity, (li) => li.map((l) => l.textContent ?? ''));
+    expect(lines.some((l) => l.includes(`quinn-07 claimed ${P}-schema (lease 15 min)`))).toBe(true);
+    expect(lines.some((l) => l.includes(`quinn-07 started ${P}-schema`))).toBe(true);
+    expect(
+      lines.some((l) => l.includes(`${P}-ingest blocked: waiting for the upstream credentials`)),
+    ).toBe(true);
+    const signals = await page.$$eval(`${activity}[data-type="upstream.ready"]`, (li) =>
+      li.map((l) => l.textContent ?? ''),
+    );
+    const ready = signals.find((l) => l.includes('contract.ready')) ?? signals.join('\n');
+    expect(ready).toContain(
+      `${P}-schema sent contract.ready schema-v1: meets a dependency of ${P}-ingest`,
+    );
+    expect(ready).toContain('the coordinator forwards a task’s readiness signal to its project');
+    expect(problems).toEqual([]);
+  }, 60_000);
+});
