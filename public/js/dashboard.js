@@ -4,7 +4,7 @@
 // token, live feeds, polling reads, hash routes).
 
 import { setToken, token } from './lib/auth.js';
-import { connection } from './lib/live-feed.js';
+import { absent, connection } from './lib/live-feed.js';
 import { hrefOf, navigate, useRoute } from './lib/router.js';
 import { useStore } from './lib/store.js';
 import { html, render, useEffect } from './lib/ui.js';
@@ -57,13 +57,17 @@ function TokenField() {
 }
 
 function ConnectionBadge() {
-  const { state, detail } = useStore(connection);
+  const { state: live, detail } = useStore(connection);
+  const missing = useStore(absent);
+  const state = missing && live === 'live' ? 'missing' : live;
   const text =
-    state === 'reconnecting' && detail
-      ? `reconnecting… (${detail})`
-      : state === 'error'
-        ? (detail ?? 'error')
-        : state;
+    state === 'missing'
+      ? `no such ${missing}`
+      : state === 'reconnecting' && detail
+        ? `reconnecting… (${detail})`
+        : state === 'error'
+          ? (detail ?? 'error')
+          : state;
   return html`<span id="conn" class="badge" data-state=${state} role="status">${text}</span>`;
 }
 

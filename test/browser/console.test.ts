@@ -170,4 +170,88 @@ describe('the coordination console', () => {
     expect(ready).toContain('the coordinator forwards a task’s readiness signal to its project');
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('2. a card opens the task’s timeline across attempts, filterable, with payloads expandable; blocking concerns stand out', async () => {
+    const operator = await clientFor('human:operator');
+    await operator.append(`task:${P}-ingest:attempt:1`, {
+      type: 'review.concern',
+      payload: { concern: 'the credentials leak into logs', severity: 'blocking' },
+    });
+    await operator.append(`task:${P}-docs:attempt:1`, {
+      type: 'review.concern',
+      payload: { concern: 'a typo in the intro', severity: 'info' },
+    });
+    // On the board, the task with a blocking concern is marked; the other is not.
+    await page.waitForSelector(`${card('ingest')}.blocking .concerns.blocking`, {
+      timeout: 20_000,
+    });
+    expect(await page.textContent(`${card('ingest')} .concerns`)).toBe('1 blocking concern');
+
+    await page.click(`${card('docs')}[data-status="released"]`);
+    await page.waitForSelector('#task-timeline li.attempt-head[data-attempt="2"]', {
+      timeout: 20_000,
+    });
+    expect(new URL(page.url()).hash).toBe(`#/coordination/task/${P}-docs?project=${P}`);
+    expect(await page.textContent('#task-title')).toBe(`Write the docs · ${P}-docs`);
+    const types = () =>
+      page.$$eval('#task-timeline li.entry', (li) => li.map((l) => l.getAttribute('data-type')));
+    expect(await types()).toEqual(
+      expect.arrayContaining(['task.claim', 'task.released', 'task.available']),
+    );
+    // The informational concern is not flagged as blocking.
+    const info = '#task-timeline li.entry[data-type="review.concern"]';
+    expect(await page.getAttribute(info, 'data-severity')).toBe('info');
+    expect(await page.$(`${info} .flag`)).toBeNull();
+    // Filter by type, then expand the payload.
+    await page.selectOption('#task-timeline-type', 'task.released');
+    await page.waitForFunction(
+      "[...document.querySelectorAll('#task-timeline li.entry')].every((l) => l.dataset.type === 'task.released')",
+    );
+    expect(await types()).toEqual(['task.released']);
+    await page.click('#task-timeline li.entry summary');
+    expect(await page.textContent('#task-timeline li.entry pre')).toContain(
+      '"reason": "handing over"',
+    );
+
+    // The blocking concern, in its task's timeline.
+    await page.goto(`${server.url}/#/coordination/task/${P}-ingest?project=${P}`);
+    const blocking = await page.waitForSelector(
+      '#task-timeline li.entry[data-severity="blocking"] .flag',
+      { timeout: 20_000 },
+    );
+    expect(await blocking.textContent()).toBe('blocking');
+
+    // An agent's detail: what it holds, its health, its own stream.
+    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    await page.click('#agent-list .agent[data-agent-id="quinn-07"] .agent-head a');
+    await page.waitForSelector(`#agent-holds a[href*="${P}-schema"]`, { timeout: 20_000 });
+    expect(await page.textContent('#agent-title')).toBe('quinn-07');
+    await page.waitForSelector('#agent-timeline li.entry[data-type="agent.capacity.updated"]');
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('5. an unknown project, role or stream says so, and is followed once it has Wires', async () => {
+    const ghost = `${P}-ghost`;
+    for (const [kind, name] of [
+      ['role', `nobody-${P}`],
+      ['stream', `task:${ghost}:attempt:1`],
+      ['project', ghost],
+    ]) {
+      await page.goto(`${server.url}/#/coordination?${kind}=${encodeURIComponent(name)}`);
+      const unknown = await page.waitForSelector('#unknown', { timeout: 15_000 });
+      expect(await unknown.textContent()).toContain(`no such ${kind} “${name}”`);
+      await page.waitForSelector('#conn[data-state="missing"]', { timeout: 15_000 });
+      expect(await page.textContent('#conn')).toBe(`no such ${kind}`);
+      expect(await page.$('#task-board')).toBeNull();
+    }
+    const planner = await clientFor('coordinator:con', ['coordinator']);
+    await planner.append(`project:${ghost}`, {
+      type: 'task.created',
+      payload: { task_id: `${ghost}-one`, role: 'developer', title: 'Now it exists' },
+    });
+    await page.waitForSelector('#conn[data-state="live"]', { timeout: 20_000 });
+    await page.waitForSelector('#wires tr[data-seq="1"]');
+    expect(await page.$('#unknown')).toBeNull();
+    expect(problems).toEqual([]);
+  }, 90_000);
 });

@@ -25,15 +25,17 @@ const COLUMNS = [
 
 /**
  * @param {{ query: string, project: string | null, params: URLSearchParams }} props
- * `query` is the feed's filter ("correlation_id=project%3Akv"); `project` its stream.
+ * `query` is the feed's filter ("correlation_id=project%3Akv"); `project` its stream;
+ * `only` a task id when one task's stream is watched.
  */
-export function Board({ query, project, params }) {
+export function Board({ query, project, only = null, params }) {
   const answers = usePoll([
     `/v1/tasks?limit=200${query ? `&${query}` : ''}`,
     '/v1/agents?limit=200',
   ]);
   const [tasks, agents] = answers ?? [];
-  const rows = tasks?.ok ? (tasks.body?.tasks ?? []) : [];
+  const all = tasks?.ok ? (tasks.body?.tasks ?? []) : [];
+  const rows = only ? all.filter((t) => t.task_id === only) : all;
   const { logs } = useLogs([
     ...(project ? [{ id: project }] : []),
     ...rows.map((t) => ({ id: t.stream_id, seq: t.last_seq })),
@@ -53,7 +55,7 @@ export function Board({ query, project, params }) {
     <section id="agents" aria-labelledby="agents-title">
       <h2 id="agents-title">Agents</h2>
       <div id="agent-list">
-        ${agents && (agents.ok ? html`<${Agents} agents=${agents.body?.agents ?? []} tasks=${rows} now=${now} params=${params} />` : html`<p class="na">${agents.reason}</p>`)}
+        ${agents && (agents.ok ? html`<${Agents} agents=${agents.body?.agents ?? []} tasks=${all} now=${now} params=${params} />` : html`<p class="na">${agents.reason}</p>`)}
       </div>
     </section>
   `;

@@ -81,7 +81,6 @@ export class WireTable {
       ['type', wire.type],
       ['sender', wire.sender],
       ['anchor', ''],
-      ['payload', summary(wire.payload)],
     ];
     for (const [name, text] of cells) {
       const td = document.createElement('td');
@@ -89,6 +88,8 @@ export class WireTable {
       td.textContent = text;
       tr.append(td);
     }
+    tr.append(payloadCell(wire.payload));
+    if (wire.type === 'review.concern') tr.dataset.severity = wire.payload?.severity ?? 'info';
     this.rows.set(wire.wire_id, tr);
     const early = this.anchors.get(wire.wire_id);
     this.anchors.delete(wire.wire_id);
@@ -115,6 +116,28 @@ export class WireTable {
     link.title = `consensus ${anchor.consensus_timestamp ?? ''}`;
     td.replaceChildren(link);
   }
+}
+
+/** The payload, cut to a line; its button shows it whole (toggled by the feed's click handler). */
+function payloadCell(payload) {
+  const td = document.createElement('td');
+  td.className = 'payload';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'expand';
+  button.setAttribute('aria-expanded', 'false');
+  button.textContent = summary(payload);
+  button.dataset.full = JSON.stringify(payload ?? {}, null, 2);
+  td.append(button);
+  return td;
+}
+
+/** Shows a payload whole, or cut to a line again. @param {HTMLButtonElement} button */
+export function togglePayload(button) {
+  const open = button.getAttribute('aria-expanded') !== 'true';
+  const full = button.dataset.full ?? '';
+  button.setAttribute('aria-expanded', String(open));
+  button.textContent = open ? full : summary(JSON.parse(full || '{}'));
 }
 
 function summary(payload) {
