@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TaskLease, WirestreamClient } from '../../src/client';
+import type { Payload } from '../../src/client/client';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
@@ -27,8 +28,7 @@ async function clientFor(sender: string, roles = ['developer']) {
 /** schema → (contract schema-v1) → ingest → (complete) → api; docs stands alone. */
 async function populate() {
   const planner = await clientFor('coordinator:con', ['coordinator']);
-  const plan = (type: string, payload: Record<string, unknown>) =>
-    planner.append(PROJECT, { type, payload });
+  const plan = (type: string, payload: Payload) => planner.append(PROJECT, { type, payload });
   await plan('task.created', {
     task_id: `${P}-schema`,
     role: 'developer',
@@ -232,11 +232,12 @@ describe('the coordination console', () => {
 
   it('5. an unknown project, role or stream says so, and is followed once it has Wires', async () => {
     const ghost = `${P}-ghost`;
-    for (const [kind, name] of [
+    const names: [string, string][] = [
       ['role', `nobody-${P}`],
       ['stream', `task:${ghost}:attempt:1`],
       ['project', ghost],
-    ]) {
+    ];
+    for (const [kind, name] of names) {
       await page.goto(`${server.url}/#/coordination?${kind}=${encodeURIComponent(name)}`);
       const unknown = await page.waitForSelector('#unknown', { timeout: 15_000 });
       expect(await unknown.textContent()).toContain(`no such ${kind} “${name}”`);
