@@ -18,6 +18,7 @@ function App() {
     if (route.view !== view.id) navigate(hrefOf(view.id, route.params), { replace: true });
   }, [route, view]);
   return html`
+    <a id="skip" class="skip" href="#view" onClick=${skipToView}>Skip to the ${view.title.toLowerCase()} view</a>
     <header>
       <h1>Wirestream</h1>
       <nav id="views" class="views" aria-label="views">
@@ -33,10 +34,16 @@ function App() {
       <${TokenField} />
       <${ConnectionBadge} />
     </header>
-    <main id="view" data-view=${view.id} key=${view.id}>
+    <main id="view" data-view=${view.id} key=${view.id} tabindex="-1">
       <${view.View} route=${route} />
     </main>
   `;
+}
+
+/** The skip link moves focus past the header (the fragment holds the route, so no jump). */
+function skipToView(event) {
+  event.preventDefault();
+  document.getElementById('view')?.focus();
 }
 
 function TokenField() {
@@ -68,7 +75,9 @@ function ConnectionBadge() {
         : state === 'error'
           ? (detail ?? 'error')
           : state;
-  return html`<span id="conn" class="badge" data-state=${state} role="status">${text}</span>`;
+  return html`<span id="conn" class="badge" data-state=${state} role="status" aria-live="polite" aria-atomic="true"
+    >${text}</span
+  >`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

@@ -107,10 +107,26 @@ async function until<T>(fn: () => Promise<T>, tries = 50): Promise<T> {
   }
 }
 
+/** In the page: the WCAG contrast of an element's text on its background, and its row's opacity. */
+const contrastOf = (selector: string) => `(() => {
+  const el = document.querySelector(${JSON.stringify(selector)});
+  const lum = (c) => {
+    const [r, g, b] = (c.match(/\\d+(\\.\\d+)?/g) ?? []).slice(0, 3).map((v) => {
+      const s = Number(v) / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const style = getComputedStyle(el);
+  const [a, b] = [lum(style.color), lum(style.backgroundColor)].sort((x, y) => y - x);
+  return { contrast: (a + 0.05) / (b + 0.05), opacity: getComputedStyle(el.closest('.agent')).opacity };
+})()`;
+
 const card = (task: string) => `#task-board .card[data-task-id="${P}-${task}"]`;
 
 beforeAll(async () => {
-  server = await startDevServer();
+  // An agent silent for 2 s is stale (the API's `stale`), so point 3 needs no long wait.
+  server = await startDevServer({ AGENT_STALE_SECONDS: '2' });
   token = (await tokenFor(server, 'human:operator')) ?? '';
   await populate();
   browser = await launchChromium();
@@ -255,4 +271,132 @@ describe('the coordination console', () => {
     expect(await page.$('#unknown')).toBeNull();
     expect(problems).toEqual([]);
   }, 90_000);
+
+  it('3. an agent renewing its task lease is not stale; a silent one says "stale" legibly; rows list held tasks', async () => {
+    const planner = await clientFor('coordinator:con', ['coordinator']);
+    await planner.append(`task:${P}-bench:attempt:1`, {
+      type: 'task.available',
+      correlation_id: PROJECT,
+      payload: { task_id: `${P}-bench`, role: 'developer', attempt: 1 },
+    });
+    const hb = await clientFor('agent:hb-03');
+    await hb.append('agent:hb-03', { type: 'agent.started', payload: { role: 'developer' } });
+    await hb.append('agent:hb-03', {
+      type: 'agent.capacity.updated',
+      payload: { available_units: 2, max_units: 2 },
+    });
+    // As `wirestream claim` does: heartbeats on the task stream, none on the agent's.
+    const lease = await hb.claim(`${P}-bench`, {
+      role: 'developer',
+      leaseMs: 5_000,
+      heartbeatMs: 1_000,
+    });
+    leases.push(lease);
+    // The API calls it stale: its own stream has been silent.
+    const api = async () => {
+      const res = await fetch(`${server.url}/v1/agents/hb-03`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
+      return ((await res.json()) as { stale: boolean }).stale;
+    };
+    while (!(await api())) await new Promise((r) => setTimeout(r, 250));
+    await lease.heartbeat();
+
+    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    const row = '#agent-list .agent[data-agent-id="hb-03"]';
+    await page.waitForSelector(`${row} .holds a.held`, { timeout: 20_000 });
+    expect(await page.getAttribute(row, 'data-health')).toBe('running');
+    expect(await page.textContent(`${row} .capacity`)).toContain('lease renewed');
+    expect(await page.textContent(`${row} .holds`)).toBe(`holds ${P}-bench`);
+    expect(await page.textContent('#agent-list .agent[data-agent-id="quinn-07"] .holds')).toBe(
+      `holds ${P}-schema`,
+    );
+    // ana-02 holds nothing (its task is blocked) and has been silent: stale, in words.
+    const stale = '#agent-list .agent[data-agent-id="ana-02"] .health';
+    expect(await page.textContent(stale)).toBe('stale');
+    const ratio = (await page.evaluate(contrastOf(stale))) as { contrast: number; opacity: string };
+    console.log(`"stale" contrast ${ratio.contrast.toFixed(1)}:1`);
+    expect(ratio.contrast).toBeGreaterThanOrEqual(4.5);
+    expect(ratio.opacity).toBe('1');
+    lease.stop();
+    expect(problems).toEqual([]);
+  }, 90_000);
+
+  it('9. times are local with date and zone on hover, relative where it helps; leases say "expires in"', async () => {
+    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    const cell = await page.waitForSelector('#wires tbody tr td.time time', { timeout: 20_000 });
+    const shown = await cell.evaluate((t) => ({
+      text: t.textContent,
+      local: new Date(t.getAttribute('datetime') ?? '').toLocaleTimeString(undefined, {
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      }),
+      title: t.getAttribute('title') ?? '',
+      year: String(new Date(t.getAttribute('datetime') ?? '').getFullYear()),
+    }));
+    expect(shown.text).toBe(shown.local);
+    expect(shown.title).toContain(shown.year);
+    // The zone is named on hover ("UTC", "GMT+1", "CET"…).
+    expect(shown.title).toMatch(/\b(UTC|GMT|[A-Z]{3,4})([+-]\d+)?\b/);
+    expect(await page.textContent('#activity li time')).toMatch(/ago$|^just now$/);
+    expect(await page.textContent(`${card('schema')} .lease`)).toMatch(/^expires in 1[45] min$/);
+    expect(await page.getAttribute(`${card('schema')} .lease`, 'class')).toBe('lease');
+  }, 60_000);
+
+  it('9. a lease warns at a fifth of its own length (not a fixed 15 s)', async () => {
+    const planner = await clientFor('coordinator:con', ['coordinator']);
+    await planner.append(`task:${P}-short:attempt:1`, {
+      type: 'task.available',
+      correlation_id: PROJECT,
+      payload: { task_id: `${P}-short`, role: 'developer', attempt: 1 },
+    });
+    const quinn = await clientFor('agent:quinn-07');
+    const lease = await quinn.claim(`${P}-short`, {
+      role: 'developer',
+      leaseMs: 60_000,
+      heartbeatMs: 0,
+    });
+    leases.push(lease);
+    const leaseEl = `${card('short')}[data-status="claimed"] .lease`;
+    // A 60 s lease warns under 12 s: at 13 s left it does not yet.
+    await page.waitForFunction(
+      `document.querySelector('${leaseEl}')?.textContent === 'expires in 13 s'`,
+      null,
+      { timeout: 70_000, polling: 100 },
+    );
+    expect(await page.getAttribute(leaseEl, 'class')).toBe('lease');
+    await page.waitForSelector(`${leaseEl}.expiring`, { timeout: 20_000 });
+    expect(await page.textContent(leaseEl)).toMatch(/^expires in (11|12) s$/);
+    await lease.release();
+  }, 120_000);
+
+  it('10. a skip link, focusable cards, an announced badge, ids in their own case', async () => {
+    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    // A fresh document: focus starts at its top.
+    await page.reload();
+    await page.waitForSelector(`${card('schema')}`, { timeout: 20_000 });
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('skip');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('view');
+    // From the view, Tab reaches the task cards before any row of the Wire table.
+    let reached = '';
+    for (let i = 0; i < 300 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = (await page.evaluate(
+        "document.activeElement?.closest('#task-board .card') ? 'card' : document.activeElement?.closest('#wires') ? 'wires' : ''",
+      )) as string;
+    }
+    expect(reached).toBe('card');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#task-detail');
+    expect(await page.getAttribute('#conn', 'aria-live')).toBe('polite');
+    // Headings keep the case of ids (task:co-102:attempt:1 is not TASK:CO-102…).
+    const transform = await page.evaluate(
+      "getComputedStyle(document.querySelector('#task-title')).textTransform",
+    );
+    expect(transform).toBe('none');
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

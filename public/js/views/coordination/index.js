@@ -38,7 +38,8 @@ function Watched({ kind, name, params }) {
   const feed = feedOf(kind, name);
   const [exists, seen] = useExists(kind, feed);
   if (exists === 'pending') return html`<p class="muted">looking for ${kind} “${name}”…</p>`;
-  // Watching one task's stream: the board shows that task only.
+  // Watching one task's stream: the board shows that task only. The board comes
+  // before the feed (up to 500 rows of proof links) in the tab order.
   const only = kind === 'stream' ? (taskOf(name)?.taskId ?? null) : null;
   return html`
     ${
@@ -48,7 +49,6 @@ function Watched({ kind, name, params }) {
       </p>`
     }
     <div class="coordination">
-      <${Feed} feed=${feed} onWires=${seen} />
       ${
         exists !== false &&
         html`<${Board}
@@ -58,6 +58,7 @@ function Watched({ kind, name, params }) {
           params=${params}
         />`
       }
+      <${Feed} feed=${feed} onWires=${seen} />
     </div>
   `;
 }

@@ -1,6 +1,8 @@
 // The live Wire table. Wires can arrive far faster than the screen refreshes
 // (1,000/s and more), so they are queued and drawn once per animation frame,
 // newest on top, and only the newest MAX_ROWS stay in the DOM.
+import { clock, fullTime } from '../../lib/time.js';
+
 const MAX_ROWS = 500;
 const MAX_PAYLOAD = 120;
 
@@ -77,7 +79,7 @@ export class WireTable {
     tr.dataset.streamId = wire.stream_id;
     const cells = [
       ['seq', `#${wire.stream_seq}`],
-      ['time', (wire.received_at ?? '').slice(11, 23)],
+      ['time', ''],
       ['type', wire.type],
       ['sender', wire.sender],
       ['anchor', ''],
@@ -88,6 +90,7 @@ export class WireTable {
       td.textContent = text;
       tr.append(td);
     }
+    tr.querySelector('td.time')?.append(timeOf(wire.received_at ?? wire.ts));
     tr.append(payloadCell(wire.payload));
     if (wire.type === 'review.concern') tr.dataset.severity = wire.payload?.severity ?? 'info';
     this.rows.set(wire.wire_id, tr);
@@ -116,6 +119,15 @@ export class WireTable {
     link.title = `consensus ${anchor.consensus_timestamp ?? ''}`;
     td.replaceChildren(link);
   }
+}
+
+/** The local clock, with the date and zone on hover. @param {string} iso */
+function timeOf(iso) {
+  const time = document.createElement('time');
+  time.dateTime = iso ?? '';
+  time.title = iso ? fullTime(iso) : '';
+  time.textContent = clock(iso);
+  return time;
 }
 
 /** The payload, cut to a line; its button shows it whole (toggled by the feed's click handler). */
