@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TaskLease, WirestreamClient } from '../../src/client';
@@ -11,6 +12,7 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  * artifact, a contract, a blocked task and a released one.
  */
 
+const require = createRequire(import.meta.url);
 const P = `con${Date.now().toString(36)}`;
 const PROJECT = `project:${P}`;
 let server: DevServer;
@@ -230,7 +232,7 @@ describe('the coordination console', () => {
     );
 
     // The blocking concern, in its task's timeline.
-    await page.goto(`${server.url}/#/coordination/task/${P}-ingest?project=${P}`);
+    await page.goto(`${server.url}/#/coordination/task/${P}-ingest?project=${P}&token=${token}`);
     const blocking = await page.waitForSelector(
       '#task-timeline li.entry[data-severity="blocking"] .flag',
       { timeout: 20_000 },
@@ -238,7 +240,7 @@ describe('the coordination console', () => {
     expect(await blocking.textContent()).toBe('blocking');
 
     // An agent's detail: what it holds, its health, its own stream.
-    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
     await page.click('#agent-list .agent[data-agent-id="quinn-07"] .agent-head a');
     await page.waitForSelector(`#agent-holds a[href*="${P}-schema"]`, { timeout: 20_000 });
     expect(await page.textContent('#agent-title')).toBe('quinn-07');
@@ -254,7 +256,9 @@ describe('the coordination console', () => {
       ['project', ghost],
     ];
     for (const [kind, name] of names) {
-      await page.goto(`${server.url}/#/coordination?${kind}=${encodeURIComponent(name)}`);
+      await page.goto(
+        `${server.url}/#/coordination?${kind}=${encodeURIComponent(name)}&token=${token}`,
+      );
       const unknown = await page.waitForSelector('#unknown', { timeout: 15_000 });
       expect(await unknown.textContent()).toContain(`no such ${kind} “${name}”`);
       await page.waitForSelector('#conn[data-state="missing"]', { timeout: 15_000 });
@@ -302,7 +306,7 @@ describe('the coordination console', () => {
     while (!(await api())) await new Promise((r) => setTimeout(r, 250));
     await lease.heartbeat();
 
-    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
     const row = '#agent-list .agent[data-agent-id="hb-03"]';
     await page.waitForSelector(`${row} .holds a.held`, { timeout: 20_000 });
     expect(await page.getAttribute(row, 'data-health')).toBe('running');
@@ -323,7 +327,7 @@ describe('the coordination console', () => {
   }, 90_000);
 
   it('9. times are local with date and zone on hover, relative where it helps; leases say "expires in"', async () => {
-    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
     const cell = await page.waitForSelector('#wires tbody tr td.time time', { timeout: 20_000 });
     const shown = await cell.evaluate((t) => ({
       text: t.textContent,
@@ -372,7 +376,7 @@ describe('the coordination console', () => {
   }, 120_000);
 
   it('10. a skip link, focusable cards, an announced badge, ids in their own case', async () => {
-    await page.goto(`${server.url}/#/coordination?project=${P}`);
+    await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
     // A fresh document: focus starts at its top.
     await page.reload();
     await page.waitForSelector(`${card('schema')}`, { timeout: 20_000 });
@@ -399,4 +403,27 @@ describe('the coordination console', () => {
     expect(transform).toBe('none');
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('10. axe-core finds no serious or critical violation on the board, a task and an agent', async () => {
+    const pages = [
+      [`#/coordination?project=${P}`, `${card('schema')}`],
+      [`#/coordination/task/${P}-docs?project=${P}`, '#task-timeline li.entry'],
+      [`#/coordination/agent/quinn-07?project=${P}`, '#agent-timeline li.entry'],
+    ];
+    const found: string[] = [];
+    for (const [route, ready] of pages) {
+      await page.goto(`${server.url}/${route}&token=${token}`);
+      await page.waitForSelector(ready ?? 'main', { timeout: 20_000 });
+      // From node_modules: axe runs offline, in the page.
+      await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+      const violations = (await page.evaluate(
+        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))",
+      )) as { id: string; impact: string; nodes: string[] }[];
+      for (const v of violations)
+        console.log(`axe ${route}: ${v.impact} ${v.id} at ${v.nodes.join(', ')}`);
+      for (const v of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
+        found.push(`${route}: ${v.id} (${v.nodes.join(', ')})`);
+    }
+    expect(found).toEqual([]);
+  }, 90_000);
 });
