@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TaskLease, WirestreamClient } from '../../src/client';
@@ -133,6 +134,10 @@ beforeAll(async () => {
   await populate();
   browser = await launchChromium();
   page = await watchedPage(browser, problems);
+  // A console 404 names no address: say which read it was.
+  page.on('response', (res) => {
+    if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
+  });
 }, 180_000);
 
 afterAll(async () => {
@@ -186,6 +191,14 @@ describe('the coordination console', () => {
       `${P}-schema sent contract.ready schema-v1: meets a dependency of ${P}-ingest`,
     );
     expect(ready).toContain('the coordinator forwards a task’s readiness signal to its project');
+    // A waiting task's page says what it waits for, and that it has no attempt yet.
+    await page.click(`${card('api')}[data-status="waiting"]`);
+    await page.waitForSelector('#task-detail p.na', { timeout: 20_000 });
+    expect(await page.textContent('#task-detail p.na')).toBe('no attempt of this task yet');
+    expect(await page.textContent('#task-detail p.waits')).toBe(
+      `waits for ${P}-ingest to complete`,
+    );
+    expect(await page.textContent('#task-title')).toBe(`Serve the API · ${P}-api`);
     expect(problems).toEqual([]);
   }, 60_000);
 
@@ -199,6 +212,7 @@ describe('the coordination console', () => {
       type: 'review.concern',
       payload: { concern: 'a typo in the intro', severity: 'info' },
     });
+    await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
     // On the board, the task with a blocking concern is marked; the other is not.
     await page.waitForSelector(`${card('ingest')}.blocking .concerns.blocking`, {
       timeout: 20_000,
@@ -425,5 +439,38 @@ describe('the coordination console', () => {
         found.push(`${route}: ${v.id} (${v.nodes.join(', ')})`);
     }
     expect(found).toEqual([]);
+  }, 90_000);
+
+  it('saves screenshots of the project, a task and an agent at 1280×800 and 414×896', async () => {
+    // UPDATE_SCREENSHOT=1 refreshes the ones the README shows (docs/), else test-results/.
+    const dir = path.resolve(
+      import.meta.dirname,
+      process.env.UPDATE_SCREENSHOT === '1' ? '../../docs' : '../../test-results',
+    );
+    const shots = [
+      ['project', `#/coordination?project=${P}`, `${card('schema')}`],
+      ['task', `#/coordination/task/${P}-docs?project=${P}`, '#task-timeline li.entry'],
+      ['agent', `#/coordination/agent/quinn-07?project=${P}`, '#agent-timeline li.entry'],
+    ] as const;
+    const narrow = await launchChromium({ width: 414, height: 896 });
+    try {
+      const small = await watchedPage(narrow, problems);
+      for (const [size, tab] of [
+        ['1280', page],
+        ['414', small],
+      ] as const) {
+        for (const [name, route, ready] of shots) {
+          await tab.goto(`${server.url}/${route}&token=${token}`);
+          await tab.waitForSelector(ready, { timeout: 20_000 });
+          await tab.screenshot({
+            path: path.join(dir, `console-${name}-${size}.png`),
+            fullPage: size === '414',
+          });
+        }
+      }
+    } finally {
+      await narrow.close();
+    }
+    expect(problems).toEqual([]);
   }, 90_000);
 });

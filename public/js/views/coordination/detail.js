@@ -3,11 +3,13 @@
 // own stream (`#/coordination/agent/<id>`). The route keeps what the board
 // watched, so "back" returns to it.
 
+import { feedOf } from '../../lib/live-feed.js';
 import { useNow, usePoll } from '../../lib/poll.js';
 import { hrefOf } from '../../lib/router.js';
 import { Ago } from '../../lib/time.js';
 import { html } from '../../lib/ui.js';
 import { healthOf, heldBy } from './agents.js';
+import { useExists } from './exists.js';
 import { useLogs } from './logs.js';
 import { projectGraph, waitsFor } from './project.js';
 import { TaskCard, taskHref } from './task-card.js';
@@ -28,7 +30,10 @@ function useGraph(params) {
 }
 
 export function TaskDetail({ taskId, params }) {
-  const [answer] = usePoll([`/v1/tasks/${enc(taskId)}`]) ?? [];
+  // A task still waiting on a dependency has no attempt: ask its first stream
+  // (200, empty) before the read model, whose 404 the browser would log.
+  const [started] = useExists('stream', feedOf('stream', `task:${taskId}:attempt:1`));
+  const [answer] = usePoll(started === true ? [`/v1/tasks/${enc(taskId)}`] : []) ?? [];
   const attempts = answer?.ok ? (answer.body?.attempts ?? []) : [];
   const { logs } = useLogs(attempts.map((a) => ({ id: a.stream_id, seq: a.last_seq })));
   const graph = useGraph(params);
@@ -43,7 +48,8 @@ export function TaskDetail({ taskId, params }) {
       <${Back} params=${params} />
       <h2 id="task-title" class="ids">${planned?.title ? `${planned.title} · ` : ''}${taskId}</h2>
       ${waits.length > 0 && html`<p class="waits">waits for ${waits.join(', ')}</p>`}
-      ${answer && !answer.ok && html`<p class="na">${answer.missing ? 'no attempt of this task yet' : answer.reason}</p>`}
+      ${started === false && html`<p class="na">no attempt of this task yet</p>`}
+      ${answer && !answer.ok && html`<p class="na">${answer.reason}</p>`}
       <div class="attempts board">
         ${attempts.map(
           (a) =>
