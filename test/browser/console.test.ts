@@ -28,6 +28,16 @@ async function clientFor(sender: string, roles = ['developer']) {
   return new WirestreamClient({ baseUrl: server.url, sender, token: t });
 }
 
+/** The coordinator offers attempt 1 of a task that depends on nothing. */
+async function offer(task: string) {
+  const planner = await clientFor('coordinator:con', ['coordinator']);
+  await planner.append(`task:${P}-${task}:attempt:1`, {
+    type: 'task.available',
+    correlation_id: PROJECT,
+    payload: { task_id: `${P}-${task}`, role: 'developer', attempt: 1 },
+  });
+}
+
 /** schema → (contract schema-v1) → ingest → (complete) → api; docs stands alone. */
 async function populate() {
   const planner = await clientFor('coordinator:con', ['coordinator']);
@@ -54,12 +64,7 @@ async function populate() {
     upstream_task_id: `${P}-ingest`,
     release_on: { type: 'task.complete' },
   });
-  for (const task of ['schema', 'docs'])
-    await planner.append(`task:${P}-${task}:attempt:1`, {
-      type: 'task.available',
-      correlation_id: PROJECT,
-      payload: { task_id: `${P}-${task}`, role: 'developer', attempt: 1 },
-    });
+  for (const task of ['schema', 'docs']) await offer(task);
   const [quinn, ana] = await Promise.all(
     ['agent:quinn-07', 'agent:ana-02'].map((s) => clientFor(s)),
   );
@@ -291,12 +296,7 @@ describe('the coordination console', () => {
   }, 90_000);
 
   it('3. an agent renewing its task lease is not stale; a silent one says "stale" legibly; rows list held tasks', async () => {
-    const planner = await clientFor('coordinator:con', ['coordinator']);
-    await planner.append(`task:${P}-bench:attempt:1`, {
-      type: 'task.available',
-      correlation_id: PROJECT,
-      payload: { task_id: `${P}-bench`, role: 'developer', attempt: 1 },
-    });
+    await offer('bench');
     const hb = await clientFor('agent:hb-03');
     await hb.append('agent:hb-03', { type: 'agent.started', payload: { role: 'developer' } });
     await hb.append('agent:hb-03', {
@@ -363,12 +363,7 @@ describe('the coordination console', () => {
   }, 60_000);
 
   it('9. a lease warns at a fifth of its own length (not a fixed 15 s)', async () => {
-    const planner = await clientFor('coordinator:con', ['coordinator']);
-    await planner.append(`task:${P}-short:attempt:1`, {
-      type: 'task.available',
-      correlation_id: PROJECT,
-      payload: { task_id: `${P}-short`, role: 'developer', attempt: 1 },
-    });
+    await offer('short');
     const quinn = await clientFor('agent:quinn-07');
     const lease = await quinn.claim(`${P}-short`, {
       role: 'developer',
