@@ -329,6 +329,10 @@ describe('the coordination console', () => {
     expect(await page.textContent('#agent-list .agent[data-agent-id="quinn-07"] .holds')).toBe(
       `holds ${P}-schema`,
     );
+    // quinn-07 claimed a 15 min lease and has been silent since: alive while it lasts.
+    const quinn = '#agent-list .agent[data-agent-id="quinn-07"]';
+    expect(await page.getAttribute(quinn, 'data-health')).toBe('running');
+    expect(await page.textContent(`${quinn} .capacity`)).toMatch(/lease expires in 1[45] min/);
     // ana-02 holds nothing (its task is blocked) and has been silent: stale, in words.
     const stale = '#agent-list .agent[data-agent-id="ana-02"] .health';
     expect(await page.textContent(stale)).toBe('stale');

@@ -4,7 +4,7 @@
 // `claim` heartbeats the task stream, not the agent's) is alive, and shown so.
 
 import { hrefOf } from '../../lib/router.js';
-import { Ago } from '../../lib/time.js';
+import { Ago, leaseLeft } from '../../lib/time.js';
 import { html } from '../../lib/ui.js';
 import { taskHref } from './task-card.js';
 
@@ -34,11 +34,14 @@ export function Agents({ agents, tasks, now, params }) {
     const health = healthOf(a, held, now);
     const capacity =
       a.max_units == null ? 'capacity ?' : `${a.available_units ?? '?'}/${a.max_units} units free`;
-    const sign = health.renewing?.last_heartbeat_at
-      ? html`lease renewed <${Ago} iso=${health.renewing.last_heartbeat_at} now=${now} />`
-      : a.last_heartbeat_at
-        ? html`beat <${Ago} iso=${a.last_heartbeat_at} now=${now} />`
-        : 'no heartbeat';
+    const renewing = health.renewing;
+    const sign = renewing?.last_heartbeat_at
+      ? html`lease renewed <${Ago} iso=${renewing.last_heartbeat_at} now=${now} />`
+      : renewing
+        ? `lease ${leaseLeft(renewing.lease_expires_at, renewing.lease_ms, now).text}`
+        : a.last_heartbeat_at
+          ? html`beat <${Ago} iso=${a.last_heartbeat_at} now=${now} />`
+          : 'no heartbeat';
     return html`
       <div class="agent" data-health=${health.word} data-agent-id=${a.agent_id} key=${a.agent_id}>
         <div class="agent-head">
