@@ -4,7 +4,7 @@
 // token, live feeds, polling reads, hash routes).
 
 import { setToken, token } from './lib/auth.js';
-import { connection } from './lib/live-feed.js';
+import { absent, connection } from './lib/live-feed.js';
 import { hrefOf, navigate, useRoute } from './lib/router.js';
 import { useStore } from './lib/store.js';
 import { html, render, useEffect } from './lib/ui.js';
@@ -18,6 +18,7 @@ function App() {
     if (route.view !== view.id) navigate(hrefOf(view.id, route.params), { replace: true });
   }, [route, view]);
   return html`
+    <a id="skip" class="skip" href="#view" onClick=${skipToView}>Skip to the ${view.title.toLowerCase()} view</a>
     <header>
       <h1>Wirestream</h1>
       <nav id="views" class="views" aria-label="views">
@@ -33,10 +34,16 @@ function App() {
       <${TokenField} />
       <${ConnectionBadge} />
     </header>
-    <main id="view" data-view=${view.id} key=${view.id}>
+    <main id="view" data-view=${view.id} key=${view.id} tabindex="-1">
       <${view.View} route=${route} />
     </main>
   `;
+}
+
+/** The skip link moves focus past the header (the fragment holds the route, so no jump). */
+function skipToView(event) {
+  event.preventDefault();
+  document.getElementById('view')?.focus();
 }
 
 function TokenField() {
@@ -57,14 +64,20 @@ function TokenField() {
 }
 
 function ConnectionBadge() {
-  const { state, detail } = useStore(connection);
+  const { state: live, detail } = useStore(connection);
+  const missing = useStore(absent);
+  const state = missing && live === 'live' ? 'missing' : live;
   const text =
-    state === 'reconnecting' && detail
-      ? `reconnecting… (${detail})`
-      : state === 'error'
-        ? (detail ?? 'error')
-        : state;
-  return html`<span id="conn" class="badge" data-state=${state} role="status">${text}</span>`;
+    state === 'missing'
+      ? `no such ${missing}`
+      : state === 'reconnecting' && detail
+        ? `reconnecting… (${detail})`
+        : state === 'error'
+          ? (detail ?? 'error')
+          : state;
+  return html`<span id="conn" class="badge" data-state=${state} role="status" aria-live="polite" aria-atomic="true"
+    >${text}</span
+  >`;
 }
 
 render(html`<${App} />`, document.getElementById('app'));

@@ -13,6 +13,12 @@ import { useEffect, useState } from './ui.js';
 export const connection = createStore(/** @type {Connection} */ ({ state: 'idle' }));
 
 /**
+ * Set while the followed project, role or stream has no Wires (`'project'`…):
+ * the badge then says "no such project" rather than a quiet "live".
+ */
+export const absent = createStore(/** @type {string | null} */ (null));
+
+/**
  * What to follow: a project (its `project:<name>` stream), a role pool's feed
  * or any stream. `query` filters the read models to the same scope.
  * @param {'project' | 'role' | 'stream'} kind @param {string} name

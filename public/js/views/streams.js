@@ -3,6 +3,7 @@
 
 import { usePoll } from '../lib/poll.js';
 import { hrefOf } from '../lib/router.js';
+import { Clock } from '../lib/time.js';
 import { html } from '../lib/ui.js';
 
 function StreamsView() {
@@ -38,7 +39,7 @@ function StreamTable({ streams }) {
                 <td>${s.status}</td>
                 <td class="seq">#${s.last_seq}</td>
                 <td class="type">${s.last_event_type}</td>
-                <td class="time">${(s.last_event_at ?? '').slice(11, 19)}</td>
+                <td class="time"><${Clock} iso=${s.last_event_at} /></td>
               </tr>
             `,
           )}

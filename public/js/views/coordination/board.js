@@ -2,12 +2,20 @@
 // /v1/agents), read every 2 s. An endpoint this deployment lacks shows "not
 // available" and is asked again only every 15 s; while a rebuild runs (or
 // after one failed) a notice names the read models not kept up to date.
+// Watching a project adds its plan (the project stream's task graph: titles,
+// and the tasks still waiting on a dependency) and its activity in words.
 
 import { useNow, usePoll } from '../../lib/poll.js';
 import { html } from '../../lib/ui.js';
+import { Activity, activityOf } from './activity.js';
+import { Agents } from './agents.js';
+import { useLogs } from './logs.js';
+import { projectGraph, waitingTasks, waitsFor } from './project.js';
+import { TaskCard, WaitingCard } from './task-card.js';
 
 const COLUMNS = [
-  ['available', ['available', 'new']],
+  ['waiting', []],
+  ['available', ['available', 'new', 'pending']],
   ['claimed', ['claimed']],
   ['in progress', ['started']],
   ['blocked', ['blocked']],
@@ -15,26 +23,39 @@ const COLUMNS = [
   ['ended', ['released', 'expired', 'revoked']],
 ];
 
-/** @param {{ query: string }} props the feed's filter, e.g. "correlation_id=project%3Akv" */
-export function Board({ query }) {
+/**
+ * @param {{ query: string, project: string | null, params: URLSearchParams }} props
+ * `query` is the feed's filter ("correlation_id=project%3Akv"); `project` its stream;
+ * `only` a task id when one task's stream is watched.
+ */
+export function Board({ query, project, only = null, params }) {
   const answers = usePoll([
     `/v1/tasks?limit=200${query ? `&${query}` : ''}`,
     '/v1/agents?limit=200',
   ]);
   const [tasks, agents] = answers ?? [];
+  const all = tasks?.ok ? (tasks.body?.tasks ?? []) : [];
+  const rows = only ? all.filter((t) => t.task_id === only) : all;
+  const { logs } = useLogs([
+    ...(project ? [{ id: project }] : []),
+    ...rows.map((t) => ({ id: t.stream_id, seq: t.last_seq })),
+  ]);
+  const graph = projectGraph((project && logs.get(project)) || []);
+  const now = useNow(1000);
   const stale = (tasks?.ok && tasks.stale) || (agents?.ok && agents.stale) || null;
   return html`
+    ${project && html`<${Activity} lines=${activityOf(logs, graph)} now=${now} params=${params} />`}
     <section id="tasks" aria-labelledby="tasks-title">
       <h2 id="tasks-title">Tasks</h2>
       <${StaleNotice} models=${stale} />
       <div id="task-board" class="board">
-        ${tasks && (tasks.ok ? html`<${Columns} tasks=${tasks.body?.tasks ?? []} />` : html`<p class="na">${tasks.reason}</p>`)}
+        ${tasks && (tasks.ok ? html`<${Columns} tasks=${rows} graph=${graph} logs=${logs} now=${now} params=${params} />` : html`<p class="na">${tasks.reason}</p>`)}
       </div>
     </section>
     <section id="agents" aria-labelledby="agents-title">
       <h2 id="agents-title">Agents</h2>
       <div id="agent-list">
-        ${agents && (agents.ok ? html`<${Agents} agents=${agents.body?.agents ?? []} />` : html`<p class="na">${agents.reason}</p>`)}
+        ${agents && (agents.ok ? html`<${Agents} agents=${agents.body?.agents ?? []} tasks=${all} now=${now} params=${params} />` : html`<p class="na">${agents.reason}</p>`)}
       </div>
     </section>
   `;
@@ -49,54 +70,40 @@ function StaleNotice({ models }) {
   `;
 }
 
-function Columns({ tasks }) {
-  const now = useNow(1000);
+/** Blocking review concerns raised on each task stream. */
+function blockingOf(logs, streamId) {
+  const wires = logs.get(streamId) ?? [];
+  return wires.filter((w) => w.type === 'review.concern' && w.payload?.severity === 'blocking')
+    .length;
+}
+
+function Columns({ tasks, graph, logs, now, params }) {
+  const waiting = waitingTasks(graph, tasks);
   return COLUMNS.map(([title, statuses]) => {
     const cards = tasks.filter((t) => statuses.includes(t.status));
+    const count = title === 'waiting' ? waiting.length : cards.length;
+    if (title === 'waiting' && count === 0) return null;
     return html`
-      <div class="column">
-        <h3>${title} (${cards.length})</h3>
-        ${cards.map((t) => html`<${TaskCard} key=${`${t.task_id}#${t.attempt}`} task=${t} now=${now} />`)}
+      <div class="column" data-column=${title}>
+        <h3>${title} (${count})</h3>
+        ${
+          title === 'waiting'
+            ? waiting.map(
+                (t) =>
+                  html`<${WaitingCard} key=${t.id} task=${t} waits=${waitsFor(graph, t.id)} params=${params} />`,
+              )
+            : cards.map(
+                (t) => html`<${TaskCard}
+                  key=${`${t.task_id}#${t.attempt}`}
+                  task=${t}
+                  title=${graph.tasks.get(t.task_id)?.title ?? null}
+                  blocking=${blockingOf(logs, t.stream_id)}
+                  now=${now}
+                  params=${params}
+                />`,
+              )
+        }
       </div>
     `;
   });
-}
-
-function TaskCard({ task: t, now }) {
-  const holding = t.lease_expires_at && (t.status === 'claimed' || t.status === 'started');
-  const left = holding ? Math.round((Date.parse(t.lease_expires_at) - now) / 1000) : 0;
-  return html`
-    <div class="card" data-status=${t.status}>
-      <div>${t.task_id} #${t.attempt}</div>
-      ${t.role && html`<div class="muted">${t.role}</div>`}
-      ${t.claimed_by && html`<div class="holder">${t.claimed_by}</div>`}
-      ${
-        holding &&
-        html`<div class=${left < 15 ? 'lease expiring' : 'lease'} data-expires=${t.lease_expires_at}>
-        ${left > 0 ? `lease ${left}s` : 'lease expired'}
-      </div>`
-      }
-    </div>
-  `;
-}
-
-function Agents({ agents }) {
-  const now = useNow(5000);
-  if (agents.length === 0) return html`<p class="muted">no agents yet</p>`;
-  return agents.map((a) => {
-    const capacity =
-      a.max_units == null ? 'capacity ?' : `${a.available_units ?? '?'}/${a.max_units} units free`;
-    const beat = a.last_heartbeat_at ? `beat ${ago(a.last_heartbeat_at, now)}` : 'no heartbeat';
-    return html`
-      <div class=${a.stale ? 'agent stale' : 'agent'} key=${a.agent_id}>
-        <span>${a.agent_id}${a.role ? ` · ${a.role}` : ''}</span>
-        <span class="capacity">${capacity} · ${a.status} · ${beat}</span>
-      </div>
-    `;
-  });
-}
-
-function ago(iso, now) {
-  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
-  return s < 90 ? `${s}s ago` : `${Math.round(s / 60)}m ago`;
 }

@@ -8,12 +8,17 @@ import { token } from '../../lib/auth.js';
 import { follow } from '../../lib/live-feed.js';
 import { createStore, useStore } from '../../lib/store.js';
 import { html, useEffect, useRef, useState } from '../../lib/ui.js';
-import { WireTable } from './wire-table.js';
+import { togglePayload, WireTable } from './wire-table.js';
 
 const EMPTY = { count: 0, lastSeq: 0, gaps: 0, dups: 0, rate: 0, anchored: 0 };
 
-/** @param {{ feed: ReturnType<typeof import('../../lib/live-feed.js').feedOf> | null }} props */
-export function Feed({ feed }) {
+/**
+ * @param {{ feed: ReturnType<typeof import('../../lib/live-feed.js').feedOf> | null,
+ *   onWires?: () => void }} props `onWires` is told whenever Wires arrive.
+ */
+export function Feed({ feed, onWires }) {
+  const told = useRef(onWires);
+  told.current = onWires;
   const body = useRef(null);
   const empty = useRef(null);
   // Counters change every frame during a replay: only <Stats> re-renders for them.
@@ -39,7 +44,10 @@ export function Feed({ feed }) {
       following?.close();
       table.reset();
       following = follow(feed, {
-        onWires: (wires) => table.add(wires),
+        onWires: (wires) => {
+          table.add(wires);
+          told.current?.();
+        },
         onAnchored: (updates) => {
           table.anchor(updates);
           paint();
@@ -105,8 +113,10 @@ function Stats({ counters }) {
   `;
 }
 
-/** Proof links: fetched with the token and shown in place of navigating away. */
+/** Payload buttons expand; proof links are fetched with the token and shown in place of navigating away. */
 async function openProof(event) {
+  const expand = event.target.closest?.('button.expand');
+  if (expand) return togglePayload(expand);
   const link = event.target.closest?.('a[data-proof]');
   if (!link) return;
   event.preventDefault();

@@ -9,19 +9,56 @@ import { hrefOf, navigate } from '../../lib/router.js';
 import { useStore } from '../../lib/store.js';
 import { html, useEffect, useState } from '../../lib/ui.js';
 import { Board } from './board.js';
+import { AgentDetail, TaskDetail } from './detail.js';
+import { useExists } from './exists.js';
 import { Feed } from './feed.js';
+import { taskOf } from './logs.js';
 
 const KINDS = /** @type {const} */ (['project', 'role', 'stream']);
 
 function CoordinationView({ route }) {
   const kind = KINDS.find((k) => route.params.get(k)) ?? null;
   const name = kind ? (route.params.get(kind) ?? '') : '';
-  const feed = kind ? feedOf(kind, name) : null;
+  const [page, id] = route.path;
+  if (page === 'task' && id)
+    return html`<${TaskDetail} key=${id} taskId=${id} params=${route.params} />`;
+  if (page === 'agent' && id)
+    return html`<${AgentDetail} key=${id} agentId=${id} params=${route.params} />`;
   return html`
     <${Picker} kind=${kind ?? 'project'} name=${name} />
+    ${kind ? html`<${Watched} key=${`${kind}=${name}`} kind=${kind} name=${name} params=${route.params} />` : html`<div class="coordination"><${Feed} feed=${null} /></div>`}
+  `;
+}
+
+/**
+ * A project, role or stream: its feed and board. One with no Wires says "no such …"
+ * instead of a live, empty feed and an all-zero board, and is followed until its first.
+ */
+function Watched({ kind, name, params }) {
+  const feed = feedOf(kind, name);
+  const [exists, seen] = useExists(kind, feed);
+  if (exists === 'pending') return html`<p class="muted">looking for ${kind} “${name}”…</p>`;
+  // Watching one task's stream: the board shows that task only. The board comes
+  // before the feed (up to 500 rows of proof links) in the tab order.
+  const only = kind === 'stream' ? (taskOf(name)?.taskId ?? null) : null;
+  return html`
+    ${
+      exists === false &&
+      html`<p id="unknown" class="notice" role="alert">
+        no such ${kind} “${name}”: it has no Wires yet. This page shows it from its first.
+      </p>`
+    }
     <div class="coordination">
-      <${Feed} feed=${feed} />
-      <${Board} query=${feed?.query ?? ''} />
+      ${
+        exists !== false &&
+        html`<${Board}
+          query=${feed.query}
+          project=${kind === 'project' ? feed.stream : null}
+          only=${only}
+          params=${params}
+        />`
+      }
+      <${Feed} feed=${feed} onWires=${seen} />
     </div>
   `;
 }

@@ -1,6 +1,8 @@
 // The live Wire table. Wires can arrive far faster than the screen refreshes
 // (1,000/s and more), so they are queued and drawn once per animation frame,
 // newest on top, and only the newest MAX_ROWS stay in the DOM.
+import { clock, fullTime } from '../../lib/time.js';
+
 const MAX_ROWS = 500;
 const MAX_PAYLOAD = 120;
 
@@ -77,11 +79,10 @@ export class WireTable {
     tr.dataset.streamId = wire.stream_id;
     const cells = [
       ['seq', `#${wire.stream_seq}`],
-      ['time', (wire.received_at ?? '').slice(11, 23)],
+      ['time', ''],
       ['type', wire.type],
       ['sender', wire.sender],
       ['anchor', ''],
-      ['payload', summary(wire.payload)],
     ];
     for (const [name, text] of cells) {
       const td = document.createElement('td');
@@ -89,6 +90,9 @@ export class WireTable {
       td.textContent = text;
       tr.append(td);
     }
+    tr.querySelector('td.time')?.append(timeOf(wire.received_at ?? wire.ts));
+    tr.append(payloadCell(wire.payload));
+    if (wire.type === 'review.concern') tr.dataset.severity = wire.payload?.severity ?? 'info';
     this.rows.set(wire.wire_id, tr);
     const early = this.anchors.get(wire.wire_id);
     this.anchors.delete(wire.wire_id);
@@ -115,6 +119,37 @@ export class WireTable {
     link.title = `consensus ${anchor.consensus_timestamp ?? ''}`;
     td.replaceChildren(link);
   }
+}
+
+/** The local clock, with the date and zone on hover. @param {string} iso */
+function timeOf(iso) {
+  const time = document.createElement('time');
+  time.dateTime = iso ?? '';
+  time.title = iso ? fullTime(iso) : '';
+  time.textContent = clock(iso);
+  return time;
+}
+
+/** The payload, cut to a line; its button shows it whole (toggled by the feed's click handler). */
+function payloadCell(payload) {
+  const td = document.createElement('td');
+  td.className = 'payload';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'expand';
+  button.setAttribute('aria-expanded', 'false');
+  button.textContent = summary(payload);
+  button.dataset.full = JSON.stringify(payload ?? {}, null, 2);
+  td.append(button);
+  return td;
+}
+
+/** Shows a payload whole, or cut to a line again. @param {HTMLButtonElement} button */
+export function togglePayload(button) {
+  const open = button.getAttribute('aria-expanded') !== 'true';
+  const full = button.dataset.full ?? '';
+  button.setAttribute('aria-expanded', String(open));
+  button.textContent = open ? full : summary(JSON.parse(full || '{}'));
 }
 
 function summary(payload) {
