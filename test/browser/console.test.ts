@@ -155,6 +155,14 @@ describe('the coordination console', () => {
   it('1. cards carry titles, plan, artifacts, contracts, the blocker and how a task ended; waiting tasks show what they wait for', async () => {
     await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);
     await page.waitForSelector(`${card('schema')} .contract`, { timeout: 20_000 });
+    // The card fills in as the logs are read (the title comes from the project's
+    // stream, the rest from the task's): wait for every part, then check each.
+    const parts = ['Design the schema', 'plan:', 'artifact sql', 'contract schema-v1'];
+    await page.waitForFunction(
+      `${JSON.stringify(parts)}.every((p) => document.querySelector(${JSON.stringify(card('schema'))})?.textContent?.includes(p))`,
+      null,
+      { timeout: 20_000 },
+    );
     const schema = await page.textContent(card('schema'));
     expect(schema).toContain('Design the schema');
     expect(schema).toContain('plan: r2://plans/schema.md');
@@ -168,7 +176,11 @@ describe('the coordination console', () => {
     expect(await page.textContent(`${card('ingest')} .blocker`)).toBe(
       'blocked: waiting for the upstream credentials',
     );
-    expect(await page.textContent(`${card('ingest')} .title`)).toBe('Ingest the feed');
+    await page.waitForFunction(
+      `document.querySelector(${JSON.stringify(`${card('ingest')} .title`)})?.textContent === 'Ingest the feed'`,
+      null,
+      { timeout: 20_000 },
+    );
 
     await page.waitForSelector(`${card('docs')}[data-status="released"]`, { timeout: 20_000 });
     expect(await page.textContent(`${card('docs')} .ended`)).toBe('released by its holder');
