@@ -1,12 +1,14 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Draft } from '../../src/protocol';
 import { StreamObject } from '../../src/stream/stream-object';
 import {
   claim,
   coordination,
+  fakeClock,
   offer,
   setCapacity,
+  streamStubOf,
   taskStream,
   uid,
   wiresOf,
@@ -22,23 +24,11 @@ import {
 // that carries it (as a dead isolate would), then the task object is reset,
 // so what happens next comes from storage alone.
 
-let now = Date.now();
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  now = Date.now();
-  vi.setSystemTime(now);
-});
+const { advance } = fakeClock();
 afterEach(() => {
-  vi.useRealTimers();
   vi.restoreAllMocks();
 });
-
-function advance(seconds: number): void {
-  now += seconds * 1000;
-  vi.setSystemTime(now);
-}
-
-const stubOf = (streamId: string) => env.STREAMS.get(env.STREAMS.idFromName(streamId));
+const stubOf = streamStubOf;
 
 /** The agent's object fails every append of a capacity confirm for `agent` until released. */
 function holdConfirms(agent: string): { release(): void; refusedCalls(): number } {

@@ -1,36 +1,22 @@
-import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
 import type { StreamObject } from '../../src/stream/stream-object';
 import {
   claim,
   coordination,
+  fakeClock,
   lifecycle,
   offer,
   send,
   setCapacity,
+  streamStubOf,
   taskStream,
   uid,
   wiresOf,
 } from './helpers/coordination';
 
-// Time is data: the test moves the clock the StreamObject reads (same isolate)
-// and fires its alarm with runDurableObjectAlarm — nothing sleeps.
-let now = Date.now();
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['Date'] });
-  now = Date.now();
-  vi.setSystemTime(now);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
-
-function advance(seconds: number): void {
-  now += seconds * 1000;
-  vi.setSystemTime(now);
-}
-
-const stubOf = (streamId: string) => env.STREAMS.get(env.STREAMS.idFromName(streamId));
+const { advance } = fakeClock();
+const stubOf = streamStubOf;
 
 describe('leases', () => {
   it('extends the lease on a heartbeat, so the alarm at the old expiry re-offers nothing', async () => {
@@ -41,7 +27,7 @@ describe('leases', () => {
     advance(50);
     const beat = await lifecycle(task, 'beat', 'task.heartbeat', token);
     expect(beat.status).toBe(201);
-    expect(Date.parse(String(beat.body.lease_expires_at))).toBe(now + 60_000);
+    expect(Date.parse(String(beat.body.lease_expires_at))).toBe(Date.now() + 60_000);
 
     advance(30); // past the first lease, inside the extended one
     await runDurableObjectAlarm(stubOf(taskStream(task)));
@@ -172,12 +158,12 @@ describe('leases', () => {
       causation_id: null,
       type: 'agent.capacity.reserved',
       sender: 'system',
-      ts: new Date(now).toISOString(),
+      ts: new Date(Date.now()).toISOString(),
       payload: {
         reservation_id: 'task:ghost:attempt:1/claim-1',
         units: 2,
         task_stream_id: 'task:ghost:attempt:1',
-        expires_at: new Date(now + 30_000).toISOString(),
+        expires_at: new Date(Date.now() + 30_000).toISOString(),
       },
     });
     expect(reserved.ok).toBe(true);
@@ -209,7 +195,7 @@ describe('agent health', () => {
     expect((await send(stream, 'agent.heartbeat', stream, {})).status).toBe(201);
     expect(await coordination(stream)).toMatchObject({
       stale: false,
-      last_heartbeat_at: new Date(now).toISOString(),
+      last_heartbeat_at: new Date(Date.now()).toISOString(),
     });
     expect((await send(stream, 'agent.lease.accepted', stream, { task_id: 't1' })).status).toBe(
       201,

@@ -1,4 +1,5 @@
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { authHeaders, coordinatorHeaders } from './auth';
 
 /** Calls the coordination tests share: signed Wires from many senders, state and feeds. */
@@ -153,3 +154,22 @@ export function setCapacity(agent: string, available: number, max: number): Prom
     max_units: max,
   });
 }
+
+/**
+ * Time as data for a test file: `Date` is faked in this isolate (the
+ * StreamObjects under test read the same clock), frozen until `advance`
+ * moves it; the test fires alarms itself (runDurableObjectAlarm), nothing sleeps.
+ */
+export function fakeClock(): { advance(seconds: number): void } {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now());
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  return { advance: (seconds) => vi.setSystemTime(Date.now() + seconds * 1000) };
+}
+
+/** The StreamObject of `streamId`, for runDurableObjectAlarm / runInDurableObject. */
+export const streamStubOf = (streamId: string) => env.STREAMS.get(env.STREAMS.idFromName(streamId));
