@@ -307,9 +307,9 @@ export class StreamObject extends DurableObject<Env> {
   }
 
   /** Delivers a message again: same `webhook-id`, a new series of attempts. */
-  replayWebhook(messageId: string): { ok: true } | Failure {
+  replayWebhook(endpointId: string, messageId: string): { ok: true } | Failure {
     const now = Date.now();
-    const result = this.#webhooks.replay(messageId, now);
+    const result = this.#webhooks.replay(endpointId, messageId, now);
     this.#armAlarm();
     return result;
   }

@@ -42,7 +42,7 @@ export interface StreamApi {
   webhooks(): Promise<Endpoint[]>;
   webhookLog(id: string, limit?: number): Promise<DeliveryAttempt[]>;
   webhookMessages(id: string, status?: MessageStatus, limit?: number): Promise<WebhookMessage[]>;
-  replayWebhook(messageId: string): Promise<{ ok: true } | Failure>;
+  replayWebhook(endpointId: string, messageId: string): Promise<{ ok: true } | Failure>;
 }
 
 export function streamStub(env: Pick<Env, 'STREAMS'>, streamId: string): StreamApi {

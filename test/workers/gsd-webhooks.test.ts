@@ -95,9 +95,11 @@ describe('custom handlers as Standard Webhooks', () => {
 
     await receiver(name, { mode: 'ok' });
     const before = (await received(name)).length;
+    const elsewhere = `/v1/projects/${project}/webhooks/other-endpoint/messages/${message?.id}`;
+    expect((await api('POST', `${elsewhere}/replay`)).status).toBe(404);
     const replay = await api(
       'POST',
-      `/v1/projects/${project}/webhooks/messages/${message?.id}/replay`,
+      `/v1/projects/${project}/webhooks/${name}/messages/${message?.id}/replay`,
     );
     expect(replay.status).toBe(202);
     const after = await until(

@@ -87,7 +87,12 @@ describe('webhooks through the outbox', () => {
     expect(gaps[3] ?? 0).toBeGreaterThan((gaps[0] ?? 0) + 200);
 
     await receiver(name, { mode: 'ok' });
-    expect(await stream.replayWebhook(dead[0]?.id ?? '')).toEqual({ ok: true });
+    // Only under the endpoint it was sent to.
+    expect(await stream.replayWebhook('other', dead[0]?.id ?? '')).toMatchObject({
+      ok: false,
+      code: 'not-found',
+    });
+    expect(await stream.replayWebhook(name, dead[0]?.id ?? '')).toEqual({ ok: true });
     const after = await until(
       () => received(name),
       (rs) => rs.some(delivered),
@@ -102,7 +107,10 @@ describe('webhooks through the outbox', () => {
     expect(log[0]).toMatchObject({ message_id: dead[0]?.id, attempt: 1, status: 204, error: null });
     expect((await stream.webhookMessages(name))[0]?.status).toBe('delivered');
     // An unknown message is a 404.
-    expect(await stream.replayWebhook('msg_nope')).toMatchObject({ ok: false, code: 'not-found' });
+    expect(await stream.replayWebhook(name, 'msg_nope')).toMatchObject({
+      ok: false,
+      code: 'not-found',
+    });
   }, 60_000);
 
   it('stops at a 410: the endpoint is disabled and takes nothing more until enabled', async () => {
@@ -122,7 +130,7 @@ describe('webhooks through the outbox', () => {
     });
     const [gone] = await stream.webhookMessages(name);
     expect(gone).toMatchObject({ status: 'dead', last_error: 'the receiver answered 410 Gone' });
-    expect(await stream.replayWebhook(gone?.id ?? '')).toMatchObject({
+    expect(await stream.replayWebhook(name, gone?.id ?? '')).toMatchObject({
       ok: false,
       code: 'invalid-transition',
     });
@@ -133,7 +141,7 @@ describe('webhooks through the outbox', () => {
     // Enabled again (the receiver is back), a replay delivers the message it refused.
     await receiver(name, { mode: 'ok' });
     expect(await stream.enableWebhook(name, true)).toBeNull();
-    expect(await stream.replayWebhook(gone?.id ?? '')).toEqual({ ok: true });
+    expect(await stream.replayWebhook(name, gone?.id ?? '')).toEqual({ ok: true });
     const got = await until(
       () => received(name),
       (rs) => rs.some(delivered),

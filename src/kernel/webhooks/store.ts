@@ -219,9 +219,11 @@ export class Webhooks {
   }
 
   /** Sends a message again: the same `webhook-id` and body, a new series of attempts. */
-  replay(messageId: string, now: number): { ok: true } | Failure {
+  replay(endpointId: string, messageId: string, now: number): { ok: true } | Failure {
     const message = this.message(messageId);
-    if (!message) return fail('not-found', `no webhook message ${messageId}`);
+    if (message?.endpoint_id !== endpointId) {
+      return fail('not-found', `no webhook message ${messageId} for endpoint ${endpointId}`);
+    }
     if (this.outbox.has('http', messageId))
       return fail('invalid-transition', `message ${messageId} is still being delivered`);
     const endpoint = this.#row(message.endpoint_id);

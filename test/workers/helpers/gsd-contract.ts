@@ -98,11 +98,11 @@ export async function exerciseGsdRoutes(): Promise<void> {
   await call('post', `${P}/events`, `${base}/events`, json(SEED_EVENTS.taskCompleted, executor));
   const log = await call('get', D, `${hooks}/notify/deliveries`, { headers: executor });
   const [message] = (log.body as { messages: { id: string }[] }).messages;
-  const M = `${W}/messages/{message_id}/replay`;
+  const M = `${W}/{endpoint_id}/messages/{message_id}/replay`;
   let replayed = await call(
     'post',
     M,
-    `${hooks}/messages/${message?.id}/replay`,
+    `${hooks}/notify/messages/${message?.id}/replay`,
     json({}, coordinator),
   );
   for (let i = 0; i < 20 && replayed.status === 409; i++) {
@@ -111,12 +111,12 @@ export async function exerciseGsdRoutes(): Promise<void> {
     replayed = await call(
       'post',
       M,
-      `${hooks}/messages/${message?.id}/replay`,
+      `${hooks}/notify/messages/${message?.id}/replay`,
       json({}, coordinator),
     );
   }
   expect(replayed.status).toBe(202);
   expect(
-    (await call('post', M, `${hooks}/messages/nope/replay`, json({}, coordinator))).status,
+    (await call('post', M, `${hooks}/notify/messages/nope/replay`, json({}, coordinator))).status,
   ).toBe(404);
 }
