@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TaskLease, WirestreamClient } from '../../src/client';
 import type { Payload } from '../../src/client/client';
+import { seriousViolations } from '../support/axe';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
 import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
 
@@ -13,7 +13,6 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  * artifact, a contract, a blocked task and a released one.
  */
 
-const require = createRequire(import.meta.url);
 const P = `con${Date.now().toString(36)}`;
 const PROJECT = `project:${P}`;
 let server: DevServer;
@@ -434,20 +433,12 @@ describe('the coordination console', () => {
       [`#/coordination?project=${P}`, `${card('schema')}`],
       [`#/coordination/task/${P}-docs?project=${P}`, '#task-timeline li.entry'],
       [`#/coordination/agent/quinn-07?project=${P}`, '#agent-timeline li.entry'],
-    ];
+    ] as const;
     const found: string[] = [];
     for (const [route, ready] of pages) {
       await page.goto(`${server.url}/${route}&token=${token}`);
-      await page.waitForSelector(ready ?? 'main', { timeout: 20_000 });
-      // From node_modules: axe runs offline, in the page.
-      await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-      const violations = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))",
-      )) as { id: string; impact: string; nodes: string[] }[];
-      for (const v of violations)
-        console.log(`axe ${route}: ${v.impact} ${v.id} at ${v.nodes.join(', ')}`);
-      for (const v of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
-        found.push(`${route}: ${v.id} (${v.nodes.join(', ')})`);
+      await page.waitForSelector(ready, { timeout: 20_000 });
+      found.push(...(await seriousViolations(page, route)));
     }
     expect(found).toEqual([]);
   }, 90_000);
