@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TaskLease, type WireProof, WirestreamClient } from '../../src/client';
 import { seriousViolations } from '../support/axe';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { startConsole, stopConsole } from '../support/console';
+import { type DevServer, tokenFor } from '../support/dev-server';
 
 /**
  * Issue 33, points 7 and 8, in Chromium against `wrangler dev` and the Hedera
@@ -101,21 +102,11 @@ async function inView(tab: Page, selector: string): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, 'human:operator')) ?? '';
+  ({ server, token, browser, page } = await startConsole(problems));
   await populate();
-  browser = await launchChromium();
-  page = await watchedPage(browser, problems);
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
-  });
 }, 180_000);
 
-afterAll(async () => {
-  for (const lease of leases) lease.stop();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopConsole({ server, browser }, leases));
 
 describe('7. anchoring explained', () => {
   it('a proof link opens the proof, decoded, and says "verified" once the SDK checked it against the mirror', async () => {

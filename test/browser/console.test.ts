@@ -5,7 +5,8 @@ import { type TaskLease, WirestreamClient } from '../../src/client';
 import type { Payload } from '../../src/client/client';
 import { seriousViolations } from '../support/axe';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { startConsole, stopConsole } from '../support/console';
+import { type DevServer, tokenFor } from '../support/dev-server';
 
 /**
  * Issue 33's coordination console in Chromium against `wrangler dev`: a
@@ -133,22 +134,11 @@ const card = (task: string) => `#task-board .card[data-task-id="${P}-${task}"]`;
 
 beforeAll(async () => {
   // An agent silent for 2 s is stale (the API's `stale`), so point 3 needs no long wait.
-  server = await startDevServer({ AGENT_STALE_SECONDS: '2' });
-  token = (await tokenFor(server, 'human:operator')) ?? '';
+  ({ server, token, browser, page } = await startConsole(problems, { AGENT_STALE_SECONDS: '2' }));
   await populate();
-  browser = await launchChromium();
-  page = await watchedPage(browser, problems);
-  // A console 404 names no address: say which read it was.
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
-  });
 }, 180_000);
 
-afterAll(async () => {
-  for (const lease of leases) lease.stop();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopConsole({ server, browser }, leases));
 
 describe('the coordination console', () => {
   it('1. cards carry titles, plan, artifacts, contracts, the blocker and how a task ended; waiting tasks show what they wait for', async () => {
