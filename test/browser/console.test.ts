@@ -1,11 +1,12 @@
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TaskLease, WirestreamClient } from '../../src/client';
 import type { Payload } from '../../src/client/client';
+import { seriousViolations } from '../support/axe';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { startConsole, stopConsole } from '../support/console';
+import { type DevServer, tokenFor } from '../support/dev-server';
 
 /**
  * Issue 33's coordination console in Chromium against `wrangler dev`: a
@@ -13,7 +14,6 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  * artifact, a contract, a blocked task and a released one.
  */
 
-const require = createRequire(import.meta.url);
 const P = `con${Date.now().toString(36)}`;
 const PROJECT = `project:${P}`;
 let server: DevServer;
@@ -134,22 +134,11 @@ const card = (task: string) => `#task-board .card[data-task-id="${P}-${task}"]`;
 
 beforeAll(async () => {
   // An agent silent for 2 s is stale (the API's `stale`), so point 3 needs no long wait.
-  server = await startDevServer({ AGENT_STALE_SECONDS: '2' });
-  token = (await tokenFor(server, 'human:operator')) ?? '';
+  ({ server, token, browser, page } = await startConsole(problems, { AGENT_STALE_SECONDS: '2' }));
   await populate();
-  browser = await launchChromium();
-  page = await watchedPage(browser, problems);
-  // A console 404 names no address: say which read it was.
-  page.on('response', (res) => {
-    if (res.status() >= 400) problems.push(`${res.status()} ${res.url()}`);
-  });
 }, 180_000);
 
-afterAll(async () => {
-  for (const lease of leases) lease.stop();
-  await browser?.close();
-  await server?.stop();
-});
+afterAll(() => stopConsole({ server, browser }, leases));
 
 describe('the coordination console', () => {
   it('1. cards carry titles, plan, artifacts, contracts, the blocker and how a task ended; waiting tasks show what they wait for', async () => {
@@ -434,20 +423,12 @@ describe('the coordination console', () => {
       [`#/coordination?project=${P}`, `${card('schema')}`],
       [`#/coordination/task/${P}-docs?project=${P}`, '#task-timeline li.entry'],
       [`#/coordination/agent/quinn-07?project=${P}`, '#agent-timeline li.entry'],
-    ];
+    ] as const;
     const found: string[] = [];
     for (const [route, ready] of pages) {
       await page.goto(`${server.url}/${route}&token=${token}`);
-      await page.waitForSelector(ready ?? 'main', { timeout: 20_000 });
-      // From node_modules: axe runs offline, in the page.
-      await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-      const violations = (await page.evaluate(
-        "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))",
-      )) as { id: string; impact: string; nodes: string[] }[];
-      for (const v of violations)
-        console.log(`axe ${route}: ${v.impact} ${v.id} at ${v.nodes.join(', ')}`);
-      for (const v of violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'))
-        found.push(`${route}: ${v.id} (${v.nodes.join(', ')})`);
+      await page.waitForSelector(ready, { timeout: 20_000 });
+      found.push(...(await seriousViolations(page, route)));
     }
     expect(found).toEqual([]);
   }, 90_000);

@@ -2,15 +2,29 @@
 // arrived, the last seq, the rate and how many are anchored. The table itself
 // is drawn by WireTable, outside Preact: at thousands of Wires a second it
 // batches rows per animation frame, which a virtual DOM diff would only slow.
+// Above it, why anchoring is delayed (./anchor-delay.js); a proof link opens
+// the proof, checked against the mirror (./proof-panel.js).
 
-import { client } from '../../lib/api.js';
 import { token } from '../../lib/auth.js';
 import { follow } from '../../lib/live-feed.js';
 import { createStore, useStore } from '../../lib/store.js';
 import { html, useEffect, useRef, useState } from '../../lib/ui.js';
+import { AnchorDelay, DELAY_SHOWN_MS } from './anchor-delay.js';
+import { ProofPanel } from './proof-panel.js';
 import { togglePayload, WireTable } from './wire-table.js';
 
-const EMPTY = { count: 0, lastSeq: 0, gaps: 0, dups: 0, rate: 0, anchored: 0 };
+// Explicit roles: at phone width the table is drawn as stacked cards (display:
+// block/flex), which would otherwise drop its table semantics in some browsers.
+const COLUMNS = ['seq', 'received', 'type', 'sender', 'anchor', 'payload'];
+const EMPTY = {
+  count: 0,
+  lastSeq: 0,
+  gaps: 0,
+  dups: 0,
+  rate: 0,
+  anchored: 0,
+  waiting: { count: 0, since: /** @type {number | null} */ (null) },
+};
 
 /**
  * @param {{ feed: ReturnType<typeof import('../../lib/live-feed.js').feedOf> | null,
@@ -23,6 +37,9 @@ export function Feed({ feed, onWires }) {
   const empty = useRef(null);
   // Counters change every frame during a replay: only <Stats> re-renders for them.
   const [counters] = useState(() => createStore(EMPTY));
+  const [proof, setProof] = useState(
+    /** @type {{ wireId: string, streamId: string } | null} */ (null),
+  );
   const label = feed?.label ?? '';
   // The feed's identity: a stream named role:x is not the role feed of x.
   const id = feed ? JSON.stringify(feed) : '';
@@ -36,7 +53,9 @@ export function Feed({ feed, onWires }) {
     const paint = () => {
       frame ||= requestAnimationFrame(() => {
         frame = 0;
-        if (following) counters.set({ ...following.stats, rate, anchored: table.anchoredCount });
+        if (!following) return;
+        const { anchoredCount: anchored } = table;
+        counters.set({ ...following.stats, rate, anchored, waiting: table.waitingSince() });
       });
     };
     const table = new WireTable(body.current, empty.current, paint);
@@ -60,6 +79,7 @@ export function Feed({ feed, onWires }) {
     const ticker = setInterval(() => {
       rate = following?.stats.window ?? 0;
       if (following) following.stats.window = 0;
+      table.tick();
       paint();
     }, 1000);
     // A new token may read what the old one could not: follow again with it.
@@ -80,12 +100,16 @@ export function Feed({ feed, onWires }) {
         <h2 id="feed-title">Wires <span id="feed-name" class="muted">${label}</span></h2>
         <${Stats} counters=${counters} />
       </div>
+      <${Delay} counters=${counters} />
+      ${proof && html`<${ProofPanel} ...${proof} onClose=${() => setProof(null)} />`}
       <div class="table-wrap">
-        <table id="wires" onClick=${openProof}>
-          <thead>
-            <tr><th>seq</th><th>received</th><th>type</th><th>sender</th><th>anchor</th><th>payload</th></tr>
+        <table id="wires" role="table" onClick=${(event) => onTableClick(event, setProof)}>
+          <thead role="rowgroup">
+            <tr role="row">
+              ${COLUMNS.map((c) => html`<th role="columnheader">${c}</th>`)}
+            </tr>
           </thead>
-          <tbody ref=${body}></tbody>
+          <tbody role="rowgroup" ref=${body}></tbody>
         </table>
         <p id="feed-empty" class="muted" ref=${empty}>
           Pick a project, role or stream to watch its Wires arrive live.
@@ -113,18 +137,20 @@ function Stats({ counters }) {
   `;
 }
 
-/** Payload buttons expand; proof links are fetched with the token and shown in place of navigating away. */
-async function openProof(event) {
+/** Why the oldest pending Wire still waits, once it has waited a while. */
+function Delay({ counters }) {
+  const { waiting } = useStore(counters);
+  const now = Date.now();
+  if (!waiting.count || waiting.since === null || now - waiting.since < DELAY_SHOWN_MS) return null;
+  return html`<${AnchorDelay} count=${waiting.count} since=${waiting.since} now=${now} />`;
+}
+
+/** Payload buttons expand; a proof link (fetched with the token) opens the proof panel. */
+function onTableClick(event, openProof) {
   const expand = event.target.closest?.('button.expand');
   if (expand) return togglePayload(expand);
   const link = event.target.closest?.('a[data-proof]');
   if (!link) return;
   event.preventDefault();
-  try {
-    const proof = await client.proof(link.dataset.proof, { streamId: link.dataset.stream });
-    link.title = JSON.stringify(proof, null, 2);
-    if (proof.mirror_url) window.open(proof.mirror_url, '_blank', 'noopener');
-  } catch (error) {
-    link.title = `proof unavailable: ${error?.message ?? error}`;
-  }
+  openProof({ wireId: link.dataset.proof ?? '', streamId: link.dataset.stream ?? '' });
 }

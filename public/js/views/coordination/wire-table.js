@@ -1,7 +1,8 @@
 // The live Wire table. Wires can arrive far faster than the screen refreshes
 // (1,000/s and more), so they are queued and drawn once per animation frame,
-// newest on top, and only the newest MAX_ROWS stay in the DOM.
-import { clock, fullTime } from '../../lib/time.js';
+// newest on top, and only the newest MAX_ROWS stay in the DOM. A pending
+// Wire's anchor cell says for how long (`pending 42 s`), redrawn by tick().
+import { clock, fullTime, span } from '../../lib/time.js';
 
 const MAX_ROWS = 500;
 const MAX_PAYLOAD = 120;
@@ -15,6 +16,7 @@ export class WireTable {
     this.pending = [];
     this.rows = new Map(); // wire_id -> <tr>
     this.anchors = new Map(); // wire_id -> anchor that arrived before its row was drawn
+    this.waiting = new Map(); // wire_id -> { cell, since }: drawn rows not anchored yet
     this.frame = 0;
     this.anchoredCount = 0;
   }
@@ -25,6 +27,7 @@ export class WireTable {
     this.pending = [];
     this.rows.clear();
     this.anchors.clear();
+    this.waiting.clear();
     this.anchoredCount = 0;
     this.body.replaceChildren();
     this.empty.hidden = false;
@@ -68,12 +71,14 @@ export class WireTable {
       const last = this.body.lastElementChild;
       if (!last) break;
       this.rows.delete(last.dataset.wireId);
+      this.waiting.delete(last.dataset.wireId ?? '');
       last.remove();
     }
   }
 
   #row(wire) {
     const tr = document.createElement('tr');
+    tr.setAttribute('role', 'row');
     tr.dataset.seq = String(wire.stream_seq);
     tr.dataset.wireId = wire.wire_id;
     tr.dataset.streamId = wire.stream_id;
@@ -87,6 +92,7 @@ export class WireTable {
     for (const [name, text] of cells) {
       const td = document.createElement('td');
       td.className = name;
+      td.setAttribute('role', 'cell');
       td.textContent = text;
       tr.append(td);
     }
@@ -100,14 +106,30 @@ export class WireTable {
     return tr;
   }
 
+  /** Redraws how long each pending Wire has waited; `now` is the page's clock. */
+  tick(now = Date.now()) {
+    for (const wait of this.waiting.values()) paintWait(wait, now);
+  }
+
+  /** The longest-waiting drawn Wire not anchored yet: its receipt time and how many wait. */
+  waitingSince() {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const { since } of this.waiting.values()) oldest = Math.min(oldest, since);
+    return { count: this.waiting.size, since: this.waiting.size ? oldest : null };
+  }
+
   #paintAnchor(tr, wireId, anchor) {
     const td = tr.querySelector('td.anchor');
     if (!td || td.dataset.status === 'anchored') return;
     td.dataset.status = anchor.status;
     if (anchor.status !== 'anchored') {
-      td.textContent = anchor.status ?? 'pending';
+      const received = Date.parse(tr.querySelector('time')?.dateTime ?? '');
+      const wait = { cell: td, since: Number.isFinite(received) ? received : Date.now() };
+      this.waiting.set(wireId, wait);
+      paintWait(wait, Date.now());
       return;
     }
+    this.waiting.delete(wireId);
     this.anchoredCount++;
     const link = document.createElement('a');
     // A wire_id is unique within its stream only: name the stream too.
@@ -119,6 +141,13 @@ export class WireTable {
     link.title = `consensus ${anchor.consensus_timestamp ?? ''}`;
     td.replaceChildren(link);
   }
+}
+
+/** "pending 42 s": the status and how long since the Wire was received (never below 0). */
+function paintWait({ cell, since }, now) {
+  const age = Math.max(0, now - since);
+  cell.dataset.age = String(Math.floor(age / 1000));
+  cell.textContent = `${cell.dataset.status || 'pending'} ${span(age)}`;
 }
 
 /** The local clock, with the date and zone on hover. @param {string} iso */
@@ -134,6 +163,7 @@ function timeOf(iso) {
 function payloadCell(payload) {
   const td = document.createElement('td');
   td.className = 'payload';
+  td.setAttribute('role', 'cell');
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'expand';
