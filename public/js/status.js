@@ -35,9 +35,12 @@ export function AccessPanel() {
   const { state, detail, who } = useStore(access);
   const why =
     state === 'none'
-      ? 'The dashboard reads this deployment with a bearer token. Open the dashboard link `npm start` prints (it ends in #token=…), or paste a token here.'
+      ? html`The dashboard reads this deployment with a bearer token. Open the dashboard link
+          that <code>npm start</code> prints (it ends in <code>#token=…</code>), or paste a token
+          here.`
       : state === 'rejected'
-        ? `this token was not accepted: ${detail}. Paste another one, or take a fresh one from \`npm start\` or \`wirestream token\`.`
+        ? html`this token was not accepted: ${detail}. Paste another one, or take a fresh one
+            from <code>npm start</code> or <code>wirestream token</code>.`
         : `${who ? who.sub : 'This token'} was accepted, but it lacks the read scope every view needs (${detail}).`;
   const submit = (event) => {
     event.preventDefault();

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
 import { WirestreamClient } from '../../src/client';
@@ -20,6 +21,11 @@ const chromium = chromiumForFile(problems);
 /** While the server is down the browser logs each refused connection: the outage itself. */
 const NETWORK = /net::ERR_|WebSocket connection to .* failed/;
 
+/** Screenshots for a person to look at (test-results/, not checked in). */
+const shot = (name: string) =>
+  chromium.page.screenshot({
+    path: path.resolve(import.meta.dirname, `../../test-results/console-access-${name}.png`),
+  });
 const card = (task: string) => `#task-board .card[data-task-id="${P}-${task}"]`;
 const text = async (selector: string) =>
   ((await chromium.page.textContent(selector)) ?? '').replace(/\s+/g, ' ').trim();
@@ -79,10 +85,17 @@ describe('getting in (issue 33, point 4)', () => {
     await openWithoutToken(`#/coordination?project=${P}`);
     await chromium.page.waitForSelector('#access[data-state="none"]', { timeout: 20_000 });
     expect(await text('#access-title')).toBe('A token is needed');
-    expect(await text('#access-why')).toContain('Open the dashboard link `npm start` prints');
+    expect(await text('#access-why')).toContain('Open the dashboard link that npm start prints');
     expect(await text('#signed-in')).toBe('no token');
+    await shot('no-token');
     expect(await chromium.page.$('#feed-empty')).toBeNull();
     expect(await chromium.page.$('#task-board')).toBeNull();
+    // The panel's own field lets one in.
+    await chromium.page.fill('#access input[name="token"]', dev.token ?? '');
+    await chromium.page.press('#access input[name="token"]', 'Enter');
+    await chromium.page.waitForSelector('#signed-in[data-state="ok"]', { timeout: 20_000 });
+    await chromium.page.waitForSelector('#pick', { timeout: 20_000 });
+    expect(await chromium.page.$('#access')).toBeNull();
     expect(problems).toEqual([]);
   }, 60_000);
 
@@ -117,6 +130,7 @@ describe('getting in (issue 33, point 4)', () => {
       await chromium.page.waitForSelector(`#access[data-state="${c.state}"]`, { timeout: 20_000 });
       expect(await text('#access-title')).toBe(c.title);
       expect(await text('#access-why')).toContain(c.why);
+      await shot(c.state);
       expect(await text('#signed-in')).toBe(
         c.state === 'rejected' ? 'token not accepted' : 'token cannot read',
       );
@@ -168,6 +182,7 @@ describe('when the server is down (issue 33, point 6)', () => {
       null,
       { timeout: 60_000 },
     );
+    await shot('server-down');
     const since = ((await notice.textContent()) ?? '').replace(/\s+/g, ' ').trim();
     console.log(`while down: "${since}" / "${await text('#conn')}"`);
     expect(since).toMatch(

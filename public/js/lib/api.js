@@ -79,8 +79,8 @@ export async function load(path) {
 }
 
 /** A 401 in words: no token, or why this one was refused (the problem's detail). */
-export function refusal(error) {
+function refusal(error) {
   return token.get()
     ? `this token was not accepted: ${error?.detail ?? error}`
-    : 'a token is needed: open the link `npm start` prints, or paste one under “token”';
+    : 'a token is needed: open the dashboard link that npm start prints';
 }
