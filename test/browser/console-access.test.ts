@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { sign } from 'hono/jwt';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +27,15 @@ const shot = (name: string) =>
   chromium.page.screenshot({
     path: path.resolve(import.meta.dirname, `../../test-results/console-access-${name}.png`),
   });
+/** axe-core's serious and critical violations on the page as it is (axe from node_modules, offline). */
+async function seriousViolations(): Promise<string[]> {
+  await chromium.page.addScriptTag({
+    path: createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  });
+  return (await chromium.page.evaluate(
+    "axe.run(document).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ' at ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))",
+  )) as string[];
+}
 const card = (task: string) => `#task-board .card[data-task-id="${P}-${task}"]`;
 const text = async (selector: string) =>
   ((await chromium.page.textContent(selector)) ?? '').replace(/\s+/g, ' ').trim();
@@ -88,6 +98,7 @@ describe('getting in (issue 33, point 4)', () => {
     expect(await text('#access-why')).toContain('Open the dashboard link that npm start prints');
     expect(await text('#signed-in')).toBe('no token');
     await shot('no-token');
+    expect(await seriousViolations()).toEqual([]);
     expect(await chromium.page.$('#feed-empty')).toBeNull();
     expect(await chromium.page.$('#task-board')).toBeNull();
     // The panel's own field lets one in.
@@ -183,6 +194,7 @@ describe('when the server is down (issue 33, point 6)', () => {
       { timeout: 60_000 },
     );
     await shot('server-down');
+    expect(await seriousViolations()).toEqual([]);
     const since = ((await notice.textContent()) ?? '').replace(/\s+/g, ' ').trim();
     console.log(`while down: "${since}" / "${await text('#conn')}"`);
     expect(since).toMatch(
