@@ -151,11 +151,26 @@ describe('getting in (issue 33, point 4)', () => {
     problems.length = 0;
   }, 60_000);
 
+  it('a token that expires while the tab is open is then diagnosed as expired', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { sub: 'human:brief', roles: [], scopes: ['read'], iat: now, exp: now + 5 };
+    await openWith(await sign(claims, TOKEN_SECRET, 'HS256'));
+    await chromium.page.waitForSelector('#signed-in[data-state="ok"]', { timeout: 20_000 });
+    expect(await text('#signed-in')).toBe('Signed in as human:brief (scopes read)');
+    // The view's next read after the expiry is refused; the panel says why.
+    await chromium.page.waitForSelector('#access[data-state="rejected"]', { timeout: 30_000 });
+    expect(await text('#access-why')).toContain(
+      'this token was not accepted: the token has expired',
+    );
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+    problems.length = 0;
+  }, 60_000);
+
   it('a #token= pasted into the open tab is taken, leaves the address, and the view reads with it', async () => {
     await offer('one');
     const page = chromium.page;
-    // The tab shows the project, refused (the last case above); the same document from here on.
-    await page.waitForSelector('#access[data-state="forbidden"]');
+    // The tab shows the project, refused (the case above); the same document from here on.
+    await page.waitForSelector('#access[data-state="rejected"]');
     await page.evaluate('window.__sameDocument = true');
     await page.evaluate(`location.hash = 'token=${dev.token}'`);
     await page.waitForSelector('#signed-in[data-state="ok"]', { timeout: 20_000 });

@@ -5,7 +5,7 @@
 // cannot read" (403) in one place, and "Signed in as …" once it works. Who it
 // is comes from the token's own claims (a JWT's payload, read, not verified:
 // the server's answer is what says it is good).
-import { client, server, serverAnswers } from './api.js';
+import { client, refused, server, serverAnswers } from './api.js';
 import { token } from './auth.js';
 import { createStore } from './store.js';
 
@@ -62,6 +62,10 @@ async function check() {
 
 void check();
 token.subscribe(() => void check());
+// A read refused while the tab is open (the token expired): say so in the panel.
+refused.subscribe(() => {
+  if (access.get().state === 'ok') void check();
+});
 // A token not yet checked (the server was away) is checked once it is back.
 server.subscribe(({ downSince }) => {
   if (downSince === null && access.get().state === 'unverified') void check();

@@ -34,6 +34,9 @@ export const server = createStore(
   /** @type {{ downSince: number | null }} */ ({ downSince: null }),
 );
 
+/** Goes up on each read the server refused (401): a token that expired in an open tab. */
+export const refused = createStore(0);
+
 /** @param {boolean} up */
 export function serverAnswers(up) {
   const { downSince } = server.get();
@@ -66,7 +69,10 @@ export async function load(path) {
     serverAnswers(!down);
     if (status === 404 && error.code === 'not-found')
       return { ok: false, reason: 'not available', missing: true };
-    if (status === 401) return { ok: false, reason: refusal(error), missing: false };
+    if (status === 401) {
+      refused.set(refused.get() + 1);
+      return { ok: false, reason: refusal(error), missing: false };
+    }
     if (status === 403)
       return { ok: false, reason: `not allowed: ${error.detail}`, missing: false };
     if (error?.name === 'TimeoutError')
