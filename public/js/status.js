@@ -64,7 +64,7 @@ export function SignedIn() {
   const { state, who } = useStore(access);
   const text =
     state === 'ok'
-      ? `Signed in as ${signedInAs(who)}`
+      ? signedInAs(who)
       : state === 'none'
         ? 'no token'
         : state === 'rejected'

@@ -32,18 +32,20 @@ export function claimsOf(value) {
   }
 }
 
-/** "human:operator (roles developer · scopes append, read, claim)". @param {Who | null} who */
+/** "Signed in as human:operator (roles developer · scopes append, read, claim)". @param {Who | null} who */
 export function signedInAs(who) {
-  if (!who) return 'the deployment’s admin token';
+  // The one token that is not a JWT and still gets in is the deployment's ADMIN_TOKEN.
+  if (!who) return 'Signed in with the admin token';
   const roles = who.roles.length ? `roles ${who.roles.join(', ')} · ` : '';
-  return `${who.sub} (${roles}scopes ${who.scopes.join(', ') || 'none'})`;
+  return `Signed in as ${who.sub} (${roles}scopes ${who.scopes.join(', ') || 'none'})`;
 }
 
-async function check() {
+/** Asks the server about the token; a new token hides the views until it answers, a re-check does not. */
+async function check({ again = false } = {}) {
   const asked = token.get();
   const who = asked ? claimsOf(asked) : null;
   if (!asked) return access.set({ state: 'none', who: null });
-  access.set({ state: 'checking', who });
+  if (!again) access.set({ state: 'checking', who });
   let next;
   try {
     await client.http.request('GET', '/v1/streams?limit=1', { retry: false });
@@ -64,9 +66,9 @@ void check();
 token.subscribe(() => void check());
 // A read refused while the tab is open (the token expired): say so in the panel.
 refused.subscribe(() => {
-  if (access.get().state === 'ok') void check();
+  if (access.get().state === 'ok') void check({ again: true });
 });
 // A token not yet checked (the server was away) is checked once it is back.
 server.subscribe(({ downSince }) => {
-  if (downSince === null && access.get().state === 'unverified') void check();
+  if (downSince === null && access.get().state === 'unverified') void check({ again: true });
 });

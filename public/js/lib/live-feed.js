@@ -9,7 +9,8 @@ import { useEffect, useState } from './ui.js';
 
 /**
  * @typedef {{ state: string, detail?: string, tries?: number, nextAt?: number | null }} Connection
- * While `reconnecting`: `tries` failed so far, the next one at `nextAt` (null: under way).
+ * While `reconnecting`: the number of the next try (those before it failed), and
+ * when it starts (`nextAt`; null once under way).
  */
 
 /** The state of the feed the current view follows (`idle` when none). */
