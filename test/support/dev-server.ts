@@ -24,6 +24,10 @@ export interface DevServer {
   /** The `ADMIN_TOKEN` the server was started with. */
   readonly adminToken: string;
   restart(): Promise<void>;
+  /** Stops wrangler and workerd, keeping the port, the state and the stand-in (an outage). */
+  down(): Promise<void>;
+  /** Starts them again after `down()`, on the same port and state. */
+  up(): Promise<void>;
   /** Kills wrangler and workerd at once (SIGKILL, no shutdown), then starts them again on the same state. */
   crashAndRestart(): Promise<void>;
   stop(): Promise<void>;
@@ -132,6 +136,8 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
       await stop();
       await launch();
     },
+    down: () => stop(),
+    up: () => launch(),
     crashAndRestart: async () => {
       await stop('SIGKILL');
       await launch();
@@ -198,18 +204,19 @@ export async function tokenFor(
 }
 
 /**
- * A dev server for the tests of one file: started (with a token for
+ * A dev server for the tests of one file: started (with `vars`, and a token for
  * `sender`) before them and stopped after them. Read `server` and `token`
  * inside the tests, once `beforeAll` has run.
  */
 export function devServerForFile(
   sender: string,
   timeoutMs = 90_000,
+  vars: Record<string, string> = {},
 ): { readonly server: DevServer; readonly token: string | undefined } {
   let server: DevServer | undefined;
   let token: string | undefined;
   beforeAll(async () => {
-    server = await startDevServer();
+    server = await startDevServer(vars);
     token = await tokenFor(server, sender);
   }, timeoutMs);
   afterAll(async () => {
