@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { describe, expect, it } from 'vitest';
+import { devServerForFile } from '../support/dev-server';
 
 /**
  * `wirestream mcp` as an MCP host runs it: a child process on stdio, fed the
@@ -10,18 +10,8 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  */
 
 const BIN = path.join(path.resolve(import.meta.dirname, '../..'), 'bin/wirestream.mjs');
-let server: DevServer;
-let token = '';
 const SUB = `agent:stdio-${Date.now().toString(36)}`;
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, SUB)) ?? '';
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile(SUB, 120_000);
 
 /** Runs the bridge with `input` on stdin until it exits; its stdout lines, parsed. */
 function bridge(input: string, args: string[] = []) {
@@ -29,7 +19,7 @@ function bridge(input: string, args: string[] = []) {
     (resolve, reject) => {
       const child = spawn(
         process.execPath,
-        [BIN, 'mcp', '--url', server.url, '--token', token, ...args],
+        [BIN, 'mcp', '--url', dev.server.url, '--token', dev.token ?? '', ...args],
         {
           env: { ...process.env, WIRESTREAM_TOKEN: '' },
         },
@@ -110,8 +100,8 @@ describe('npx wirestream mcp (stdio)', () => {
     expect(run.code).toBe(0);
     expectAnswers(run.lines);
     // The Wire appended by call 3 in each run is on the stream: two in all.
-    const res = await fetch(`${server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
-      headers: { Authorization: `Bearer ${token}` },
+    const res = await fetch(`${dev.server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
+      headers: { Authorization: `Bearer ${dev.token ?? ''}` },
     });
     const wires = ((await res.json()) as { wires: { sender: string }[] }).wires;
     expect(wires.map((w) => w.sender)).toEqual([SUB, SUB]);
@@ -125,8 +115,8 @@ describe('npx wirestream mcp (stdio)', () => {
     ].join('\n');
     const run = await bridge(`${input}\n`);
     expect(run.lines.map((l) => l.id)).toEqual([1, 3]);
-    const res = await fetch(`${server.url}/v1/workspaces/default/claims`, {
-      headers: { Authorization: `Bearer ${token}` },
+    const res = await fetch(`${dev.server.url}/v1/workspaces/default/claims`, {
+      headers: { Authorization: `Bearer ${dev.token ?? ''}` },
     });
     const { claims } = (await res.json()) as { claims: { task_ref: string; haid: string }[] };
     expect(claims.find((c) => c.haid === `${SUB}/cursor`)?.task_ref).toBe(`T-9@${SUB}/cursor`);
@@ -134,7 +124,7 @@ describe('npx wirestream mcp (stdio)', () => {
 
   it('answers each request with a JSON-RPC error when the token is refused', async () => {
     const child = await new Promise<{ lines: Record<string, unknown>[] }>((resolve) => {
-      const p = spawn(process.execPath, [BIN, 'mcp', '--url', server.url, '--token', 'nope']);
+      const p = spawn(process.execPath, [BIN, 'mcp', '--url', dev.server.url, '--token', 'nope']);
       let raw = '';
       p.stdout.on('data', (d: Buffer) => {
         raw += d.toString();

@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import { type Standin, startStandin } from '../../tools/hedera-standin/index.mjs';
 import {
   freePort,
@@ -11,6 +10,7 @@ import {
   ROOT,
   wranglerDevArgs,
 } from '../../tools/lib/wrangler-local.mjs';
+import { forFile } from './per-file';
 
 /**
  * The real Worker under `wrangler dev` on a free 127.0.0.1 port, for tests
@@ -213,22 +213,19 @@ export function devServerForFile(
   timeoutMs = 90_000,
   vars: Record<string, string> = {},
 ): { readonly server: DevServer; readonly token: string | undefined } {
-  let server: DevServer | undefined;
-  let token: string | undefined;
-  beforeAll(async () => {
-    server = await startDevServer(vars);
-    token = await tokenFor(server, sender);
-  }, timeoutMs);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const current = forFile(
+    'the dev server',
+    () => startDevServer(vars),
+    (server) => server.stop(),
+    (server) => tokenFor(server, sender),
+    timeoutMs,
+  );
   return {
     get server() {
-      if (!server) throw new Error('the dev server starts in beforeAll');
-      return server;
+      return current().opened;
     },
     get token() {
-      return token;
+      return current().ready;
     },
   };
 }
