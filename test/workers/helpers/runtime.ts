@@ -273,13 +273,7 @@ export async function session(): Promise<string[]> {
       .bind(channelId)
       .first(),
   );
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ scheduledTime: Date.now() + 1000, cron: '* * * * *' }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
+  await cron(Date.now() + 1000);
   return channels;
 }
 
