@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProjectClient, WirestreamClient } from '../../src/client';
-import { chromiumForFile } from '../support/chromium';
+import { chromiumForFile, openDashboardView } from '../support/chromium';
 import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /** Seed 004's GSD view in Chromium, against `wrangler dev`: live feed, plans, claims, decisions, checkpoints. */
@@ -54,8 +54,7 @@ describe('the GSD view', () => {
         timestamp: at,
       },
     ]);
-    await chromium.page.goto(`${dev.server.url}/#token=${personToken}`);
-    await chromium.page.evaluate(`location.hash = '#/gsd?project=${PROJECT}'`);
+    await openDashboardView(chromium.page, dev.server.url, personToken, `#/gsd?project=${PROJECT}`);
     await chromium.page.waitForSelector('#gsd-feed[data-count="5"]', { timeout: 15_000 });
     expect(await chromium.page.textContent('#gsd-feed li[data-type="task:started"]')).toContain(
       '01-01 · task 1 · taskName: Create User model',

@@ -1,7 +1,7 @@
 import { ulid } from 'ulidx';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunsClient, WirestreamClient } from '../../src/client';
-import { chromiumForFile } from '../support/chromium';
+import { chromiumForFile, openDashboardView } from '../support/chromium';
 import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /** Seed 002's run view (its "Option 1") in Chromium, against `wrangler dev`. */
@@ -52,8 +52,7 @@ describe('the run view', () => {
       markdown: 'a finding from the worker',
       proposal: true,
     });
-    await chromium.page.goto(`${dev.server.url}/#token=${writerToken}`);
-    await chromium.page.evaluate(`location.hash = '#/runs?run=${run}'`);
+    await openDashboardView(chromium.page, dev.server.url, writerToken, `#/runs?run=${run}`);
     await chromium.page.waitForSelector('#rev-label[data-revision="1"]', { timeout: 15_000 });
     expect(await chromium.page.textContent('[data-section="findings"] .canon')).toBe('live canon');
     const gray = chromium.page.locator(`[data-section="findings"] .proposal[data-status="open"]`);

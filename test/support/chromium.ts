@@ -67,3 +67,17 @@ export function chromiumForFile(problems: string[]): { readonly page: Page } {
     },
   };
 }
+
+/**
+ * Signs `page` in to the dashboard at `baseUrl` with `token` (a `#token=`
+ * fragment), then opens the view at `route`, e.g. `#/gsd?project=p`.
+ */
+export async function openDashboardView(
+  page: Page,
+  baseUrl: string,
+  token: string,
+  route: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/#token=${token}`);
+  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
+}
