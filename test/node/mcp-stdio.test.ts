@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { devServerForFile } from '../support/dev-server';
+import { runScript } from '../support/run-script';
 
 /**
  * `wirestream mcp` as an MCP host runs it: a child process on stdio, fed the
@@ -14,39 +15,23 @@ const SUB = `agent:stdio-${Date.now().toString(36)}`;
 const dev = devServerForFile(SUB, 120_000);
 
 /** Runs the bridge with `input` on stdin until it exits; its stdout lines, parsed. */
-function bridge(input: string, args: string[] = []) {
-  return new Promise<{ code: number; lines: Record<string, unknown>[]; raw: string; err: string }>(
-    (resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'mcp', '--url', dev.server.url, '--token', dev.token ?? '', ...args],
-        {
-          env: { ...process.env, WIRESTREAM_TOKEN: '' },
-        },
-      );
-      let raw = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => {
-        raw += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-      });
-      child.on('error', reject);
-      child.on('exit', (code) => {
-        try {
-          const lines = raw
-            .split('\n')
-            .filter((l) => l !== '')
-            .map((l) => JSON.parse(l) as Record<string, unknown>);
-          resolve({ code: code ?? -1, lines, raw, err });
-        } catch (error) {
-          reject(new Error(`stdout is not JSON lines: ${raw}\n${err}\n${error}`));
-        }
-      });
-      child.stdin.end(input);
-    },
+async function bridge(input: string, args: string[] = []) {
+  const run = await runScript(
+    BIN,
+    ['mcp', '--url', dev.server.url, '--token', dev.token ?? '', ...args],
+    { ...process.env, WIRESTREAM_TOKEN: '' },
+    input,
   );
+  const { code, stdout: raw, stderr: err } = run;
+  try {
+    const lines = raw
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { code, lines, raw, err };
+  } catch (error) {
+    throw new Error(`stdout is not JSON lines: ${raw}\n${err}\n${error}`);
+  }
 }
 
 const stream = `project:stdio-${Date.now().toString(36)}`;
