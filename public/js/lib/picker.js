@@ -16,3 +16,20 @@ export function Picker({ view, param, value, placeholder, label }) {
     </form>
   `;
 }
+
+/**
+ * A view about one id the person picks (`param` in the route): its section and
+ * title, the picker, and `draw(id, params)` once an id is chosen.
+ */
+export function pickedView({ view, title, param, placeholder, label }, draw) {
+  return function PickedView({ route }) {
+    const value = route.params.get(param) ?? '';
+    return html`
+      <section id=${view} aria-labelledby=${`${view}-title`}>
+        <h2 id=${`${view}-title`}>${title}</h2>
+        <${Picker} view=${view} param=${param} value=${value} placeholder=${placeholder} label=${label} />
+        ${value ? draw(value, route.params) : null}
+      </section>
+    `;
+  };
+}

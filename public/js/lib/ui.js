@@ -9,3 +9,9 @@ export { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 
 /** `html` tagged templates render Preact elements. */
 export const html = htm.bind(h);
+
+/** A polled answer drawn by `draw(body)`: "loading…" before it comes, its reason if refused. */
+export function answered(answer, draw) {
+  if (!answer) return html`<p class="muted">loading…</p>`;
+  return answer.ok ? draw(answer.body) : html`<p class="na">${answer.reason}</p>`;
+}

@@ -3,7 +3,7 @@
 // network or the projection is failing.
 
 import { usePoll } from '../lib/poll.js';
-import { html } from '../lib/ui.js';
+import { answered, html } from '../lib/ui.js';
 
 function AnchoringView() {
   const [answer] = usePoll(['/v1/topics'], { everyMs: 3_000 }) ?? [];
@@ -12,13 +12,7 @@ function AnchoringView() {
       <h2 id="anchoring-title">
         HCS topics ${answer?.ok ? html`<span class="muted">${answer.body.network}</span>` : ''}
       </h2>
-      ${
-        !answer
-          ? html`<p class="muted">loading…</p>`
-          : !answer.ok
-            ? html`<p class="na">${answer.reason}</p>`
-            : html`<${TopicTable} topics=${answer.body?.topics ?? []} />`
-      }
+      ${answered(answer, (body) => html`<${TopicTable} topics=${body?.topics ?? []} />`)}
     </section>
   `;
 }

@@ -8,22 +8,22 @@
 import { ProjectClient } from '/client.js';
 import { client } from '../lib/api.js';
 import { useStreamTick } from '../lib/live-feed.js';
-import { Picker } from '../lib/picker.js';
+import { pickedView } from '../lib/picker.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
 const FEED_MAX = 200;
 const NAMED = new Set(['id', 'type', 'plan', 'task', 'agent', 'timestamp']);
 
-function GsdView({ route }) {
-  const project = route.params.get('project') ?? '';
-  return html`
-    <section id="gsd" aria-labelledby="gsd-title">
-      <h2 id="gsd-title">GSD project events</h2>
-      <${Picker} view="gsd" param="project" value=${project} placeholder="project_id" label="project id" />
-      ${project ? html`<${Project} key=${project} id=${project} />` : null}
-    </section>
-  `;
-}
+const GsdView = pickedView(
+  {
+    view: 'gsd',
+    title: 'GSD project events',
+    param: 'project',
+    placeholder: 'project_id',
+    label: 'project id',
+  },
+  (project) => html`<${Project} key=${project} id=${project} />`,
+);
 
 function Project({ id }) {
   const moved = useStreamTick(`gsd:${id}`);

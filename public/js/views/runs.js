@@ -5,7 +5,7 @@
 
 import { client } from '../lib/api.js';
 import { token } from '../lib/auth.js';
-import { Picker } from '../lib/picker.js';
+import { pickedView } from '../lib/picker.js';
 import { hrefOf, navigate } from '../lib/router.js';
 import { useStore } from '../lib/store.js';
 import { html, useEffect, useState } from '../lib/ui.js';
@@ -30,17 +30,13 @@ async function send(runId, message) {
   return res.body;
 }
 
-function RunsView({ route }) {
-  const runId = route.params.get('run') ?? '';
-  const wanted = route.params.get('revision');
-  return html`
-    <section id="runs" aria-labelledby="runs-title">
-      <h2 id="runs-title">Run documents</h2>
-      <${Picker} view="runs" param="run" value=${runId} placeholder="run_id" label="run id" />
-      ${runId ? html`<${Run} runId=${runId} wanted=${wanted === null ? null : Number(wanted)} />` : null}
-    </section>
-  `;
-}
+const RunsView = pickedView(
+  { view: 'runs', title: 'Run documents', param: 'run', placeholder: 'run_id', label: 'run id' },
+  (runId, params) => {
+    const wanted = params.get('revision');
+    return html`<${Run} runId=${runId} wanted=${wanted === null ? null : Number(wanted)} />`;
+  },
+);
 
 function Run({ runId, wanted }) {
   const jwt = useStore(token);

@@ -10,7 +10,7 @@ import { RuntimeChannel } from '/client.js';
 import { client } from '../lib/api.js';
 import { token } from '../lib/auth.js';
 import { useStreamTick } from '../lib/live-feed.js';
-import { Picker } from '../lib/picker.js';
+import { pickedView } from '../lib/picker.js';
 import { hrefOf } from '../lib/router.js';
 import { html, useEffect, useState } from '../lib/ui.js';
 
@@ -28,17 +28,17 @@ const isActivity = (e) =>
   ACTIVITY.test(e.messageType) ||
   (e.messageType === 'channel.route.decided' && e.payload?.action !== 'respond');
 
-function RuntimeView({ route }) {
-  const channel = route.params.get('channel') ?? '';
-  const artifact = route.params.get('artifact');
-  return html`
-    <section id="runtime" aria-labelledby="runtime-title">
-      <h2 id="runtime-title">Runtime channels</h2>
-      <${Picker} view="runtime" param="channel" value=${channel} placeholder="channel id" label="channel id" />
-      ${channel ? html`<${Channel} key=${channel} id=${channel} artifact=${artifact} />` : null}
-    </section>
-  `;
-}
+const RuntimeView = pickedView(
+  {
+    view: 'runtime',
+    title: 'Runtime channels',
+    param: 'channel',
+    placeholder: 'channel id',
+    label: 'channel id',
+  },
+  (channel, params) =>
+    html`<${Channel} key=${channel} id=${channel} artifact=${params.get('artifact')} />`,
+);
 
 function Channel({ id, artifact }) {
   const moved = useStreamTick(`channel:${id}`);

@@ -4,20 +4,14 @@
 import { usePoll } from '../lib/poll.js';
 import { hrefOf } from '../lib/router.js';
 import { Clock } from '../lib/time.js';
-import { html } from '../lib/ui.js';
+import { answered, html } from '../lib/ui.js';
 
 function StreamsView() {
   const [answer] = usePoll(['/v1/streams?limit=200'], { everyMs: 5_000 }) ?? [];
   return html`
     <section id="streams" aria-labelledby="streams-title">
       <h2 id="streams-title">Streams</h2>
-      ${
-        !answer
-          ? html`<p class="muted">loading…</p>`
-          : !answer.ok
-            ? html`<p class="na">${answer.reason}</p>`
-            : html`<${StreamTable} streams=${answer.body?.streams ?? []} />`
-      }
+      ${answered(answer, (body) => html`<${StreamTable} streams=${body?.streams ?? []} />`)}
     </section>
   `;
 }

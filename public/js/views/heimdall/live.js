@@ -7,7 +7,7 @@ import { token } from '../../lib/auth.js';
 import { feedOf, follow } from '../../lib/live-feed.js';
 import { usePoll } from '../../lib/poll.js';
 import { hrefOf, navigate } from '../../lib/router.js';
-import { html, useEffect, useState } from '../../lib/ui.js';
+import { answered, html, useEffect, useState } from '../../lib/ui.js';
 
 /** The workspace's base path under /v1. */
 export const basePath = (ws) => `/v1/workspaces/${encodeURIComponent(ws)}`;
@@ -109,13 +109,7 @@ export function Panel({ id, title, answer, draw }) {
   return html`
     <section id=${id} aria-labelledby=${`${id}-title`}>
       <h3 id=${`${id}-title`}>${title}</h3>
-      ${
-        !answer
-          ? html`<p class="muted">loading…</p>`
-          : answer.ok
-            ? draw(answer.body)
-            : html`<p class="na">${answer.reason}</p>`
-      }
+      ${answered(answer, draw)}
     </section>
   `;
 }
