@@ -211,7 +211,7 @@ export class TopicLog {
 }
 
 /** The transaction ids stored for a Wire's chunks (none before it was given any). */
-export function txIdsOf(row: TopicRow): string[] {
+export function txIdsOf(row: Pick<TopicRow, 'tx_ids'>): string[] {
   return JSON.parse(row.tx_ids ?? '[]') as string[];
 }
 

@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
+import { type NoteSigner, parseSignerKey, verifierKeyOf } from '../anchor/log/note';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { sqlOf } from '../kernel/sql';
@@ -11,8 +12,15 @@ import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
-import type { MirrorCursor } from './mirror-confirm';
-import type { AnchoredRow, TopicStatus } from './stub';
+import {
+  type AnchoringSettings,
+  anchoringSettings,
+  type ConsistencyView,
+  logOrigin,
+  TopicLogMode,
+} from './log-mode';
+import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
+import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
 import { anchorOf, TopicLog, type TopicRow } from './topic-log';
@@ -42,6 +50,9 @@ export class TopicObject extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
   readonly #log: TopicLog;
   readonly #projection: TopicProjection;
+  /** Log mode's tables, made on first use: an envelope-mode topic never has them. */
+  #logMode: TopicLogMode | null = null;
+  #signerKey: Promise<NoteSigner> | null = null;
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
@@ -98,10 +109,12 @@ export class TopicObject extends DurableObject<Env> {
   async #pass(): Promise<void> {
     let again = false;
     let inFlight = false;
+    let dueAt: number | null = null;
     try {
       const pass = await this.#anchorOnce();
       again = pass.fresh || again;
       inFlight = pass.inFlight;
+      dueAt = pass.dueAt ?? null;
       this.#failures = 0;
       this.#lastError = null;
     } catch (error) {
@@ -120,6 +133,8 @@ export class TopicObject extends DurableObject<Env> {
     // The gathering window is a timer, lost if the object is evicted in it:
     // a later pass finds what D1 still lacks.
     else if (projecting) delay = PROJECTION_RETRY_MS;
+    // Log mode: when the oldest Wire not in a checkpoint has waited LOG_CHECKPOINT_MS.
+    if (dueAt !== null) delay = Math.max(0, Math.min(delay ?? Infinity, dueAt - Date.now()));
     // Set, not "wake by": this handler is the only scheduler while it runs.
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }
@@ -197,13 +212,18 @@ export class TopicObject extends DurableObject<Env> {
     };
   }
 
-  async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean }> {
+  async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt?: number | null }> {
+    if (this.#settings().mode === 'log') return this.#logOnce();
     if (this.#log.unanchored(1).length === 0) return { fresh: false, inFlight: false };
+    return this.#send(this.#log, await this.#topicId());
+  }
+
+  /** Submits a queue's messages in order (`anchoring-loop.ts`): the Wires, or the log's checkpoints. */
+  async #send(queue: AnchorQueue, topicId: string): Promise<{ fresh: boolean; inFlight: boolean }> {
     const { anchor, config } = anchorFor(this.env);
-    const topicId = await this.#topicId();
     const pass = await anchorPass({
       anchor,
-      log: this.#log,
+      log: queue,
       topicId,
       sentAt: this.#sentAt,
       consensus: this.#consensus,
@@ -216,6 +236,74 @@ export class TopicObject extends DurableObject<Env> {
     });
     if (pass.error !== null) throw new AnchorError('retry', pass.error);
     return pass;
+  }
+
+  /**
+   * Log mode (`log-mode.ts`): new Wires become leaves, due checkpoints are
+   * signed and sent like Wires, and confirmed ones give their Wires their anchor.
+   */
+  async #logOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt: number | null }> {
+    const log = this.#logModeOf();
+    const more = await log.grow();
+    if (!log.busy()) return { fresh: more, inFlight: false, dueAt: null };
+    const signer = await this.#signer();
+    const topicId = await this.#topicId();
+    const origin = logOrigin(signer, topicId);
+    const dueAt = await log.checkpoint(signer, origin, this.#settings(), Date.now());
+    const sending = log.checkpoints.unanchored(1).length > 0;
+    const pass = sending ? await this.#send(log.checkpoints, topicId) : { fresh: false };
+    log.applyConfirmed(Date.now());
+    const inFlight = log.checkpoints.unanchored(1).length > 0;
+    return { fresh: more || pass.fresh, inFlight, dueAt };
+  }
+
+  #logModeOf(): TopicLogMode {
+    this.#logMode ??= new TopicLogMode(this.#sql, this.#log);
+    return this.#logMode;
+  }
+
+  #settings(): AnchoringSettings {
+    const own = this.#log.get('anchoring');
+    return anchoringSettings(this.env, own === null ? null : JSON.parse(own));
+  }
+
+  /** The deployment's log key (`LOG_SIGNER_KEY`), which signs every checkpoint. */
+  #signer(): Promise<NoteSigner> {
+    this.#signerKey ??= parseSignerKey(this.env.LOG_SIGNER_KEY ?? '').then((signer) => {
+      if (signer) return signer;
+      throw new Error('log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key>');
+    });
+    return this.#signerKey;
+  }
+
+  /** This topic's own anchoring settings over the deployment's (`ANCHOR_MODE`, `LOG_CHECKPOINT_*`). */
+  setAnchoring(own: Partial<AnchoringSettings>): AnchoringSettings {
+    this.#log.set('anchoring', JSON.stringify(own));
+    this.#wake();
+    return this.#settings();
+  }
+
+  /** A log-mode Wire's inclusion in its confirmed checkpoint; null in envelope mode. */
+  async logProof(streamId: string, wireId: string): Promise<LogProof | null> {
+    const row = this.#log.byWire(streamId, wireId);
+    if (this.#settings().mode !== 'log' || row?.hcs_sequence_number == null) return null;
+    const inclusion = await this.#logModeOf().inclusion(row.pos, row.message);
+    return inclusion && { ...inclusion, ...(await this.#logKey()) };
+  }
+
+  /** A consistency proof between two confirmed checkpoints; null in envelope mode. */
+  async logConsistency(
+    from: number,
+    to: number,
+  ): Promise<(ConsistencyView & { log_origin: string; verifier_key: string }) | null> {
+    if (this.#settings().mode !== 'log') return null;
+    return { ...(await this.#logModeOf().consistency(from, to)), ...(await this.#logKey()) };
+  }
+
+  async #logKey(): Promise<{ log_origin: string; verifier_key: string }> {
+    const signer = await this.#signer();
+    const origin = logOrigin(signer, this.#log.get('hcs_topic_id') ?? '');
+    return { log_origin: origin, verifier_key: verifierKeyOf(signer) };
   }
 
   /** The HCS topic id (`topic-id.ts`): configured, or created on first use. */
