@@ -1,6 +1,12 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
-import { type NoteSigner, parseSignerKey, verifierKeyOf } from '../anchor/log/note';
+import {
+  type NoteSigner,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  verifierKeyOf,
+} from '../anchor/log/note';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { sqlOf } from '../kernel/sql';
@@ -178,6 +184,7 @@ export class TopicObject extends DurableObject<Env> {
       mirrorUrl: config.mirrorUrl,
       now: Date.now,
       hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
+      ownCheckpoint: (text) => this.#ownCheckpoint(text, topicId),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),
@@ -298,6 +305,14 @@ export class TopicObject extends DurableObject<Env> {
   ): Promise<(ConsistencyView & { log_origin: string; verifier_key: string }) | null> {
     if (this.#settings().mode !== 'log') return null;
     return { ...(await this.#logModeOf().consistency(from, to)), ...(await this.#logKey()) };
+  }
+
+  /** Whether `text` is a checkpoint this deployment's log key signed for this topic. */
+  async #ownCheckpoint(text: string, topicId: string): Promise<boolean> {
+    const signer = this.env.LOG_SIGNER_KEY ? await this.#signer().catch(() => null) : null;
+    const opened = signer ? await openNote(text, signer) : null;
+    if (!signer || !opened?.ok) return false;
+    return parseCheckpoint(opened.text)?.origin === logOrigin(signer, topicId);
   }
 
   async #logKey(): Promise<{ log_origin: string; verifier_key: string }> {

@@ -158,6 +158,11 @@ describe('log mode', () => {
     expect(wrong).toBe(false);
   });
 
+  it("has the listener take the checkpoints as the topic's own, not as rejected Wires", async () => {
+    const heard = await topicStub(env, topic).listen();
+    expect(heard).toMatchObject({ read: 3, alerts: 0, rejected: 0, ingested: 0 });
+  });
+
   it('refuses bad consistency and proof requests, naming the parameter', async () => {
     const cases: [string, number, string | null][] = [
       ['from=20&to=10', 400, 'from'],
