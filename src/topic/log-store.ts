@@ -1,9 +1,9 @@
 import type { Hash, SubtreeStore } from '../anchor/log/merkle';
 import { fromBase64, toBase64 } from '../anchor/log/note';
-import { firstRow, parseRows, type RowOf, rowShape, type Sql } from '../kernel/sql';
+import { firstRow, fixed, parseRows, type RowOf, rowShape, type Sql } from '../kernel/sql';
 import type { AnchorRecord } from '../protocol';
 import type { AnchorQueue } from './mirror-confirm';
-import type { TopicLog } from './topic-log';
+import { SENT_COLUMNS, SENT_COLUMNS_SQL, type TopicLog } from './topic-log';
 
 /**
  * A log-mode topic's SQLite (issue 31): the Merkle tree of its Wires as
@@ -18,12 +18,12 @@ const CHECKPOINT_COLUMNS = {
   pos: 'number',
   tree_size: 'number',
   message: 'text',
-  tx_ids: 'text?',
-  hcs_sequence_number: 'number?',
-  consensus_timestamp: 'text?',
-  running_hash: 'text?',
-  hcs_chunks: 'number?',
+  ...SENT_COLUMNS,
+  applied: 'number',
 } as const;
+const CREATE_CHECKPOINTS = `CREATE TABLE IF NOT EXISTS log_checkpoints (
+  pos INTEGER PRIMARY KEY AUTOINCREMENT, tree_size INTEGER NOT NULL UNIQUE, message TEXT NOT NULL,
+  ${SENT_COLUMNS_SQL}, applied INTEGER NOT NULL DEFAULT 0)`;
 export type CheckpointRow = RowOf<typeof CHECKPOINT_COLUMNS>;
 const CHECKPOINT_ROW = rowShape('log_checkpoints', CHECKPOINT_COLUMNS);
 const FRESH_LEAF_ROW = rowShape('topic wires', { pos: 'number', message: 'text' });
@@ -106,18 +106,7 @@ export class Checkpoints implements AnchorQueue {
     private readonly sql: Sql,
     private readonly wires: TopicLog,
   ) {
-    sql`CREATE TABLE IF NOT EXISTS log_checkpoints (
-      pos INTEGER PRIMARY KEY AUTOINCREMENT,
-      tree_size INTEGER NOT NULL UNIQUE,
-      message TEXT NOT NULL,
-      tx_ids TEXT,
-      hcs_sequence_number INTEGER,
-      consensus_timestamp TEXT,
-      running_hash TEXT,
-      hcs_chunks INTEGER,
-      anchored_at INTEGER,
-      applied INTEGER NOT NULL DEFAULT 0
-    )`;
+    sql(fixed(CREATE_CHECKPOINTS));
   }
 
   add(treeSize: number, note: string): void {

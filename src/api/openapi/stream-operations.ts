@@ -24,6 +24,13 @@ const wsAnswer: Answer = {
   frames: { server: R.ServerFrame, client: R.ClientFrame },
 };
 
+/** Access and path of the routes under `/v1/topics/{hcs_topic_id}`. */
+const topicRead = {
+  access: 'bearer',
+  scope: 'read (a token without stream prefixes)',
+  pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
+} satisfies Pick<Operation, 'access' | 'scope' | 'pathParams'>;
+
 /** What every WebSocket follow route has in common: access, frames, refusals. */
 export function followOperation(
   pathParams: Operation['pathParams'],
@@ -204,9 +211,7 @@ export const STREAM_OPERATIONS: Operation[] = [
     operationId: 'topicAnchors',
     tag: 'Anchoring',
     summary: 'The Wires anchored on a topic, with their exact messages',
-    access: 'bearer',
-    scope: 'read (a token without stream prefixes)',
-    pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
+    ...topicRead,
     query: AnchorsQuery,
     answers: { 200: { description: 'A page of anchors', schema: R.Anchors } },
     problems: [...AUTH, 'invalid-query', 'not-found'],
@@ -219,9 +224,7 @@ export const STREAM_OPERATIONS: Operation[] = [
     summary: "A consistency proof between two of a log-mode topic's checkpoints",
     description:
       'Log mode (issue 31): `from` and `to` are tree sizes of checkpoints confirmed on HCS; the answer holds both signed checkpoints, their HCS anchors and the RFC 9162 consistency path.',
-    access: 'bearer',
-    scope: 'read (a token without stream prefixes)',
-    pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
+    ...topicRead,
     query: ConsistencyQuery,
     answers: { 200: { description: 'The consistency proof', schema: R.LogConsistency } },
     problems: [...AUTH, 'invalid-query', 'not-found'],
