@@ -1,12 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
-import {
-  type NoteSigner,
-  openNote,
-  parseCheckpoint,
-  parseSignerKey,
-  verifierKeyOf,
-} from '../anchor/log/note';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { sqlOf } from '../kernel/sql';
@@ -18,13 +11,8 @@ import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
-import {
-  type AnchoringSettings,
-  anchoringSettings,
-  type ConsistencyView,
-  logOrigin,
-  TopicLogMode,
-} from './log-mode';
+import { LogAnchoring } from './log-anchoring';
+import type { AnchoringSettings } from './log-mode';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
@@ -56,9 +44,7 @@ export class TopicObject extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
   readonly #log: TopicLog;
   readonly #projection: TopicProjection;
-  /** Log mode's tables, made on first use: an envelope-mode topic never has them. */
-  #logMode: TopicLogMode | null = null;
-  #signerKey: Promise<NoteSigner> | null = null;
+  readonly #logAnchoring: LogAnchoring;
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
@@ -79,6 +65,13 @@ export class TopicObject extends DurableObject<Env> {
     this.#sql = sqlOf(ctx.storage.sql);
     this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
+    this.#logAnchoring = new LogAnchoring({
+      sql: this.#sql,
+      log: this.#log,
+      env,
+      topicId: () => this.#topicId(),
+      send: (queue, topicId) => this.#send(queue, topicId),
+    });
   }
 
   /** Takes Wires from a stream's outbox; idempotent by stream and wire_id. */
@@ -184,7 +177,7 @@ export class TopicObject extends DurableObject<Env> {
       mirrorUrl: config.mirrorUrl,
       now: Date.now,
       hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
-      ownCheckpoint: (text) => this.#ownCheckpoint(text, topicId),
+      ownCheckpoint: (text) => this.#logAnchoring.ownCheckpoint(text, topicId),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),
@@ -220,7 +213,7 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt?: number | null }> {
-    if (this.#settings().mode === 'log') return this.#logOnce();
+    if (this.#logAnchoring.settings().mode === 'log') return this.#logAnchoring.pass();
     if (this.#log.unanchored(1).length === 0) return { fresh: false, inFlight: false };
     return this.#send(this.#log, await this.#topicId());
   }
@@ -245,80 +238,21 @@ export class TopicObject extends DurableObject<Env> {
     return pass;
   }
 
-  /**
-   * Log mode (`log-mode.ts`): new Wires become leaves, due checkpoints are
-   * signed and sent like Wires, and confirmed ones give their Wires their anchor.
-   */
-  async #logOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt: number | null }> {
-    const log = this.#logModeOf();
-    const more = await log.grow();
-    if (!log.busy()) return { fresh: more, inFlight: false, dueAt: null };
-    const signer = await this.#signer();
-    const topicId = await this.#topicId();
-    const origin = logOrigin(signer, topicId);
-    const dueAt = await log.checkpoint(signer, origin, this.#settings(), Date.now());
-    const sending = log.checkpoints.unanchored(1).length > 0;
-    const pass = sending ? await this.#send(log.checkpoints, topicId) : { fresh: false };
-    log.applyConfirmed(Date.now());
-    const inFlight = log.checkpoints.unanchored(1).length > 0;
-    return { fresh: more || pass.fresh, inFlight, dueAt };
-  }
-
-  #logModeOf(): TopicLogMode {
-    this.#logMode ??= new TopicLogMode(this.#sql, this.#log);
-    return this.#logMode;
-  }
-
-  #settings(): AnchoringSettings {
-    const own = this.#log.get('anchoring');
-    return anchoringSettings(this.env, own === null ? null : JSON.parse(own));
-  }
-
-  /** The deployment's log key (`LOG_SIGNER_KEY`), which signs every checkpoint. */
-  #signer(): Promise<NoteSigner> {
-    this.#signerKey ??= parseSignerKey(this.env.LOG_SIGNER_KEY ?? '').then((signer) => {
-      if (signer) return signer;
-      throw new Error('log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key>');
-    });
-    return this.#signerKey;
-  }
-
   /** This topic's own anchoring settings over the deployment's (`ANCHOR_MODE`, `LOG_CHECKPOINT_*`). */
   setAnchoring(own: Partial<AnchoringSettings>): AnchoringSettings {
-    this.#log.set('anchoring', JSON.stringify(own));
+    const settings = this.#logAnchoring.set(own);
     this.#wake();
-    return this.#settings();
+    return settings;
   }
 
-  /** A log-mode Wire's inclusion in its confirmed checkpoint; null in envelope mode. */
-  async logProof(streamId: string, wireId: string): Promise<LogProof | null> {
-    const row = this.#log.byWire(streamId, wireId);
-    if (this.#settings().mode !== 'log' || row?.hcs_sequence_number == null) return null;
-    const inclusion = await this.#logModeOf().inclusion(row.pos, row.message);
-    return inclusion && { ...inclusion, ...(await this.#logKey()) };
+  /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */
+  logProof(streamId: string, wireId: string): Promise<LogProof | null> {
+    return this.#logAnchoring.proof(streamId, wireId);
   }
 
   /** A consistency proof between two confirmed checkpoints; null in envelope mode. */
-  async logConsistency(
-    from: number,
-    to: number,
-  ): Promise<(ConsistencyView & { log_origin: string; verifier_key: string }) | null> {
-    if (this.#settings().mode !== 'log') return null;
-    return { ...(await this.#logModeOf().consistency(from, to)), ...(await this.#logKey()) };
-  }
-
-  /** Whether `text` is a checkpoint this deployment's log key signed for this topic. */
-  async #ownCheckpoint(text: string, topicId: string): Promise<boolean> {
-    const signer = this.env.LOG_SIGNER_KEY ? await this.#signer().catch(() => null) : null;
-    const opened = signer ? await openNote(text, signer) : null;
-    if (!signer || !opened?.ok) return false;
-    return parseCheckpoint(opened.text)?.origin === logOrigin(signer, topicId);
-  }
-
-  async #logKey(): Promise<{ log_origin: string; verifier_key: string }> {
-    const signer = await this.#signer();
-    const origin = logOrigin(signer, this.#log.get('hcs_topic_id') ?? '');
-    return { log_origin: origin, verifier_key: verifierKeyOf(signer) };
+  logConsistency(from: number, to: number): ReturnType<LogAnchoring['consistency']> {
+    return this.#logAnchoring.consistency(from, to);
   }
 
   /** The HCS topic id (`topic-id.ts`): configured, or created on first use. */
