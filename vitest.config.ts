@@ -2,6 +2,16 @@ import path from 'node:path';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-pool-workers';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * For the Node-side projects: modules that import `cloudflare:workers` (the
+ * Durable Object classes) get a stand-in base class.
+ */
+const SHIMMED_WORKERS = {
+  alias: {
+    'cloudflare:workers': path.join(import.meta.dirname, 'test/support/cloudflare-workers-shim.ts'),
+  } as Record<string, string>,
+};
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
   return {
@@ -81,14 +91,7 @@ export default defineConfig(async () => {
         {
           // Node-side tests that load the app's schemas (OpenAPI, problem types)
           // reach Durable Object classes: give them a stand-in base class.
-          resolve: {
-            alias: {
-              'cloudflare:workers': path.join(
-                import.meta.dirname,
-                'test/support/cloudflare-workers-shim.ts',
-              ),
-            } as Record<string, string>,
-          },
+          resolve: SHIMMED_WORKERS,
           test: {
             name: 'node',
             include: ['test/node/**/*.test.ts'],
@@ -103,14 +106,7 @@ export default defineConfig(async () => {
           // The dashboard in Debian's chromium (playwright-core) against wrangler dev.
           // The global setup finds Chromium, or installs Debian's when it may.
           // Tests that name the registry's read models load the modules: same shim.
-          resolve: {
-            alias: {
-              'cloudflare:workers': path.join(
-                import.meta.dirname,
-                'test/support/cloudflare-workers-shim.ts',
-              ),
-            } as Record<string, string>,
-          },
+          resolve: SHIMMED_WORKERS,
           test: {
             name: 'browser',
             include: ['test/browser/**/*.test.ts'],

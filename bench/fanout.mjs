@@ -16,11 +16,11 @@ import { option } from './lib/args.mjs';
 import { benchHeaders } from './lib/auth.mjs';
 import { build, snapshotHead } from './lib/build.mjs';
 import { closedLoop, openLoop } from './lib/load.mjs';
+import { followedStream } from './lib/one-stream.mjs';
 import { start } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { summarize } from './lib/stats.mjs';
-import { subscribe } from './lib/subscribers.mjs';
-import { BENCH_BINDINGS, oneStream, ROOT, SYSTEMS } from './lib/targets.mjs';
+import { BENCH_BINDINGS, ROOT, SYSTEMS } from './lib/targets.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, fallback) => option(args, name, fallback);
@@ -43,14 +43,10 @@ const rt = await start(bundle, {
 });
 const headers = await benchHeaders();
 const stream = 'fanout-s0';
-const common = oneStream(system, rt.origin, headers, stream);
-const subs = await subscribe({
-  origin: rt.origin,
-  wsPath: system.wsPath(stream),
+const { common, subs } = await followedStream(system, rt.origin, headers, stream, {
   count,
   ack: Boolean(system.ack),
   ackPolicy,
-  headers,
 });
 try {
   await closedLoop({ ...common, clients: 4, ms: 500 });

@@ -152,32 +152,22 @@ try {
     reps: quick ? 1 : 2,
     openMs: P.fanMs,
   });
+  // Scenarios 5 and 6 append to Wirestream with the stand-in: an open loop at
+  // 20 Wires/s, then a burst.
+  const withStandin = (scenario, o) =>
+    scenario(
+      { standin, bindings: BINDINGS, rate: 20, openMs: quick ? 1500 : 5000, ...o },
+      builds,
+      log,
+    );
   log('scenario 5: anchoring');
-  results.anchoring = await anchoringScenario(
-    {
-      standin,
-      bindings: BINDINGS,
-      rate: 20,
-      openMs: quick ? 1500 : 5000,
-      burstMs: quick ? 1000 : 3000,
-    },
-    builds,
-    log,
-  );
+  results.anchoring = await withStandin(anchoringScenario, { burstMs: quick ? 1000 : 3000 });
   if (results.anchoring) results.anchoringLagP99 = results.anchoring.lag.p99;
   log('scenario 6: projection and rebuild');
-  results.projection = await projectionScenario(
-    {
-      standin,
-      bindings: BINDINGS,
-      rate: 20,
-      pollMs: 50,
-      openMs: quick ? 1500 : 5000,
-      burstMs: quick ? 500 : 2000,
-    },
-    builds,
-    log,
-  );
+  results.projection = await withStandin(projectionScenario, {
+    pollMs: 50,
+    burstMs: quick ? 500 : 2000,
+  });
   if (results.projection) results.projectionLagP99 = results.projection.lag.p99;
   log('scenario 8: MCP tool calls (official SDK client, Streamable HTTP)');
   results.mcp = await mcpScenario(mcpParams, builds, log);

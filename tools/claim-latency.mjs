@@ -8,24 +8,18 @@ import { benchToken } from '../bench/lib/auth.mjs';
 // claim's latency, p50/p99, and checks one winner per task and every unit back.
 //   node tools/claim-latency.mjs [--tasks 20] [--agents 100]
 import { build } from '../bench/lib/build.mjs';
+import { claimRace } from '../bench/lib/claim-race.mjs';
 import { agentFor, post } from '../bench/lib/load.mjs';
 import { start } from '../bench/lib/runtime.mjs';
 import { startStandin } from '../bench/lib/standin.mjs';
-import { now, summarize } from '../bench/lib/stats.mjs';
+import { summarize } from '../bench/lib/stats.mjs';
 import { ROOT } from '../bench/lib/targets.mjs';
-import { commandLine, wholeNumber } from './lib/command-line.mjs';
+import { wholeNumberOptions } from './lib/command-line.mjs';
 
-const { values } = commandLine(
-  {
-    options: {
-      tasks: { type: 'string', default: '20' },
-      agents: { type: 'string', default: '100' },
-    },
-  },
+const { tasks: TASKS, agents: AGENTS } = wholeNumberOptions(
+  { tasks: 20, agents: 100 },
   'usage: node tools/claim-latency.mjs [--tasks 20] [--agents 100]',
 );
-const TASKS = wholeNumber(values, 'tasks', 1);
-const AGENTS = wholeNumber(values, 'agents', 1);
 const CAPACITY = 2;
 const RUN = Date.now().toString(36);
 let n = 0;
@@ -81,33 +75,24 @@ try {
   for (let t = 0; t < TASKS; t++) {
     const task = `${RUN}t${t}`;
     const streamId = `task:${task}:attempt:1`;
-    const offer = await post(
-      http,
-      rt.origin,
-      path(streamId),
-      body(streamId, 'task.available', 'coordinator:latency', { task_id: task, role: 'developer' }),
-      planner,
+    const offer = {
+      body: body(streamId, 'task.available', 'coordinator:latency', {
+        task_id: task,
+        role: 'developer',
+      }),
+      headers: planner,
+    };
+    const race = await claimRace(http, rt.origin, path(streamId), offer, agents, (a, lease) =>
+      body(streamId, 'task.claimed', `agent:${a.name}`, {
+        task_id: task,
+        agent: a.name,
+        role: 'developer',
+        lease_expires_at: lease,
+        capacity_units_reserved: 1,
+      }),
     );
-    if (offer.status !== 201) throw new Error(`offer: ${offer.status} ${offer.text}`);
-    const lease = new Date(Date.now() + 600_000).toISOString();
-    const t0 = now();
-    const answers = await Promise.all(
-      agents.map((a) =>
-        post(
-          http,
-          rt.origin,
-          path(streamId),
-          body(streamId, 'task.claimed', `agent:${a.name}`, {
-            task_id: task,
-            agent: a.name,
-            role: 'developer',
-            lease_expires_at: lease,
-            capacity_units_reserved: 1,
-          }),
-          a.headers,
-        ).then((r) => ({ ...r, a })),
-      ),
-    );
+    const { t0 } = race;
+    const answers = race.answers.map((r, i) => ({ ...r, a: agents[i] }));
     const won = answers.filter((r) => r.status === 201);
     const told = answers.filter(
       (r) =>

@@ -1,6 +1,7 @@
 // Development secrets and tokens for `npm start`: fills TOKEN_SECRET,
 // ADMIN_TOKEN and LOG_SIGNER_KEY in .dev.vars with fresh values when they are
-// missing or still the placeholder from .dev.vars.example, and prints a ready agent token.
+// missing or still the placeholder from .dev.vars.example, and prints the
+// dashboard's address (with a read-only token) and a ready agent token.
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sign } from 'hono/jwt';
@@ -58,22 +59,41 @@ export function ensureDevSecrets(file = '.dev.vars') {
   return { tokenSecret: vars.get('TOKEN_SECRET'), adminToken: vars.get('ADMIN_TOKEN') };
 }
 
-/** A 24-hour agent token signed like `POST /v1/tokens` signs them. */
-export async function devAgentToken(tokenSecret, sub = 'agent:dev') {
+/** A 24-hour token signed like `POST /v1/tokens` signs them (an agent's, by default). */
+export async function devToken(
+  tokenSecret,
+  sub = 'agent:dev',
+  scopes = ['append', 'read', 'claim'],
+) {
   const now = Math.floor(Date.now() / 1000);
-  const claims = {
-    sub,
-    roles: [],
-    scopes: ['append', 'read', 'claim'],
-    iat: now,
-    exp: now + 24 * 3600,
-  };
+  const claims = { sub, roles: [], scopes, iat: now, exp: now + 24 * 3600 };
   return sign(claims, tokenSecret, 'HS256');
 }
 
-/** Prints the tokens and a curl line once the Worker answers. */
+/**
+ * What `npm start` prints once the Worker answers: the dashboard's address
+ * with a read-only token in its fragment (a link to click; the fragment never
+ * reaches the server), the agent and admin tokens, and a curl line.
+ */
+export async function devBanner(base, secrets) {
+  const token = await devToken(secrets.tokenSecret);
+  const viewer = await devToken(secrets.tokenSecret, 'human:dev', ['read']);
+  const wire = `{"wire":"1.0","type":"agent.started","sender":"agent:dev","ts":"${new Date().toISOString()}","payload":{}}`;
+  return [
+    '',
+    '─── Wirestream is up ───────────────────────────────────────────────',
+    `dashboard (signed in as human:dev, read only, 24 h):\n  ${base}/#token=${viewer}`,
+    `agent token (agent:dev; append, read, claim; 24 h):\n  ${token}`,
+    `admin token (issues tokens via POST /v1/tokens):\n  ${secrets.adminToken}`,
+    'try it:',
+    `  curl -s -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '${wire}' ${base}/v1/streams/agent:dev/wires`,
+    '────────────────────────────────────────────────────────────────────',
+    '',
+  ].join('\n');
+}
+
+/** Prints the banner once the Worker answers. */
 export async function printTokensWhenReady(base, secrets) {
-  const token = await devAgentToken(secrets.tokenSecret);
   for (let i = 0; i < 240; i++) {
     try {
       if ((await fetch(`${base}/v1/schema/wire.json`)).ok) break;
@@ -82,17 +102,5 @@ export async function printTokensWhenReady(base, secrets) {
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  const wire = `{"wire":"1.0","type":"agent.started","sender":"agent:dev","ts":"${new Date().toISOString()}","payload":{}}`;
-  console.log(
-    [
-      '',
-      '─── Wirestream is up ───────────────────────────────────────────────',
-      `agent token (agent:dev; append, read, claim; 24 h):\n  ${token}`,
-      `admin token (issues tokens via POST /v1/tokens):\n  ${secrets.adminToken}`,
-      'try it:',
-      `  curl -s -H "Authorization: Bearer ${token}" -H 'Content-Type: application/json' -d '${wire}' ${base}/v1/streams/agent:dev/wires`,
-      '────────────────────────────────────────────────────────────────────',
-      '',
-    ].join('\n'),
-  );
+  console.log(await devBanner(base, secrets));
 }

@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync, readlinkSync } fro
 import { createServer } from 'node:net';
 import { ensureDevSecrets, printTokensWhenReady } from './dev-tokens.mjs';
 import { startStandin } from './hedera-standin/index.mjs';
-import { DEV_CONFIGS, OFFLINE, WRANGLER } from './lib/wrangler-local.mjs';
+import { OFFLINE, WRANGLER, wranglerDevBaseArgs } from './lib/wrangler-local.mjs';
 
 const PORT = Number(process.env.PORT ?? 8787);
 const STANDIN_PORT = Number(process.env.STANDIN_PORT ?? 5551);
@@ -98,18 +98,7 @@ const { CI: _ci, ...devEnv } = OFFLINE;
 const dev = spawn(
   process.execPath,
   [
-    WRANGLER,
-    'dev',
-    ...DEV_CONFIGS,
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(PORT),
-    '--var',
-    `HEDERA_LOCAL_URL:${hedera.url}`,
-    // Exposes /__scheduled: wrangler dev does not fire Cron Triggers itself.
-    '--test-scheduled',
-    '--show-interactive-dev-session=false',
+    ...wranglerDevBaseArgs(PORT, { HEDERA_LOCAL_URL: hedera.url }),
     ...(verbose ? [] : ['--log-level', 'warn']),
   ],
   { env: devEnv, stdio: 'inherit', detached: true },

@@ -8,26 +8,19 @@
 //
 //   npm run measure:anchoring -- [--wires 600] [--rate 50] [--clients 16] [--topics 1]
 import WebSocket from 'ws';
-import { commandLine, wholeNumber } from './lib/command-line.mjs';
+import { wholeNumberOptions } from './lib/command-line.mjs';
 import { sleep, startLocalStack } from './lib/local-stack.mjs';
 
-const { values } = commandLine(
-  {
-    options: {
-      wires: { type: 'string', default: '600' },
-      rate: { type: 'string', default: '50' },
-      clients: { type: 'string', default: '16' },
-      topics: { type: 'string', default: '1' },
-      streams: { type: 'string', default: '8' },
-    },
-  },
+const {
+  wires: WIRES,
+  rate: RATE,
+  clients: CLIENTS,
+  topics: TOPICS,
+  streams: STREAMS,
+} = wholeNumberOptions(
+  { wires: 600, rate: 50, clients: 16, topics: 1, streams: 8 },
   'usage: npm run measure:anchoring -- [--wires 600] [--rate 50] [--clients 16] [--topics 1] [--streams 8]',
 );
-const WIRES = wholeNumber(values, 'wires', 1);
-const RATE = wholeNumber(values, 'rate', 1);
-const CLIENTS = wholeNumber(values, 'clients', 1);
-const TOPICS = wholeNumber(values, 'topics', 1);
-const STREAMS = wholeNumber(values, 'streams', 1);
 const { base, port, admin, standin, stop } = await startLocalStack('wirestream-anchoring-');
 
 const pct = (xs, p) => {

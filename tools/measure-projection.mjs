@@ -5,24 +5,18 @@
 // Worker under `wrangler dev` on a free loopback port with the Hedera stand-in.
 //
 //   node tools/measure-projection.mjs [--wires 2000] [--rate 200] [--clients 16]
-import { commandLine, wholeNumber } from './lib/command-line.mjs';
+import { wholeNumberOptions } from './lib/command-line.mjs';
 import { sleep, startLocalStack } from './lib/local-stack.mjs';
 
-const { values } = commandLine(
-  {
-    options: {
-      wires: { type: 'string', default: '2000' },
-      rate: { type: 'string', default: '200' },
-      clients: { type: 'string', default: '16' },
-      agents: { type: 'string', default: '50' },
-    },
-  },
+const {
+  wires: WIRES,
+  rate: RATE,
+  clients: CLIENTS,
+  agents: AGENTS,
+} = wholeNumberOptions(
+  { wires: 2000, rate: 200, clients: 16, agents: 50 },
   'usage: node tools/measure-projection.mjs [--wires 2000] [--rate 200] [--clients 16] [--agents 50]',
 );
-const WIRES = wholeNumber(values, 'wires', 1);
-const RATE = wholeNumber(values, 'rate', 1);
-const CLIENTS = wholeNumber(values, 'clients', 1);
-const AGENTS = wholeNumber(values, 'agents', 1);
 const { base, admin, stop } = await startLocalStack('wirestream-measure-');
 
 try {

@@ -15,27 +15,26 @@ const HEAD = [
 const NOT_BUILT = 'n/a (not yet built)';
 let skipped = NOT_BUILT;
 
-function appendRows(title, scenario) {
-  if (!scenario) return [[title, '—', skipped, '', '', '', '', '']];
+function appendRows(scenario) {
+  if (!scenario) return null;
   return Object.values(scenario).map((s) => {
     const open = summarize(s.openSamples);
     const closed = summarize(s.closedSamples);
     const err = s.errors ? `; ${s.errors} errors` : '';
-    return [
-      title,
-      s.label,
-      fmt(s.throughput, 0),
-      fmt(s.cpuPerAppendUs, 0),
-      fmt(open.p50),
-      fmt(open.p99),
-      fmt(s.peakRssMiB, 0),
-      `open loop ${s.rate}/s (closed-loop p99 ${fmt(closed.p99)} ms; load generator stalled p99 ${fmt(s.clientStallP99Ms)} ms)${err}`,
-    ];
+    return {
+      system: s.label,
+      throughput: s.throughput,
+      cpu: s.cpuPerAppendUs,
+      p50: open.p50,
+      p99: open.p99,
+      peak: s.peakRssMiB,
+      note: `open loop ${s.rate}/s (closed-loop p99 ${fmt(closed.p99)} ms; load generator stalled p99 ${fmt(s.clientStallP99Ms)} ms)${err}`,
+    };
   });
 }
 
-function deliveryRows(title, scenario) {
-  if (!scenario) return [[title, '—', skipped, '', '', '', '', '']];
+function deliveryRows(scenario) {
+  if (!scenario) return null;
   return Object.values(scenario).map((s) => {
     const d = summarize(s.deliverySamples);
     const closes = s.closes ? `; closed ${JSON.stringify(s.closes)}` : '';
@@ -43,21 +42,21 @@ function deliveryRows(title, scenario) {
       (s.repDeliveryP99?.length ?? 0) > 1
         ? `; per repetition p99 ${s.repDeliveryP99.map((v) => fmt(v)).join(' / ')} ms at ${s.repOpenCpuPerAppendUs.map((v) => fmt(v, 0)).join(' / ')} µs per append`
         : '';
-    return [
-      title,
-      s.label,
-      fmt(s.throughput, 0),
+    return {
+      system: s.label,
+      throughput: s.throughput,
       // Fan-out has no closed loop: its CPU is per append in the open loop.
-      fmt(Number.isFinite(s.cpuPerAppendUs) ? s.cpuPerAppendUs : s.openCpuPerAppendUs, 0),
-      fmt(d.p50),
-      fmt(d.p99),
-      fmt(s.peakRssMiB, 0),
-      `append→last of ${s.subscribers} subscribers at ${s.rate}/s; delivered ${pct(s.delivered)}; all connected in ${fmt(s.connectMs / 1000)} s${reps}${closes}`,
-    ];
+      cpu: Number.isFinite(s.cpuPerAppendUs) ? s.cpuPerAppendUs : s.openCpuPerAppendUs,
+      p50: d.p50,
+      p99: d.p99,
+      peak: s.peakRssMiB,
+      note: `append→last of ${s.subscribers} subscribers at ${s.rate}/s; delivered ${pct(s.delivered)}; all connected in ${fmt(s.connectMs / 1000)} s${reps}${closes}`,
+    };
   });
 }
 
-function extraRows(title, rows) {
+/** The table's rows for one scenario, from one `{system, throughput, cpu, p50, p99, peak, note}` per system. */
+function tableRows(title, rows) {
   if (!rows) return [[title, '—', skipped, '', '', '', '', '']];
   return rows.map((r) => [
     title,
@@ -134,16 +133,16 @@ function anchoringRows(a) {
 export function mainRows(r) {
   skipped = r.quick ? 'skipped (--quick)' : NOT_BUILT;
   return [
-    ...appendRows('1 append, one stream', r.append1),
-    ...appendRows('2 append, 100 streams', r.appendMany),
-    ...extraRows('3 claim race', claimRows(r)),
-    ...deliveryRows('4a append+broadcast, 100 subs', r.broadcast),
-    ...deliveryRows(
+    ...tableRows('1 append, one stream', appendRows(r.append1)),
+    ...tableRows('2 append, 100 streams', appendRows(r.appendMany)),
+    ...tableRows('3 claim race', claimRows(r)),
+    ...tableRows('4a append+broadcast, 100 subs', deliveryRows(r.broadcast)),
+    ...tableRows(
       `4b fan-out, ${fmt(r.fanout?.wirestream?.subscribers ?? 1000, 0)} subs`,
-      r.fanout,
+      deliveryRows(r.fanout),
     ),
-    ...extraRows('5 anchoring', anchoringRows(r.anchoring)),
-    ...extraRows('6 projection', projectionRows(r.projection)),
+    ...tableRows('5 anchoring', anchoringRows(r.anchoring)),
+    ...tableRows('6 projection', projectionRows(r.projection)),
   ];
 }
 
@@ -256,20 +255,17 @@ export function targetRows(r) {
         : verdict(v <= 100 && f.delivered === 1 && f.subscribers >= 1000),
     ]);
   }
-  if (r.anchoringLagP99 !== undefined) {
-    rows.push([
-      'append→anchored p99 ≤ 1 s',
-      `${fmt(r.anchoringLagP99)} ms`,
-      verdict(r.anchoringLagP99 <= 1000),
-    ]);
-  } else rows.push(['append→anchored p99 ≤ 1 s', NOT_BUILT, 'n/a']);
-  if (r.projectionLagP99 !== undefined) {
-    rows.push([
-      'append→D1 p99 ≤ 1 s',
-      `${fmt(r.projectionLagP99)} ms`,
-      verdict(r.projectionLagP99 <= 1000),
-    ]);
-  } else rows.push(['append→D1 p99 ≤ 1 s', NOT_BUILT, 'n/a']);
+  const lagTargets = [
+    ['append→anchored p99 ≤ 1 s', r.anchoringLagP99],
+    ['append→D1 p99 ≤ 1 s', r.projectionLagP99],
+  ];
+  for (const [target, p99] of lagTargets) {
+    rows.push(
+      p99 === undefined
+        ? [target, NOT_BUILT, 'n/a']
+        : [target, `${fmt(p99)} ms`, verdict(p99 <= 1000)],
+    );
+  }
   const size = r.sizes?.wirestream;
   if (size) {
     rows.push([

@@ -66,21 +66,15 @@ export const SYSTEMS = {
     wsPath: (stream) => `/ws/${stream}`,
     seqOf: (r) => r.seq,
   },
-  agents: {
-    project: 'agents',
-    label: 'Agents SDK 0.32.0',
-    appendPath: (stream) => `/agents/stream-agent/${stream}`,
-    wsPath: (stream) => `/agents/stream-agent/${stream}`,
-    seqOf: (r) => r.seq,
-  },
-  partyserver: {
-    project: 'partyserver',
-    label: 'PartyServer 0.5.10',
-    appendPath: (stream) => `/parties/stream-server/${stream}`,
-    wsPath: (stream) => `/parties/stream-server/${stream}`,
-    seqOf: (r) => r.seq,
-  },
+  agents: peer('agents', 'Agents SDK 0.32.0', '/agents/stream-agent'),
+  partyserver: peer('partyserver', 'PartyServer 0.5.10', '/parties/stream-server'),
 };
+
+/** A peer framework's stream: one object per stream, appended to and followed at one URL. */
+function peer(project, label, prefix) {
+  const at = (stream) => `${prefix}/${stream}`;
+  return { project, label, appendPath: at, wsPath: at, seqOf: (r) => r.seq };
+}
 
 let counter = 0;
 const RUN = Date.now().toString(36);

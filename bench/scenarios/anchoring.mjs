@@ -3,13 +3,10 @@
 // loop keeps up with under a closed-loop burst, and how many HCS
 // transactions (and so fees) 1,000 Wires cost. Observed as a subscriber
 // would: `{"kind":"anchored"}` frames on the stream's WebSocket.
-import { benchHeaders } from '../lib/auth.mjs';
 import { closedLoop, openLoop } from '../lib/load.mjs';
-import { start } from '../lib/runtime.mjs';
+import { followedStream, startWithStandin } from '../lib/one-stream.mjs';
 import { now, summarize } from '../lib/stats.mjs';
 import { streamWires } from '../lib/stream-pages.mjs';
-import { subscribe } from '../lib/subscribers.mjs';
-import { oneStream, SYSTEMS } from '../lib/targets.mjs';
 
 const FEE_USD = 0.0008;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -39,18 +36,13 @@ async function transactionsOf(rt, streamId, headers) {
 }
 
 export async function anchoringScenario(o, builds, log) {
-  if (!o.standin) return null;
-  const system = SYSTEMS.wirestream;
-  const rt = await start(builds.wirestream, { bindings: o.bindings });
-  const headers = await benchHeaders();
+  const started = await startWithStandin(o, builds);
+  if (!started) return null;
+  const { system, rt, headers } = started;
   const stream = 'anchor';
-  const common = oneStream(system, rt.origin, headers, stream);
-  const subs = await subscribe({
-    origin: rt.origin,
-    wsPath: system.wsPath(stream),
+  const { common, subs } = await followedStream(system, rt.origin, headers, stream, {
     count: 1,
     ack: true,
-    headers,
     anchors: true,
   });
   try {

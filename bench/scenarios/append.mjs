@@ -12,6 +12,16 @@ import { median, summarize } from '../lib/stats.mjs';
  */
 export async function appendScenario(o, builds, log) {
   const runs = Object.fromEntries(o.systems.map((s) => [s, []]));
+  // What the closed and the open loop of one system in one repetition share.
+  const common = (system) => ({
+    id: o.id,
+    system,
+    builds,
+    streams: o.streams,
+    warmMs: o.warmMs,
+    subscribers: o.subscribers,
+    bindings: o.bindings,
+  });
   for (let rep = 0; rep < o.reps; rep++) {
     const closed = {};
     if (o.clients && o.oneInstance) {
@@ -27,17 +37,7 @@ export async function appendScenario(o, builds, log) {
     }
     if (o.clients) {
       for (const system of o.systems) {
-        const r = await measure({
-          id: o.id,
-          system,
-          builds,
-          streams: o.streams,
-          clients: o.clients,
-          closedMs: o.closedMs,
-          warmMs: o.warmMs,
-          subscribers: o.subscribers,
-          bindings: o.bindings,
-        });
+        const r = await measure({ ...common(system), clients: o.clients, closedMs: o.closedMs });
         closed[system] = r;
         log(`  ${o.id} rep ${rep + 1} ${system}: ${Math.round(r.throughput)}/s closed loop`);
       }
@@ -45,18 +45,7 @@ export async function appendScenario(o, builds, log) {
     const slowest = Math.min(...Object.values(closed).map((r) => r.throughput));
     const rate = o.rate ?? Math.max(5, Math.floor((slowest * (o.rateFactor ?? 0.5)) / 5) * 5);
     for (const system of o.systems) {
-      const r = await measure({
-        id: o.id,
-        system,
-        builds,
-        streams: o.streams,
-        clients: 0,
-        rate,
-        openMs: o.openMs,
-        warmMs: o.warmMs,
-        subscribers: o.subscribers,
-        bindings: o.bindings,
-      });
+      const r = await measure({ ...common(system), clients: 0, rate, openMs: o.openMs });
       runs[system].push({ ...closed[system], open: r, rate });
       log(
         `  ${o.id} rep ${rep + 1} ${system}: open loop ${rate}/s p99 ${r.openLatency.p99.toFixed(1)} ms (load generator stalled p99 ${r.openClientStallP99Ms.toFixed(1)} / max ${r.openClientStallMaxMs.toFixed(1)} ms)`,

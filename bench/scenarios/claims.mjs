@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchToken } from '../lib/auth.mjs';
-import { agentFor, post } from '../lib/load.mjs';
+import { claimRace } from '../lib/claim-race.mjs';
+import { agentFor } from '../lib/load.mjs';
 import { start } from '../lib/runtime.mjs';
 import { now, summarize } from '../lib/stats.mjs';
 import { ROOT } from '../lib/targets.mjs';
@@ -50,37 +51,23 @@ export async function claimScenario({ tasks, bindings }, builds, log) {
       const task = `t${RUN}${t}`;
       const streamId = `task:${task}:attempt:1`;
       const path = `/v1/streams/${encodeURIComponent(streamId)}/wires`;
-      const offer = await post(
-        http,
-        rt.origin,
-        path,
-        envelope(
+      const offer = {
+        body: envelope(
           streamId,
           'task.available',
           'coordinator:bench',
           { task_id: task, role: 'developer', attempt: 1 },
           t,
         ),
-        planner,
-      );
-      if (offer.status !== 201) throw new Error(`offer: ${offer.status} ${offer.text}`);
-      const lease = new Date(Date.now() + 600_000).toISOString();
-      const t0 = now();
-      const answers = await Promise.all(
-        agents.map((a) =>
-          post(
-            http,
-            rt.origin,
-            path,
-            envelope(
-              streamId,
-              'task.claimed',
-              a.sender,
-              { task_id: task, agent: a.name, role: 'developer', lease_expires_at: lease },
-              t,
-            ),
-            a.headers,
-          ),
+        headers: planner,
+      };
+      const { t0, answers } = await claimRace(http, rt.origin, path, offer, agents, (a, lease) =>
+        envelope(
+          streamId,
+          'task.claimed',
+          a.sender,
+          { task_id: task, agent: a.name, role: 'developer', lease_expires_at: lease },
+          t,
         ),
       );
       const won = answers.filter((r) => r.status === 201);

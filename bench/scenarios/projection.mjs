@@ -1,12 +1,11 @@
 // Projection: how long after an append its Wire is visible in the D1 read
 // models (polling GET /v1/wires as a dashboard would, every `pollMs`), and
 // how fast POST /v1/admin/rebuild replays the HCS topic back into D1.
-import { benchHeaders } from '../lib/auth.mjs';
 import { closedLoop, openLoop } from '../lib/load.mjs';
-import { start } from '../lib/runtime.mjs';
+import { startWithStandin } from '../lib/one-stream.mjs';
 import { now, summarize } from '../lib/stats.mjs';
 import { streamWires } from '../lib/stream-pages.mjs';
-import { SYSTEMS, wireBody } from '../lib/targets.mjs';
+import { oneStream } from '../lib/targets.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,19 +17,12 @@ async function allAnchored(rt, streamId, headers) {
 }
 
 export async function projectionScenario(o, builds, log) {
-  if (!o.standin) return null;
-  const system = SYSTEMS.wirestream;
-  const rt = await start(builds.wirestream, { bindings: o.bindings });
-  const headers = await benchHeaders();
+  const started = await startWithStandin(o, builds);
+  if (!started) return null;
+  const { system, rt, headers } = started;
   const stream = 'proj';
   const streamId = `bench:${stream}`;
-  const common = {
-    origin: rt.origin,
-    headers,
-    seqOf: (r) => r.wire_id,
-    pathOf: () => system.appendPath(stream),
-    bodyOf: () => wireBody(stream),
-  };
+  const common = { ...oneStream(system, rt.origin, headers, stream), seqOf: (r) => r.wire_id };
   try {
     await openLoop({ ...common, rate: 10, ms: 500 });
     const since = new Date(Date.now() - 1000).toISOString();

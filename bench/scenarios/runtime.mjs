@@ -8,28 +8,19 @@
 // The channel's policy has three rules that do not match before its default
 // (`respond`), so each decision evaluates the whole policy; the context
 // budget is out of reach, so no compaction job joins in.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { runtimeEnvelope as envelope, WirestreamClient } from 'wirestream/client';
 import { WebSocket } from 'ws';
 import { benchToken } from '../lib/auth.mjs';
 import { start } from '../lib/runtime.mjs';
 import { now, summarize } from '../lib/stats.mjs';
+import { ROOT } from '../lib/targets.mjs';
 
-const POLICY = {
-  rules: [
-    {
-      id: 'research',
-      when: { textIncludes: ['investigate', 'research'] },
-      route: { action: 'spawn_branch' },
-    },
-    {
-      id: 'build',
-      when: { textStartsWith: 'build' },
-      route: { action: 'spawn_worker', toolset: ['shell'], mode: 'fire_and_forget' },
-    },
-    { id: 'urgent', when: { metadata: { priority: 'high' } }, route: { action: 'respond' } },
-  ],
-  default: { action: 'respond' },
-};
+// The Runtime tests' channel policy (test/workers/helpers/runtime.ts).
+const POLICY = JSON.parse(
+  readFileSync(path.join(ROOT, 'test/fixtures/runtime-policy.json'), 'utf8'),
+);
 
 /** Resolves `waiters[key]` when a Wire of `type` whose `keyOf` is `key` arrives. */
 function follower(client, stream, type, keyOf) {

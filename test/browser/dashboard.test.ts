@@ -1,11 +1,10 @@
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type WebSocketConstructor, WirestreamClient } from '../../src/client';
 import { modelNames } from '../../src/projection/models';
-import { launchChromium, type TestBrowser } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { chromiumForFile } from '../support/chromium';
+import { devServerForFile, tokenFor } from '../support/dev-server';
 
 const SENDER = 'agent:dash-test';
 // Every run saves a screenshot under test-results/ (ignored); UPDATE_SCREENSHOT=1
@@ -44,12 +43,11 @@ const FRAME_MONITOR = `
   })();
 `;
 
-let server: DevServer;
-let browser: TestBrowser;
-let page: Page;
+const problems: string[] = [];
+const dev = devServerForFile(SENDER, 120_000);
+const chromium = chromiumForFile(problems);
 let writer: WirestreamClient;
 let token = '';
-const problems: string[] = [];
 const project = `dash${Date.now().toString(36)}`;
 const stream = `project:${project}`;
 
@@ -68,9 +66,9 @@ async function appendN(n: number, from = 0, to = stream) {
 
 /** A few tasks and agents for the board: offered, claimed, started, blocked. */
 async function populateBoard() {
-  const coordinatorToken = await tokenFor(server, 'coordinator:dash', ['coordinator']);
+  const coordinatorToken = await tokenFor(dev.server, 'coordinator:dash', ['coordinator']);
   const coordinator = new WirestreamClient({
-    baseUrl: server.url,
+    baseUrl: dev.server.url,
     sender: 'coordinator:dash',
     token: coordinatorToken ?? '',
   });
@@ -78,9 +76,9 @@ async function populateBoard() {
     ['quinn-07', 'ana-02'].map(async (name) => {
       const sender = `agent:${name}`;
       return new WirestreamClient({
-        baseUrl: server.url,
+        baseUrl: dev.server.url,
         sender,
-        token: (await tokenFor(server, sender)) ?? '',
+        token: (await tokenFor(dev.server, sender)) ?? '',
       });
     }),
   );
@@ -129,7 +127,9 @@ async function populateBoard() {
 }
 
 const shownSeqs = () =>
-  page.$$eval('#wires tbody tr', (rows) => rows.map((r) => Number(r.getAttribute('data-seq'))));
+  chromium.page.$$eval('#wires tbody tr', (rows) =>
+    rows.map((r) => Number(r.getAttribute('data-seq'))),
+  );
 const lastSeqIs = (n: number) =>
   `document.querySelector('#stats')?.getAttribute('data-last-seq') === '${n}'`;
 
@@ -139,11 +139,11 @@ const lastSeqIs = (n: number) =>
  * dev server were doing, so a failure names its side.
  */
 async function untilStale(stale: boolean, timeoutMs: number): Promise<void> {
-  const admin = { Authorization: `Bearer ${server.adminToken}` };
+  const admin = { Authorization: `Bearer ${dev.server.adminToken}` };
   const deadline = Date.now() + timeoutMs;
   let last: string | null = null;
   while (Date.now() < deadline) {
-    const res = await fetch(`${server.url}/v1/tasks?limit=1`, {
+    const res = await fetch(`${dev.server.url}/v1/tasks?limit=1`, {
       headers: { Authorization: `Bearer ${token}` },
     });
     await res.body?.cancel();
@@ -151,13 +151,13 @@ async function untilStale(stale: boolean, timeoutMs: number): Promise<void> {
     if ((last !== null) === stale) return;
     await new Promise((r) => setTimeout(r, 200));
   }
-  const models = await fetch(`${server.url}/v1/admin/projection`, { headers: admin });
+  const models = await fetch(`${dev.server.url}/v1/admin/projection`, { headers: admin });
   throw new Error(
     [
       `reads still say Wirestream-Stale-Models: ${last ?? '(absent)'} after ${timeoutMs} ms`,
       `GET /v1/admin/rebuild (its lines so far): ${await rebuildLines(admin)}`,
       `GET /v1/admin/projection ${models.status}: ${(await models.text()).slice(0, 2000)}`,
-      `dev server, last lines:\n${server.log().slice(-4000)}`,
+      `dev server, last lines:\n${dev.server.log().slice(-4000)}`,
     ].join('\n'),
   );
 }
@@ -175,25 +175,25 @@ async function boardShows(selector: string, state: 'visible' | 'attached' = 'vis
   const onSent = ended('sent');
   const onFinished = ended('answered');
   const onFailed = ended('failed');
-  page.on('request', onSent);
-  page.on('requestfinished', onFinished);
-  page.on('requestfailed', onFailed);
+  chromium.page.on('request', onSent);
+  chromium.page.on('requestfinished', onFinished);
+  chromium.page.on('requestfailed', onFailed);
   try {
-    await page.waitForSelector(selector, { state, timeout: 15_000 });
+    await chromium.page.waitForSelector(selector, { state, timeout: 15_000 });
   } catch (error) {
     throw new Error(
       `${String(error)}\nthe board's /v1/tasks reads meanwhile: ${reads.join(', ') || 'none'}`,
     );
   } finally {
-    page.off('request', onSent);
-    page.off('requestfinished', onFinished);
-    page.off('requestfailed', onFailed);
+    chromium.page.off('request', onSent);
+    chromium.page.off('requestfinished', onFinished);
+    chromium.page.off('requestfailed', onFailed);
   }
 }
 
 /** The rebuild's progress lines that arrive within 2 s (it streams until it ends). */
 async function rebuildLines(headers: Record<string, string>): Promise<string> {
-  const res = await fetch(`${server.url}/v1/admin/rebuild`, { headers });
+  const res = await fetch(`${dev.server.url}/v1/admin/rebuild`, { headers });
   const reader = res.body?.getReader();
   if (!reader) return `${res.status} (no body)`;
   const decoder = new TextDecoder();
@@ -214,42 +214,34 @@ async function rebuildLines(headers: Record<string, string>): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, SENDER)) ?? '';
-  writer = new WirestreamClient({ baseUrl: server.url, sender: SENDER, token });
-  browser = await launchChromium();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  token = dev.token ?? '';
+  writer = new WirestreamClient({ baseUrl: dev.server.url, sender: SENDER, token });
 });
 
 describe('dashboard', () => {
   it('loads without console errors and shows a Wire appended through the API within a second', async () => {
-    await page.goto(`${server.url}/?project=${project}#token=${token}`);
+    await chromium.page.goto(`${dev.server.url}/?project=${project}#token=${token}`);
     // The project has no Wires yet: followed live, but said to be unknown.
-    await page.waitForSelector('#conn[data-state="missing"]', { timeout: 15_000 });
+    await chromium.page.waitForSelector('#conn[data-state="missing"]', { timeout: 15_000 });
     const started = Date.now();
     const { receipt } = await writer.append(stream, {
       type: 'review.concern',
       payload: { concern: 'first', severity: 'info' },
     });
-    await page.waitForSelector(`#wires tr[data-wire-id="${receipt.wire_id}"]`, { timeout: 5_000 });
+    await chromium.page.waitForSelector(`#wires tr[data-wire-id="${receipt.wire_id}"]`, {
+      timeout: 5_000,
+    });
     const elapsed = Date.now() - started;
     console.log(`dashboard showed an appended Wire after ${elapsed} ms`);
     expect(elapsed).toBeLessThan(1000);
-    expect(await page.textContent('#wires tr[data-seq="1"] td.type')).toBe('review.concern');
+    expect(await chromium.page.textContent('#wires tr[data-seq="1"] td.type')).toBe(
+      'review.concern',
+    );
     expect(problems).toEqual([]);
   }, 60_000);
 
   it('shows the Wire anchored on HCS with its sequence number and a proof link', async () => {
-    const anchored = await page.waitForSelector(
+    const anchored = await chromium.page.waitForSelector(
       '#wires tr[data-seq="1"] td.anchor[data-status="anchored"] a',
       {
         timeout: 30_000,
@@ -261,7 +253,7 @@ describe('dashboard', () => {
     const href = (await anchored.getAttribute('href')) ?? '';
     expect(href).toMatch(/^\/v1\/wires\/wire_[0-9A-Z]+\/proof\?stream_id=project%3A/);
     expect(decodeURIComponent(href.split('stream_id=')[1] ?? '')).toBe(stream);
-    const proof = await fetch(`${server.url}${href}`, {
+    const proof = await fetch(`${dev.server.url}${href}`, {
       headers: { Authorization: `Bearer ${token}` },
     });
     expect(proof.status).toBe(200);
@@ -270,34 +262,34 @@ describe('dashboard', () => {
 
   it('reconnects after the server restarts and shows later Wires with no duplicates and no gaps', async () => {
     await appendN(20, 1);
-    await page.waitForFunction(lastSeqIs(21));
-    const sawReconnecting = page.waitForSelector('#conn[data-state="reconnecting"]', {
+    await chromium.page.waitForFunction(lastSeqIs(21));
+    const sawReconnecting = chromium.page.waitForSelector('#conn[data-state="reconnecting"]', {
       timeout: 30_000,
     });
-    await server.restart();
+    await dev.server.restart();
     await sawReconnecting;
-    await page.waitForSelector('#conn[data-state="live"]', { timeout: 30_000 });
+    await chromium.page.waitForSelector('#conn[data-state="live"]', { timeout: 30_000 });
     await appendN(30, 21);
-    await page.waitForFunction(lastSeqIs(51), null, { timeout: 15_000 });
+    await chromium.page.waitForFunction(lastSeqIs(51), null, { timeout: 15_000 });
     const seqs = await shownSeqs();
     expect(seqs).toEqual(Array.from({ length: 51 }, (_, i) => 51 - i));
-    const stats = await page.$eval('#stats', (el) =>
+    const stats = await chromium.page.$eval('#stats', (el) =>
       ['count', 'gaps', 'dups'].map((k) => el.getAttribute(`data-${k}`)),
     );
     expect(stats).toEqual(['51', '0', '0']);
     await populateBoard();
-    await page.waitForFunction(
+    await chromium.page.waitForFunction(
       "document.querySelectorAll('#task-board .card').length >= 5 && document.querySelectorAll('#agent-list .agent').length >= 2",
       null,
       { timeout: 30_000 },
     );
     // Wires appended after the reconnect turn from pending to anchored too.
-    await page.waitForFunction(
+    await chromium.page.waitForFunction(
       'document.querySelectorAll(\'#wires td.anchor[data-status="pending"]\').length === 0',
       null,
       { timeout: 90_000, polling: 250 },
     );
-    await page.screenshot({ path: SCREENSHOT });
+    await chromium.page.screenshot({ path: SCREENSHOT });
     // While the server is down the browser logs each refused connection; those
     // are the outage itself. Anything else (a script error) is a failure.
     const network = /net::ERR_|WebSocket connection to .* failed/;
@@ -314,13 +306,13 @@ describe('dashboard', () => {
     // frame monitor installed before the page's own code measures how long
     // the main thread is ever blocked while it draws.
     // The same tab (a background tab gets no animation frames).
-    const fresh = page;
+    const fresh = chromium.page;
     await fresh.addInitScript(FRAME_MONITOR);
-    await fresh.goto(`${server.url}/?project=${loadProject}#token=${token}`);
+    await fresh.goto(`${dev.server.url}/?project=${loadProject}#token=${token}`);
     await fresh.waitForFunction(lastSeqIs(target), null, { timeout: 60_000, polling: 100 });
     // The same replay into Node, for comparison: how fast the server sends.
     const reader = new WirestreamClient({
-      baseUrl: server.url,
+      baseUrl: dev.server.url,
       token,
       WebSocket: WebSocket as unknown as WebSocketConstructor,
     });
@@ -352,25 +344,25 @@ describe('dashboard', () => {
   it('says so while the read models are being rebuilt, and no longer once it ends', async () => {
     // (The restart test above left its refused reconnects in `problems`.)
     const seen = problems.length;
-    await page.goto(`${server.url}/?project=${project}#token=${token}`);
-    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    await chromium.page.goto(`${dev.server.url}/?project=${project}#token=${token}`);
+    await chromium.page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
     const notice = '#projection-notice';
-    expect(await page.isHidden(notice)).toBe(true);
+    expect(await chromium.page.isHidden(notice)).toBe(true);
     // A Wire on HCS, so the rebuild has a topic to read (and fail on).
     const { receipt } = await writer.append(stream, {
       type: 'review.concern',
       payload: { concern: 'before the rebuild' },
     });
-    await page.waitForSelector(
+    await chromium.page.waitForSelector(
       `#wires tr[data-wire-id="${receipt.wire_id}"] td.anchor[data-status="anchored"]`,
       { timeout: 30_000 },
     );
     // The mirror fails: the rebuild waits between retries, its models marked.
-    await server.faults({ mirrorUnavailable: true });
+    await dev.server.faults({ mirrorUnavailable: true });
     try {
-      const res = await fetch(`${server.url}/v1/admin/rebuild`, {
+      const res = await fetch(`${dev.server.url}/v1/admin/rebuild`, {
         method: 'POST',
-        headers: { Authorization: `Bearer ${server.adminToken}` },
+        headers: { Authorization: `Bearer ${dev.server.adminToken}` },
       });
       expect(res.status).toBe(200);
       await res.body?.cancel();
@@ -381,12 +373,12 @@ describe('dashboard', () => {
       // Every read model the registry lists (each module adds its own), by name.
       const models = [...modelNames()].sort().join(', ');
       expect(
-        (await page.textContent(notice))?.startsWith(
+        (await chromium.page.textContent(notice))?.startsWith(
           `Read models not kept up to date (${models}): a rebuild is running`,
         ),
       ).toBe(true);
     } finally {
-      await server.faults({});
+      await dev.server.faults({});
     }
     await untilStale(false, 30_000);
     await boardShows(`${notice}[hidden]`, 'attached');
@@ -395,11 +387,13 @@ describe('dashboard', () => {
 
   it('navigates between its views, each drawing its own content, with no console errors', async () => {
     const seen = problems.length;
-    await page.goto(`${server.url}/?project=${project}#token=${token}`);
-    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    await chromium.page.goto(`${dev.server.url}/?project=${project}#token=${token}`);
+    await chromium.page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
     // The old-style address is moved into the route, the token out of it.
-    expect(new URL(page.url()).hash).toBe(`#/coordination?project=${project}`);
-    const names = await page.$$eval('#views a', (links) => links.map((a) => a.textContent));
+    expect(new URL(chromium.page.url()).hash).toBe(`#/coordination?project=${project}`);
+    const names = await chromium.page.$$eval('#views a', (links) =>
+      links.map((a) => a.textContent),
+    );
     expect(names).toEqual([
       'Coordination',
       'Streams',
@@ -410,52 +404,54 @@ describe('dashboard', () => {
       'Claims',
       'Runtime',
     ]);
-    const current = () => page.getAttribute('#views a[aria-current="page"]', 'data-view');
+    const current = () => chromium.page.getAttribute('#views a[aria-current="page"]', 'data-view');
     expect(await current()).toBe('coordination');
 
     // Streams: every stream the read model knows, this project's among them.
-    await page.click('#views a[data-view="streams"]');
-    const row = await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`, {
+    await chromium.page.click('#views a[data-view="streams"]');
+    const row = await chromium.page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`, {
       timeout: 15_000,
     });
     expect(await current()).toBe('streams');
     expect(await row.$eval('td.type', (td) => td.textContent)).toBe('review.concern');
-    await page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-streams.png') });
+    await chromium.page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-streams.png') });
     // The coordination view's feed closed when it was left.
-    expect(await page.getAttribute('#conn', 'data-state')).toBe('idle');
-    expect(await page.$('#wires')).toBeNull();
+    expect(await chromium.page.getAttribute('#conn', 'data-state')).toBe('idle');
+    expect(await chromium.page.$('#wires')).toBeNull();
 
     // Anchoring: the HCS topics, with their ids on the stand-in network.
-    await page.click('#views a[data-view="anchoring"]');
-    await page.waitForSelector('#topic-list tr[data-topic]', { timeout: 15_000 });
+    await chromium.page.click('#views a[data-view="anchoring"]');
+    await chromium.page.waitForSelector('#topic-list tr[data-topic]', { timeout: 15_000 });
     expect(await current()).toBe('anchoring');
-    expect(await page.textContent('#anchoring-title')).toContain('local');
-    const ids = await page.$$eval('#topic-list tr[data-topic] td:nth-child(2)', (tds) =>
+    expect(await chromium.page.textContent('#anchoring-title')).toContain('local');
+    const ids = await chromium.page.$$eval('#topic-list tr[data-topic] td:nth-child(2)', (tds) =>
       tds.map((td) => td.textContent),
     );
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) expect(id).toMatch(/^\d+\.\d+\.\d+$/);
-    await page.screenshot({ path: path.resolve(SCREENSHOT, '../dashboard-anchoring.png') });
+    await chromium.page.screenshot({
+      path: path.resolve(SCREENSHOT, '../dashboard-anchoring.png'),
+    });
 
     // Back to the streams, then a stream's id opens it live in the coordination view.
-    await page.goBack();
-    await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"] a`);
+    await chromium.page.goBack();
+    await chromium.page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"] a`);
     expect(await current()).toBe('streams');
-    await page.click(`#stream-list tr[data-stream-id="${stream}"] a`);
-    await page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
+    await chromium.page.click(`#stream-list tr[data-stream-id="${stream}"] a`);
+    await chromium.page.waitForSelector('#conn[data-state="live"]', { timeout: 15_000 });
     expect(await current()).toBe('coordination');
-    expect(await page.textContent('#feed-name')).toBe(stream);
-    expect(await page.inputValue('#kind')).toBe('stream');
-    await page.waitForSelector('#wires tr[data-seq="1"]', { timeout: 15_000 });
+    expect(await chromium.page.textContent('#feed-name')).toBe(stream);
+    expect(await chromium.page.inputValue('#kind')).toBe('stream');
+    await chromium.page.waitForSelector('#wires tr[data-seq="1"]', { timeout: 15_000 });
     await boardShows('#task-board .card');
 
     // A token pasted into the open tab's address is taken, and leaves the address.
     const stored = "sessionStorage.getItem('wirestream.token')";
-    await page.evaluate("sessionStorage.removeItem('wirestream.token')");
-    await page.evaluate(`location.hash = '#/streams?token=${token}'`);
-    await page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`);
-    expect(new URL(page.url()).hash).toBe('#/streams');
-    expect(await page.evaluate(stored)).toBe(token);
+    await chromium.page.evaluate("sessionStorage.removeItem('wirestream.token')");
+    await chromium.page.evaluate(`location.hash = '#/streams?token=${token}'`);
+    await chromium.page.waitForSelector(`#stream-list tr[data-stream-id="${stream}"]`);
+    expect(new URL(chromium.page.url()).hash).toBe('#/streams');
+    expect(await chromium.page.evaluate(stored)).toBe(token);
     expect(problems.slice(seen)).toEqual([]);
   }, 120_000);
 });

@@ -1,27 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { launchChromium, type TestBrowser } from '../support/chromium';
+import { devServerForFile } from '../support/dev-server';
 
-// Debian's chromium, launched as test/browser/dashboard.test.ts does.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const SCREENSHOT = path.resolve(import.meta.dirname, '../../test-results/docs.png');
 const SENDER = 'agent:docs-reader';
 
-let server: DevServer;
-let context: BrowserContext;
+const dev = devServerForFile(SENDER, 120_000);
+let browser: TestBrowser;
 let page: Page;
-let profile = '';
 let token = '';
 const problems: string[] = [];
 /** Every URL the page asked for. */
@@ -29,9 +17,8 @@ const requested: string[] = [];
 const stream = `project:docs${Date.now().toString(36)}`;
 
 beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, SENDER)) ?? '';
-  const res = await fetch(`${server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
+  token = dev.token ?? '';
+  const res = await fetch(`${dev.server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({
@@ -45,14 +32,9 @@ beforeAll(async () => {
     }),
   });
   expect(res.status).toBe(201);
-  profile = mkdtempSync(path.join(tmpdir(), 'wirestream-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: FLAGS,
-    viewport: { width: 1280, height: 900 },
-  });
-  page = context.pages()[0] ?? (await context.newPage());
+  // Chromium as every browser test starts it; this page also counts warnings.
+  browser = await launchChromium({ width: 1280, height: 900 });
+  page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('console', (msg) => {
     if (msg.type() === 'error' || msg.type() === 'warning') {
       problems.push(`console ${msg.type()}: ${msg.text()}`);
@@ -63,9 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close();
-  await server?.stop();
-  if (profile) rmSync(profile, { recursive: true, force: true });
+  await browser?.close();
 });
 
 /** Opens an operation's "Try it", fills its inputs by name and sends. */
@@ -87,10 +67,10 @@ async function tryIt(operationId: string, values: Record<string, string>, button
 
 describe('the API reference at /docs', () => {
   it('renders every operation from /v1/openapi.json with no console errors and no network beyond 127.0.0.1', async () => {
-    const res = await page.goto(`${server.url}/docs`);
+    const res = await page.goto(`${dev.server.url}/docs`);
     expect(res?.status()).toBe(200);
     await page.waitForSelector('body[data-ready="true"]', { timeout: 15_000 });
-    const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
+    const doc = (await (await fetch(`${dev.server.url}/v1/openapi.json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;
     };
     const operations = Object.values(doc.paths).flatMap((item) => Object.keys(item)).length;

@@ -1,37 +1,27 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ProjectClient, WirestreamClient } from '../../src/client';
-import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { chromiumForFile, openDashboardView } from '../support/chromium';
+import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /** Seed 004's GSD view in Chromium, against `wrangler dev`: live feed, plans, claims, decisions, checkpoints. */
 
 const PERSON = 'human:ana';
 const EXECUTOR = 'agent:gsd-executor';
 const PROJECT = `ui-${Date.now().toString(36)}`;
-let server: DevServer;
-let browser: TestBrowser;
-let page: Page;
+const problems: string[] = [];
+const dev = devServerForFile(PERSON);
+const chromium = chromiumForFile(problems);
 let personToken = '';
 let executor: ProjectClient;
-const problems: string[] = [];
 const at = '2024-01-15T10:30:00Z';
 
 beforeAll(async () => {
-  server = await startDevServer();
-  personToken = (await tokenFor(server, PERSON)) ?? '';
-  const executorToken = (await tokenFor(server, EXECUTOR)) ?? '';
+  personToken = dev.token ?? '';
+  const executorToken = (await tokenFor(dev.server, EXECUTOR)) ?? '';
   executor = new ProjectClient(
-    new WirestreamClient({ baseUrl: server.url, token: executorToken }),
+    new WirestreamClient({ baseUrl: dev.server.url, token: executorToken }),
     PROJECT,
   );
-  browser = await launchChromium();
-  page = await watchedPage(browser, problems);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 describe('the GSD view', () => {
@@ -64,24 +54,23 @@ describe('the GSD view', () => {
         timestamp: at,
       },
     ]);
-    await page.goto(`${server.url}/#token=${personToken}`);
-    await page.evaluate(`location.hash = '#/gsd?project=${PROJECT}'`);
-    await page.waitForSelector('#gsd-feed[data-count="5"]', { timeout: 15_000 });
-    expect(await page.textContent('#gsd-feed li[data-type="task:started"]')).toContain(
+    await openDashboardView(chromium.page, dev.server.url, personToken, `#/gsd?project=${PROJECT}`);
+    await chromium.page.waitForSelector('#gsd-feed[data-count="5"]', { timeout: 15_000 });
+    expect(await chromium.page.textContent('#gsd-feed li[data-type="task:started"]')).toContain(
       '01-01 · task 1 · taskName: Create User model',
     );
-    expect(await page.getAttribute('#gsd-plans tr[data-plan="01-02"]', 'data-status')).toBe(
-      'waiting',
-    );
-    expect(await page.textContent('#gsd-claims li[data-path="src/api/users.ts"]')).toContain(
-      EXECUTOR,
-    );
-    expect(await page.textContent('#gsd-decisions')).toContain(
+    expect(
+      await chromium.page.getAttribute('#gsd-plans tr[data-plan="01-02"]', 'data-status'),
+    ).toBe('waiting');
+    expect(
+      await chromium.page.textContent('#gsd-claims li[data-path="src/api/users.ts"]'),
+    ).toContain(EXECUTOR);
+    expect(await chromium.page.textContent('#gsd-decisions')).toContain(
       'Use jose library for JWT — Edge runtime compatibility',
     );
     const checkpoint = '#gsd-checkpoints .checkpoint[data-plan="01-03"]';
-    expect(await page.getAttribute(checkpoint, 'data-status')).toBe('awaiting');
-    expect(await page.textContent(checkpoint)).toContain('awaiting user approval');
+    expect(await chromium.page.getAttribute(checkpoint, 'data-status')).toBe('awaiting');
+    expect(await chromium.page.textContent(checkpoint)).toContain('awaiting user approval');
     expect(problems).toEqual([]);
   }, 90_000);
 
@@ -93,12 +82,12 @@ describe('the GSD view', () => {
       createdBy: '01-01',
       timestamp: at,
     });
-    await page.waitForSelector('#gsd-plans tr[data-plan="01-02"][data-status="ready"]', {
+    await chromium.page.waitForSelector('#gsd-plans tr[data-plan="01-02"][data-status="ready"]', {
       timeout: 15_000,
     });
-    expect(await page.textContent('#gsd-feed li[data-type="dependency:satisfied"]')).toContain(
-      'artifact: src/models/user.ts, requiredBy: ["01-02"]',
-    );
+    expect(
+      await chromium.page.textContent('#gsd-feed li[data-type="dependency:satisfied"]'),
+    ).toContain('artifact: src/models/user.ts, requiredBy: ["01-02"]');
   }, 60_000);
 
   it('lets a person approve the checkpoint from the page; the orchestrator hears it', async () => {
@@ -107,15 +96,15 @@ describe('the GSD view', () => {
       1,
       30_000,
     );
-    await page.fill('#gsd-checkpoints .checkpoint[data-plan="01-03"] input', 'verified');
-    await page.click('#gsd-checkpoints .checkpoint[data-plan="01-03"] .approve');
-    await page.waitForSelector(
+    await chromium.page.fill('#gsd-checkpoints .checkpoint[data-plan="01-03"] input', 'verified');
+    await chromium.page.click('#gsd-checkpoints .checkpoint[data-plan="01-03"] .approve');
+    await chromium.page.waitForSelector(
       '#gsd-checkpoints .checkpoint[data-plan="01-03"][data-status="approved"]',
       {
         timeout: 15_000,
       },
     );
-    expect(await page.textContent('#gsd-checkpoints .answer')).toBe(
+    expect(await chromium.page.textContent('#gsd-checkpoints .answer')).toBe(
       `approved by ${PERSON}: verified`,
     );
     const heard = await orchestrator;

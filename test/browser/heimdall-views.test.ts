@@ -1,9 +1,8 @@
 import path from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WirestreamClient, WorkspaceClient } from '../../src/client';
-import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { chromiumForFile } from '../support/chromium';
+import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /**
  * Seed 001's dashboard views in Chromium, against `wrangler dev`: a workspace
@@ -20,13 +19,12 @@ const SHOTS = path.resolve(
 const ALICE = 'agent:alice-ui';
 const BOB = 'agent:bob-ui';
 const suffix = Math.random().toString(36).slice(2, 8);
-let server: DevServer;
-let browser: TestBrowser;
-let page: Page;
+const problems: string[] = [];
+const dev = devServerForFile(ALICE);
+const chromium = chromiumForFile(problems);
 let aliceToken = '';
 let alice: (ws: string) => WorkspaceClient;
 let bob: (ws: string) => WorkspaceClient;
-const problems: string[] = [];
 
 /**
  * Opens `hash` (a route, `#/claims?ws=…`) in the dashboard tab with the token
@@ -35,30 +33,24 @@ const problems: string[] = [];
  * default view once it has taken the token (seen under load in CI).
  */
 async function open(hash: string) {
-  await page.goto(`${server.url}/${hash}${hash.includes('?') ? '&' : '?'}token=${aliceToken}`);
-  await page.waitForFunction("!location.hash.includes('token=')");
-  await page.evaluate('window.__sameLoad = true');
+  await chromium.page.goto(
+    `${dev.server.url}/${hash}${hash.includes('?') ? '&' : '?'}token=${aliceToken}`,
+  );
+  await chromium.page.waitForFunction("!location.hash.includes('token=')");
+  await chromium.page.evaluate('window.__sameLoad = true');
 }
-const sameLoad = () => page.evaluate('window.__sameLoad === true');
-const text = async (selector: string) => (await page.textContent(selector))?.trim();
+const sameLoad = () => chromium.page.evaluate('window.__sameLoad === true');
+const text = async (selector: string) => (await chromium.page.textContent(selector))?.trim();
 
 beforeAll(async () => {
-  server = await startDevServer();
-  aliceToken = (await tokenFor(server, ALICE)) ?? '';
-  const bobToken = (await tokenFor(server, BOB)) ?? '';
+  aliceToken = dev.token ?? '';
+  const bobToken = (await tokenFor(dev.server, BOB)) ?? '';
   const as = (sender: string, token: string) => {
-    const client = new WirestreamClient({ baseUrl: server.url, sender, token });
+    const client = new WirestreamClient({ baseUrl: dev.server.url, sender, token });
     return (ws: string) => new WorkspaceClient(client, ws);
   };
   alice = as(ALICE, aliceToken);
   bob = as(BOB, bobToken);
-  browser = await launchChromium();
-  page = await watchedPage(browser, problems);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
 });
 
 describe('the workspace view', () => {
@@ -78,23 +70,25 @@ describe('the workspace view', () => {
 
     // The picker lists the workspaces the read models know: this one opens from there.
     await open('#/workspace');
-    await page.click(`a.known-ws[data-ws="${ws}"]`);
-    await page.waitForSelector('#ws-symbols tr[data-name="F12"]');
-    expect(await page.evaluate('location.hash')).toBe(`#/workspace?ws=${ws}`);
+    await chromium.page.click(`a.known-ws[data-ws="${ws}"]`);
+    await chromium.page.waitForSelector('#ws-symbols tr[data-name="F12"]');
+    expect(await chromium.page.evaluate('location.hash')).toBe(`#/workspace?ws=${ws}`);
     expect(await text('#ws-symbols tr[data-name="F12"] .value')).toBe('src/matching/engine.ts');
     expect(await text('#ws-symbols tr[data-name="C3"] .value')).toBe('balances sum to zero');
     expect(await text('#ws-blackboard tr[data-name="dev_port"] .value')).toBe('5173');
 
     // w2 depends on w1, and nothing else depends on anything.
-    await page.waitForSelector('.capsule-node[data-capsule="w3"]');
-    const edges = await page.$$eval('.capsule-edges li[data-from]', (lis) =>
+    await chromium.page.waitForSelector('.capsule-node[data-capsule="w3"]');
+    const edges = await chromium.page.$$eval('.capsule-edges li[data-from]', (lis) =>
       lis.map((li) => `${li.getAttribute('data-from')}->${li.getAttribute('data-to')}`),
     );
     expect(edges).toEqual(['w2->w1']);
-    expect(await page.locator('line.capsule-edge[data-from="w2"][data-to="w1"]').count()).toBe(1);
+    expect(
+      await chromium.page.locator('line.capsule-edge[data-from="w2"][data-to="w1"]').count(),
+    ).toBe(1);
 
     const row = '#ws-ledger tr[data-role="orchestration"]';
-    await page.waitForSelector(`${row} .delta:not(:empty)`);
+    await chromium.page.waitForSelector(`${row} .delta:not(:empty)`);
     expect(await text(`${row} .baseline`)).toBe('41000');
     expect(await text(`${row} .measured`)).toBe('11250');
     expect(await text(`${row} .delta`)).toBe('-73%');
@@ -112,16 +106,19 @@ describe('the workspace view', () => {
   it('draws a fact, a capsule and an audit line set over REST while it is open, without a reload', async () => {
     const w = alice(ws);
     await w.setFact('node_version', '20.11.0');
-    await page.waitForSelector('#ws-blackboard tr[data-name="node_version"]');
+    await chromium.page.waitForSelector('#ws-blackboard tr[data-name="node_version"]');
     expect(await text('#ws-blackboard tr[data-name="node_version"] .value')).toBe('20.11.0');
     await w.writeCapsule('w4', { what: 'uses both', where: 'F12', depends: ['w2', 'w3'] });
-    await page.waitForSelector('.capsule-edges li[data-from="w4"][data-to="w3"]');
-    expect(await page.locator('.capsule-edges li[data-from="w4"]').count()).toBe(2);
-    await page.waitForFunction(
+    await chromium.page.waitForSelector('.capsule-edges li[data-from="w4"][data-to="w3"]');
+    expect(await chromium.page.locator('.capsule-edges li[data-from="w4"]').count()).toBe(2);
+    await chromium.page.waitForFunction(
       "document.querySelector('#ws-audit')?.textContent?.includes('node_version=20.11.0')",
     );
     expect(await sameLoad()).toBe(true);
-    await page.screenshot({ path: path.join(SHOTS, 'dashboard-workspace.png'), fullPage: true });
+    await chromium.page.screenshot({
+      path: path.join(SHOTS, 'dashboard-workspace.png'),
+      fullPage: true,
+    });
     expect(problems).toEqual([]);
   }, 60_000);
 });
@@ -131,7 +128,7 @@ describe('the surface claims view', () => {
 
   it('shows a claim live with holder, globs and expiry, a refusal, and the release', async () => {
     await open(`#/claims?ws=${ws}`);
-    await page.waitForFunction(
+    await chromium.page.waitForFunction(
       "document.querySelector('#claims-live')?.textContent?.includes('no live claims')",
     );
 
@@ -141,11 +138,13 @@ describe('the surface claims view', () => {
       ttl_minutes: 30,
     });
     const row = `#claims-live tr[data-claim="${claim.claim_id}"]`;
-    await page.waitForSelector(row);
+    await chromium.page.waitForSelector(row);
     expect(await text(`${row} .holder`)).toBe(ALICE);
     expect(await text(`${row} .globs`)).toBe('src/a/**');
     expect(await text(`${row} .task`)).toBe('T-9');
-    expect(await page.getAttribute(`${row} .expiry`, 'data-expires')).toBe(claim.expires_at);
+    expect(await chromium.page.getAttribute(`${row} .expiry`, 'data-expires')).toBe(
+      claim.expires_at,
+    );
     expect(await text(`${row} .expiry`)).toMatch(/\(in (29|30) min\)$/);
 
     const refused = await bob(ws)
@@ -156,17 +155,20 @@ describe('the surface claims view', () => {
       );
     expect(refused?.status).toBe(409);
     const refusal = `#claims-refused tr.refusal[data-haid="${BOB}"]`;
-    await page.waitForSelector(refusal);
+    await chromium.page.waitForSelector(refusal);
     expect(await text(`${refusal} .globs`)).toBe('src/a/b.ts');
     expect(await text(`${refusal} .task`)).toBe('T-10');
     expect(await text(`${refusal} .holder`)).toBe(`${ALICE} (T-9)`);
     expect(await text(`${refusal} .holder-globs`)).toBe('src/a/**');
     expect(await text(`${refusal} .expiry`)).toBe(claim.expires_at);
-    await page.screenshot({ path: path.join(SHOTS, 'dashboard-claims.png'), fullPage: true });
+    await chromium.page.screenshot({
+      path: path.join(SHOTS, 'dashboard-claims.png'),
+      fullPage: true,
+    });
 
     await alice(ws).releaseClaim(String(claim.claim_id));
-    await page.waitForSelector(row, { state: 'detached' });
-    await page.waitForFunction(
+    await chromium.page.waitForSelector(row, { state: 'detached' });
+    await chromium.page.waitForFunction(
       "document.querySelector('#claims-live')?.textContent?.includes('no live claims')",
     );
     expect(await sameLoad()).toBe(true);

@@ -7,7 +7,7 @@ import {
   type WebSocketConstructor,
   WirestreamClient,
 } from '../../src/client';
-import { chromiumForFile } from '../support/chromium';
+import { chromiumForFile, openDashboardView } from '../support/chromium';
 import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /**
@@ -52,8 +52,7 @@ beforeAll(async () => {
 
 describe('the Runtime view', () => {
   it('posts a message from the chat and shows the route decision naming its rule', async () => {
-    await chromium.page.goto(`${dev.server.url}/#token=${personToken}`);
-    await chromium.page.evaluate(`location.hash = '#/runtime'`);
+    await openDashboardView(chromium.page, dev.server.url, personToken, '#/runtime');
     // The channel is opened from the view's picker, as a person would.
     await chromium.page.fill('#runtime form.picker input[name="channel"]', CHANNEL);
     await chromium.page.click('#runtime form.picker button');

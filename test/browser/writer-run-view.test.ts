@@ -1,44 +1,34 @@
-import type { Page } from 'playwright-core';
 import { ulid } from 'ulidx';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RunsClient, WirestreamClient } from '../../src/client';
-import { launchChromium, type TestBrowser } from '../support/chromium';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { chromiumForFile, openDashboardView } from '../support/chromium';
+import { devServerForFile, tokenFor } from '../support/dev-server';
 
 /** Seed 002's run view (its "Option 1") in Chromium, against `wrangler dev`. */
 
 const WRITER = 'agent:writer-ui';
 const WORKER = 'agent:worker-ui';
-let server: DevServer;
-let browser: TestBrowser;
-let page: Page;
+const problems: string[] = [];
+const dev = devServerForFile(WRITER);
+const chromium = chromiumForFile(problems);
 let writerToken = '';
 let writer: RunsClient;
 let worker: RunsClient;
 let workerClient: WirestreamClient;
-const problems: string[] = [];
 const run = ulid();
 
 beforeAll(async () => {
-  server = await startDevServer();
-  writerToken = (await tokenFor(server, WRITER)) ?? '';
-  const workerToken = (await tokenFor(server, WORKER)) ?? '';
+  writerToken = dev.token ?? '';
+  const workerToken = (await tokenFor(dev.server, WORKER)) ?? '';
   writer = new RunsClient(
-    new WirestreamClient({ baseUrl: server.url, sender: WRITER, token: writerToken }),
+    new WirestreamClient({ baseUrl: dev.server.url, sender: WRITER, token: writerToken }),
   );
-  workerClient = new WirestreamClient({ baseUrl: server.url, sender: WORKER, token: workerToken });
-  worker = new RunsClient(workerClient);
-  browser = await launchChromium();
-  page = browser.context.pages()[0] ?? (await browser.context.newPage());
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  workerClient = new WirestreamClient({
+    baseUrl: dev.server.url,
+    sender: WORKER,
+    token: workerToken,
   });
-  page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  worker = new RunsClient(workerClient);
 });
 
 describe('the run view', () => {
@@ -62,24 +52,25 @@ describe('the run view', () => {
       markdown: 'a finding from the worker',
       proposal: true,
     });
-    await page.goto(`${server.url}/#token=${writerToken}`);
-    await page.evaluate(`location.hash = '#/runs?run=${run}'`);
-    await page.waitForSelector('#rev-label[data-revision="1"]', { timeout: 15_000 });
-    expect(await page.textContent('[data-section="findings"] .canon')).toBe('live canon');
-    const gray = page.locator(`[data-section="findings"] .proposal[data-status="open"]`);
+    await openDashboardView(chromium.page, dev.server.url, writerToken, `#/runs?run=${run}`);
+    await chromium.page.waitForSelector('#rev-label[data-revision="1"]', { timeout: 15_000 });
+    expect(await chromium.page.textContent('[data-section="findings"] .canon')).toBe('live canon');
+    const gray = chromium.page.locator(`[data-section="findings"] .proposal[data-status="open"]`);
     expect(await gray.textContent()).toContain('a finding from the worker');
     expect(await gray.getAttribute('style')).toContain('color: gray');
 
-    await page.click('#rev-prev');
-    await page.waitForSelector('#rev-label[data-revision="0"]');
-    expect(await page.textContent('[data-section="findings"] .canon')).toBe('initial context');
-    await page.click('#rev-next');
-    await page.waitForSelector('#rev-label[data-revision="1"]');
+    await chromium.page.click('#rev-prev');
+    await chromium.page.waitForSelector('#rev-label[data-revision="0"]');
+    expect(await chromium.page.textContent('[data-section="findings"] .canon')).toBe(
+      'initial context',
+    );
+    await chromium.page.click('#rev-next');
+    await chromium.page.waitForSelector('#rev-label[data-revision="1"]');
 
-    await page.click(`[data-section="findings"] .proposal[data-status="open"] .accept`);
-    await page.waitForSelector('#rev-label[data-revision="2"]', { timeout: 10_000 });
-    expect(await page.textContent('#verdict')).toContain('merged at revision 2');
-    expect(await page.textContent('[data-section="findings"] .note')).toBe(
+    await chromium.page.click(`[data-section="findings"] .proposal[data-status="open"] .accept`);
+    await chromium.page.waitForSelector('#rev-label[data-revision="2"]', { timeout: 10_000 });
+    expect(await chromium.page.textContent('#verdict')).toContain('merged at revision 2');
+    expect(await chromium.page.textContent('[data-section="findings"] .note')).toBe(
       'a finding from the worker',
     );
     expect(proposal.type).toBe('WriterAck');
@@ -87,15 +78,15 @@ describe('the run view', () => {
   }, 90_000);
 
   it('sends a comment as a gray proposal and a revision request to the writer', async () => {
-    await page.fill('#comment textarea', 'please cite the mirror API');
-    await page.click('#send-comment');
-    await page.waitForSelector('.proposal[data-status="open"]', { timeout: 10_000 });
-    expect(await page.textContent('.proposal[data-status="open"]')).toContain(
+    await chromium.page.fill('#comment textarea', 'please cite the mirror API');
+    await chromium.page.click('#send-comment');
+    await chromium.page.waitForSelector('.proposal[data-status="open"]', { timeout: 10_000 });
+    expect(await chromium.page.textContent('.proposal[data-status="open"]')).toContain(
       'please cite the mirror API',
     );
-    await page.fill('#comment textarea', 'tighten the findings');
-    await page.click('#request-revision');
-    await page.waitForFunction(
+    await chromium.page.fill('#comment textarea', 'tighten the findings');
+    await chromium.page.click('#request-revision');
+    await chromium.page.waitForFunction(
       "document.querySelector('#verdict')?.textContent?.includes('delivered')",
     );
     const mail = await writer.revisions<{ latest_revision: number }>(run);
@@ -109,8 +100,8 @@ describe('the run view', () => {
         payload: { run_id: run, message: `step ${i}` },
       });
     }
-    await page.waitForSelector('#progress[data-count="3"]', { timeout: 10_000 });
-    expect(await page.textContent('#progress li:last-child')).toContain('step 3');
+    await chromium.page.waitForSelector('#progress[data-count="3"]', { timeout: 10_000 });
+    expect(await chromium.page.textContent('#progress li:last-child')).toContain('step 3');
     expect(problems).toEqual([]);
   }, 60_000);
 });

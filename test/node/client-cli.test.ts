@@ -1,27 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WirestreamClient, WirestreamError } from '../../src/client';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { devServerForFile, tokenFor } from '../support/dev-server';
 import { runScript, type ScriptRun } from '../support/run-script';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/wirestream.mjs');
 const SENDER = 'agent:cli-test';
-let server: DevServer;
-let token = '';
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, SENDER)) ?? '';
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile(SENDER, 120_000);
 
 function env(): NodeJS.ProcessEnv {
-  return { ...process.env, WIRESTREAM_URL: server.url, WIRESTREAM_TOKEN: token };
+  return { ...process.env, WIRESTREAM_URL: dev.server.url, WIRESTREAM_TOKEN: dev.token ?? '' };
 }
 
 /** Runs the CLI to completion. */
@@ -104,9 +94,9 @@ describe('npx wirestream', () => {
   }, 90_000);
 
   it('claim holds a task lease until Ctrl-C, which releases it', async () => {
-    const coordinatorToken = await tokenFor(server, 'coordinator:cli', ['coordinator']);
+    const coordinatorToken = await tokenFor(dev.server, 'coordinator:cli', ['coordinator']);
     const coordinator = new WirestreamClient({
-      baseUrl: server.url,
+      baseUrl: dev.server.url,
       sender: 'coordinator:cli',
       token: coordinatorToken ?? '',
     });
@@ -154,7 +144,7 @@ describe('npx wirestream', () => {
       const child = spawn(
         process.execPath,
         [BIN, 'token', '--sub', 'human:ana', '--scopes', 'read', '--json'],
-        { env: { ...env(), WIRESTREAM_TOKEN: server.adminToken } },
+        { env: { ...env(), WIRESTREAM_TOKEN: dev.server.adminToken } },
       );
       let stdout = '';
       child.stdout.on('data', (d: Buffer) => {
@@ -165,13 +155,17 @@ describe('npx wirestream', () => {
     expect(minted.code).toBe(0);
     const body = JSON.parse(minted.stdout) as { token: string; sub: string; scopes: string[] };
     expect(body).toMatchObject({ sub: 'human:ana', scopes: ['read'] });
-    const reader = new WirestreamClient({ baseUrl: server.url, token: body.token });
+    const reader = new WirestreamClient({ baseUrl: dev.server.url, token: body.token });
     await expect(reader.read('project:anything')).resolves.toMatchObject({ wires: [] });
   }, 60_000);
 
   it('verify recomputes the running-hash chain from the mirror and catches a tampered message', async () => {
     const stream = `project:verify-${Date.now().toString(36)}`;
-    const client = new WirestreamClient({ baseUrl: server.url, token, sender: SENDER });
+    const client = new WirestreamClient({
+      baseUrl: dev.server.url,
+      token: dev.token ?? '',
+      sender: SENDER,
+    });
     for (let i = 0; i < 5; i++) {
       await client.append(stream, { type: 'review.concern', payload: { concern: `v${i}` } });
     }
@@ -190,19 +184,19 @@ describe('npx wirestream', () => {
     expect(proof).toMatchObject({ wire_id: first?.wire_id, hcs_topic_id: topic });
     expect(await client.checkProof(proof)).toMatchObject({ ok: true });
 
-    const good = await run(['verify', topic, '--mirror', server.standin.url]);
+    const good = await run(['verify', topic, '--mirror', dev.server.standin.url]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(new RegExp(`^ok: \\d+ messages of ${topic.replace(/\./g, '\\.')}`));
 
     // The mirror now serves a wrong running hash for that Wire's message.
     const n = proof.hcs_sequence_number;
-    await fetch(`${server.standin.url}/__standin/tamper`, {
+    await fetch(`${dev.server.standin.url}/__standin/tamper`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ topicId: topic, sequenceNumber: n }),
     });
     expect(await client.checkProof(proof)).toMatchObject({ ok: false });
-    const bad = await run(['verify', topic, '--mirror', server.standin.url, '--json']);
+    const bad = await run(['verify', topic, '--mirror', dev.server.standin.url, '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({
       ok: false,
@@ -212,7 +206,11 @@ describe('npx wirestream', () => {
   }, 90_000);
 
   it('proof(id, { waitMs }) waits for the Wire to be anchored; an unknown id is not-found once the wait is over', async () => {
-    const client = new WirestreamClient({ baseUrl: server.url, token, sender: SENDER });
+    const client = new WirestreamClient({
+      baseUrl: dev.server.url,
+      token: dev.token ?? '',
+      sender: SENDER,
+    });
     const stream = `project:proof-wait-${Date.now().toString(36)}`;
     const { receipt } = await client.append(stream, {
       type: 'review.concern',
@@ -284,6 +282,8 @@ describe('npx wirestream', () => {
       });
       expect(result.stderr).not.toMatch(/\n\s+at /); // no stack trace
     }
-    expect(await new WirestreamClient({ baseUrl: server.url, token }).info(stream)).toBeNull();
+    expect(
+      await new WirestreamClient({ baseUrl: dev.server.url, token: dev.token ?? '' }).info(stream),
+    ).toBeNull();
   }, 60_000);
 });

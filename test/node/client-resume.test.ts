@@ -56,6 +56,15 @@ async function appendMany(streamId: string, n: number, onEach?: (i: number) => v
   return ids;
 }
 
+/** Waits until `seen` holds `n` Wires (or fails after `ms`, saying how many came). */
+function untilSeen(seen: unknown[], n: number, ms: number): Promise<void> {
+  return until(
+    () => seen.length >= n,
+    ms,
+    () => `saw ${seen.length} of ${n}`,
+  );
+}
+
 function until(check: () => boolean, ms: number, what: () => string): Promise<void> {
   const deadline = Date.now() + ms;
   return new Promise((resolve, reject) => {
@@ -113,11 +122,7 @@ describe('Subscription against a server that drops connections', () => {
     const ids = await appendMany(streamId, 300, (i) => {
       if (i % 25 === 12) drops += proxy.dropAll() > 0 ? 1 : 0;
     });
-    await until(
-      () => seen.length >= 300,
-      30_000,
-      () => `saw ${seen.length} of 300`,
-    );
+    await untilSeen(seen, 300, 30_000);
     sub.close();
     await sub.closed;
 
@@ -151,11 +156,7 @@ describe('Subscription against a server that drops connections', () => {
         ),
       );
     }
-    await until(
-      () => seen.length >= 200,
-      40_000,
-      () => `saw ${seen.length} of 200`,
-    );
+    await untilSeen(seen, 200, 40_000);
     sub.close();
     await sub.closed;
 

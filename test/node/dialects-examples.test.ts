@@ -15,6 +15,8 @@ import {
   runtimeEnvelopeV1,
   type Wire,
 } from '../../src/protocol';
+import { SEED_EVENTS } from '../fixtures/gsd-seed-events';
+import { RUNTIME_ENVELOPE_REQUIRED } from '../fixtures/runtime-envelope';
 
 /** Seed 000's catalogue, as the append path passes it from the registry. */
 const SEED_000 = { payloads: coordinationPayloads, reserved: COORDINATION_DERIVED_IDS };
@@ -30,84 +32,8 @@ function roundTrip(dialect: Dialect, body: unknown, streamId: string, sender?: s
 }
 
 /** Every event of seed 004's examples, as written there. */
-const SEED_004_EVENTS: JsonObject[] = [
-  {
-    type: 'task:started',
-    agent: 'gsd-executor',
-    plan: '01-02',
-    task: 1,
-    taskName: 'Create User model',
-    timestamp: '2024-01-15T10:30:00Z',
-  },
-  {
-    type: 'task:completed',
-    agent: 'gsd-executor',
-    plan: '01-02',
-    task: 1,
-    taskName: 'Create User model',
-    commit: 'abc1234',
-    duration: '15min',
-    timestamp: '2024-01-15T10:45:00Z',
-  },
-  {
-    type: 'task:failed',
-    agent: 'gsd-executor',
-    plan: '01-02',
-    task: 1,
-    error: 'Test verification failed',
-    timestamp: '2024-01-15T10:45:00Z',
-  },
-  {
-    type: 'artifact:created',
-    path: 'src/models/user.ts',
-    provides: ['User', 'UserCreate', 'UserUpdate'],
-    createdBy: '01-01',
-    timestamp: '2024-01-15T10:35:00Z',
-  },
-  {
-    type: 'artifact:modified',
-    path: 'src/models/user.ts',
-    modifiedBy: '01-02',
-    changes: ['added role field'],
-    timestamp: '2024-01-15T11:00:00Z',
-  },
-  {
-    type: 'file:claimed',
-    path: 'src/api/users.ts',
-    agent: 'gsd-executor',
-    plan: '01-02',
-    timestamp: '2024-01-15T10:30:00Z',
-  },
-  {
-    type: 'file:released',
-    path: 'src/api/users.ts',
-    agent: 'gsd-executor',
-    timestamp: '2024-01-15T10:45:00Z',
-  },
-  {
-    type: 'dependency:satisfied',
-    artifact: 'src/models/user.ts',
-    requiredBy: ['01-02', '01-03'],
-    timestamp: '2024-01-15T10:35:00Z',
-  },
-  {
-    type: 'decision:made',
-    id: 'dec-001',
-    decision: 'Use jose library for JWT',
-    rationale: 'Edge runtime compatibility',
-    madeBy: '01-02',
-    affects: ['02-*'],
-    timestamp: '2024-01-15T10:40:00Z',
-  },
-  {
-    type: 'checkpoint:reached',
-    plan: '01-03',
-    task: 2,
-    checkpointType: 'human-verify',
-    awaiting: 'user approval',
-    timestamp: '2024-01-15T11:00:00Z',
-  },
-];
+// The fixture is `as const`; the round trip wants plain JSON objects.
+const SEED_004_EVENTS = Object.values(SEED_EVENTS) as unknown as JsonObject[];
 
 describe('the GSD colon-event dialect (seed 004)', () => {
   it('given task:started, when decoded, then it is a gsd.task.started Wire from the agent it names', () => {
@@ -326,15 +252,6 @@ describe('dialect JSON Schemas', () => {
     expect(gsd?.required).toEqual(['type', 'timestamp']);
     expect(gsd?.additionalProperties).toBeTruthy();
     const runtime = dialectJsonSchema('runtime-envelope-v1');
-    expect(runtime?.required).toEqual([
-      'protocolVersion',
-      'messageId',
-      'messageType',
-      'ts',
-      'traceId',
-      'channelId',
-      'payload',
-      'extensions',
-    ]);
+    expect(runtime?.required).toEqual(RUNTIME_ENVELOPE_REQUIRED);
   });
 });

@@ -16,6 +16,7 @@ import {
 } from '../../src/protocol';
 import { WIRE_TYPE_PATTERN } from '../../src/protocol/wire-type';
 import { SENDER_PATTERN, WIRE_ID_PATTERN } from '../../src/protocol/wire11-fast-path';
+import { RUNTIME_ENVELOPE_REQUIRED } from '../fixtures/runtime-envelope';
 
 /** Seed 000's catalogue, as the append path passes it from the registry. */
 const SEED_000 = { payloads: coordinationPayloads, reserved: COORDINATION_DERIVED_IDS };
@@ -148,19 +149,7 @@ const gsdEnvelope = fc
   )
   .map(([named, others]) => ({ ...others, ...named }));
 
-const RUNTIME_NAMED = [
-  'protocolVersion',
-  'messageId',
-  'messageType',
-  'ts',
-  'traceId',
-  'channelId',
-  'taskId',
-  'branchId',
-  'workerId',
-  'payload',
-  'extensions',
-];
+const RUNTIME_NAMED = [...RUNTIME_ENVELOPE_REQUIRED, 'taskId', 'branchId', 'workerId'];
 const runtimeEnvelope = fc
   .tuple(
     fc.record(
@@ -180,18 +169,7 @@ const runtimeEnvelope = fc
         payload: object(),
         extensions: object(),
       },
-      {
-        requiredKeys: [
-          'protocolVersion',
-          'messageId',
-          'messageType',
-          'ts',
-          'traceId',
-          'channelId',
-          'payload',
-          'extensions',
-        ],
-      },
+      { requiredKeys: [...RUNTIME_ENVELOPE_REQUIRED] },
     ),
     object(RUNTIME_NAMED),
   )

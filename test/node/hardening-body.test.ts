@@ -176,17 +176,25 @@ describe('request bodies against wrangler dev', () => {
     90_000,
   );
 
-  it('a body shorter than its Content-Length, client gone: quiet, and the server carries on', async () => {
-    const mark = server.log().length;
-    const started = Date.now();
-    await raw(
+  /** Starts a POST to `path` with `header`, sends `part` of its body, and hangs up 200 ms later. */
+  const sendPartThenHangUp = (path: string, header: string, part: string) =>
+    raw(
       port,
       (socket) => {
-        socket.write(head('/v1/streams/project:short-body/wires', 'Content-Length: 1000\r\n'));
-        socket.write('{"wire":"1.1",');
+        socket.write(head(path, header));
+        socket.write(part);
         setTimeout(() => socket.destroy(), 200);
       },
       2000,
+    );
+
+  it('a body shorter than its Content-Length, client gone: quiet, and the server carries on', async () => {
+    const mark = server.log().length;
+    const started = Date.now();
+    await sendPartThenHangUp(
+      '/v1/streams/project:short-body/wires',
+      'Content-Length: 1000\r\n',
+      '{"wire":"1.1",',
     );
     // The server answers at once afterwards, and logged no error for an expected event.
     const res = await fetch(`${server.url}/v1/streams/project:short-body`, {
@@ -242,14 +250,10 @@ describe('request bodies against wrangler dev', () => {
 
   it('a chunked body cut mid-stream by the client is quiet', async () => {
     const mark = server.log().length;
-    await raw(
-      port,
-      (socket) => {
-        socket.write(head('/v1/streams/project:cut-body/wires', 'Transfer-Encoding: chunked\r\n'));
-        socket.write('8\r\n{"wire":\r\n');
-        setTimeout(() => socket.destroy(), 200);
-      },
-      2000,
+    await sendPartThenHangUp(
+      '/v1/streams/project:cut-body/wires',
+      'Transfer-Encoding: chunked\r\n',
+      '8\r\n{"wire":\r\n',
     );
     await new Promise((r) => setTimeout(r, 1500));
     expect(server.log().slice(mark)).not.toMatch(NOISE);

@@ -58,17 +58,12 @@ function wireOf(s: Step, seq: number): Wire {
           expires_at: '2026-05-01T16:00:30Z',
         },
       };
+    // A reservation's end: the system confirms it or returns its units.
     case 'confirm':
-      return {
-        ...base,
-        type: 'agent.capacity.confirmed',
-        sender: 'system',
-        payload: { reservation_id: rid(s.id) },
-      };
     case 'return':
       return {
         ...base,
-        type: 'agent.capacity.returned',
+        type: s.kind === 'confirm' ? 'agent.capacity.confirmed' : 'agent.capacity.returned',
         sender: 'system',
         payload: { reservation_id: rid(s.id) },
       };

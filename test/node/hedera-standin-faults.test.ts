@@ -5,11 +5,18 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   type PrecheckStatusError,
   Status,
-  TopicMessageSubmitTransaction,
+  type TopicId,
   TransactionReceiptQuery,
 } from '../../node_modules/@hashgraph/sdk/lib/browser.js';
 import { startStandin } from '../../tools/hedera-standin/index.mjs';
-import { createTopic, mirrorMessages, postJson, sdkClient, submit } from './hedera-standin-sdk.js';
+import {
+  createTopic,
+  mirrorMessages,
+  postJson,
+  sdkClient,
+  submit,
+  submitUnder,
+} from './hedera-standin-sdk.js';
 
 const standin = await startStandin();
 const { url } = standin;
@@ -29,6 +36,13 @@ beforeEach(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const faults = (body: unknown) => postJson(`${url}/__standin/faults`, body);
+/** Submits `text` and checks it is the topic's first and only message, on the mirror too. */
+async function expectOnlyMessage(topicId: TopicId, text: string) {
+  const tx = await submit(client, topicId, text);
+  const receipt = await (await tx.execute(client)).getReceipt(client);
+  expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
+  expect(await texts(topicId.toString())).toEqual([text]);
+}
 const texts = async (topicId: string) =>
   (await mirrorMessages(url, topicId)).body.messages.map((m) =>
     Buffer.from(m.message, 'base64').toString(),
@@ -50,10 +64,7 @@ describe('stand-in fault modes', () => {
     await faults({ busy: 1 });
     const tx = (await submit(client, topicId, 'busy')).setMaxAttempts(1);
     await expect(tx.execute(client)).rejects.toThrow(/BUSY/);
-    const retried = await submit(client, topicId, 'after busy');
-    const receipt = await (await retried.execute(client)).getReceipt(client);
-    expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
-    expect(await texts(topicId.toString())).toEqual(['after busy']);
+    await expectOnlyMessage(topicId, 'after busy');
   });
 
   it('unavailable: nothing is accepted while the node is down; it works again after', async () => {
@@ -65,10 +76,7 @@ describe('stand-in fault modes', () => {
     await expect(down.execute(client)).rejects.toThrow(/unhealthy|UNAVAILABLE/i);
     await faults({});
     await sleep(250);
-    const up = await submit(client, topicId, 'back up');
-    const receipt = await (await up.execute(client)).getReceipt(client);
-    expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
-    expect(await texts(topicId.toString())).toEqual(['back up']);
+    await expectOnlyMessage(topicId, 'back up');
   });
 
   it('receiptDelayMs: receipts say UNKNOWN and the mirror is silent until consensus', async () => {
@@ -100,11 +108,7 @@ describe('stand-in fault modes', () => {
     expect(receipt.status).toBe(Status.Success);
     expect(receipt.topicSequenceNumber?.toNumber()).toBe(1);
     // Resubmitting the very same transaction cannot anchor it twice.
-    const again = new TopicMessageSubmitTransaction()
-      .setTopicId(topicId)
-      .setMessage('accepted in the dark')
-      .setTransactionId(txId)
-      .freezeWith(client);
+    const again = submitUnder(client, topicId, 'accepted in the dark', txId);
     const error = await again.execute(client).catch((e: unknown) => e);
     expect((error as PrecheckStatusError).status).toBe(Status.DuplicateTransaction);
     expect(await texts(topicId.toString())).toEqual(['accepted in the dark']);

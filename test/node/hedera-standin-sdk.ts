@@ -6,6 +6,7 @@ import {
   TopicCreateTransaction,
   type TopicId,
   TopicMessageSubmitTransaction,
+  type TransactionId,
   WebClient,
 } from '../../node_modules/@hashgraph/sdk/lib/browser.js';
 
@@ -51,6 +52,20 @@ export async function submit(
     .freezeWith(client);
   if (key) await tx.sign(key);
   return tx;
+}
+
+/** A message transaction under a chosen id, frozen: sent twice, it is the same transaction. */
+export function submitUnder(
+  client: WebClient,
+  topicId: TopicId,
+  message: string,
+  transactionId: TransactionId,
+) {
+  return new TopicMessageSubmitTransaction()
+    .setTopicId(topicId)
+    .setMessage(message)
+    .setTransactionId(transactionId)
+    .freezeWith(client);
 }
 
 export async function postJson(url: string, body: unknown) {

@@ -19,6 +19,7 @@ import {
   sdkClient,
   standinInfo,
   submit,
+  submitUnder,
 } from './hedera-standin-sdk.js';
 
 const url = inject('standinUrl');
@@ -164,17 +165,9 @@ describe('hedera stand-in', () => {
   it('rejects a second transaction with the same id as DUPLICATE_TRANSACTION', async () => {
     const topicId = await createTopic(client);
     const id = TransactionId.generate(info.operatorId);
-    const first = new TopicMessageSubmitTransaction()
-      .setTopicId(topicId)
-      .setMessage('once')
-      .setTransactionId(id)
-      .freezeWith(client);
+    const first = submitUnder(client, topicId, 'once', id);
     await (await first.execute(client)).getReceipt(client);
-    const again = new TopicMessageSubmitTransaction()
-      .setTopicId(topicId)
-      .setMessage('twice')
-      .setTransactionId(id)
-      .freezeWith(client);
+    const again = submitUnder(client, topicId, 'twice', id);
     const error = await again.execute(client).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PrecheckStatusError);
     expect((error as PrecheckStatusError).status).toBe(Status.DuplicateTransaction);

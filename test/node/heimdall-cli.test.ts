@@ -1,30 +1,20 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { describe, expect, it } from 'vitest';
+import { devServerForFile } from '../support/dev-server';
 import { runScript, type ScriptRun } from '../support/run-script';
 
 /** Seed 001's bins as `npx wirestream` commands against `wrangler dev`. */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/wirestream.mjs');
-let server: DevServer;
-let token = '';
+const dev = devServerForFile('agent:quinn', 120_000);
 const WS = `cli-${Date.now().toString(36)}`;
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, 'agent:quinn')) ?? '';
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
 
 function env(): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    WIRESTREAM_URL: server.url,
-    WIRESTREAM_TOKEN: token,
+    WIRESTREAM_URL: dev.server.url,
+    WIRESTREAM_TOKEN: dev.token ?? '',
     WIRESTREAM_WORKSPACE: WS,
   };
 }

@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runConformance } from '../../tools/mcp-conformance.mjs';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { devServerForFile } from '../support/dev-server';
 
 /**
  * The official MCP conformance suite (a client nobody here wrote) against
@@ -11,21 +11,15 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  * The suite runs under Node 22 from the npm registry (tools/mcp-conformance.mjs).
  */
 
-let server: DevServer;
-let token = '';
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, 'agent:conformance')) ?? '';
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile('agent:conformance', 120_000);
 
 describe('@modelcontextprotocol/conformance server', () => {
   it('passes every scenario outside the fixture baseline, DNS rebinding included', async () => {
-    const run = await runConformance({ url: server.url, token, stdio: 'pipe' });
+    const run = await runConformance({
+      url: dev.server.url,
+      token: dev.token ?? '',
+      stdio: 'pipe',
+    });
     const text = stripVTControlCharacters(run.output);
     expect(text).toMatch(/✓ server-initialize: \d+ passed, 0 failed/);
     expect(text).toMatch(/✓ tools-list: \d+ passed, 0 failed/);

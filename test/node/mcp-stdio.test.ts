@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DevServer, startDevServer, tokenFor } from '../support/dev-server';
+import { describe, expect, it } from 'vitest';
+import { devServerForFile } from '../support/dev-server';
+import { runScript } from '../support/run-script';
 
 /**
  * `wirestream mcp` as an MCP host runs it: a child process on stdio, fed the
@@ -10,53 +11,27 @@ import { type DevServer, startDevServer, tokenFor } from '../support/dev-server'
  */
 
 const BIN = path.join(path.resolve(import.meta.dirname, '../..'), 'bin/wirestream.mjs');
-let server: DevServer;
-let token = '';
 const SUB = `agent:stdio-${Date.now().toString(36)}`;
-
-beforeAll(async () => {
-  server = await startDevServer();
-  token = (await tokenFor(server, SUB)) ?? '';
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const dev = devServerForFile(SUB, 120_000);
 
 /** Runs the bridge with `input` on stdin until it exits; its stdout lines, parsed. */
-function bridge(input: string, args: string[] = []) {
-  return new Promise<{ code: number; lines: Record<string, unknown>[]; raw: string; err: string }>(
-    (resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [BIN, 'mcp', '--url', server.url, '--token', token, ...args],
-        {
-          env: { ...process.env, WIRESTREAM_TOKEN: '' },
-        },
-      );
-      let raw = '';
-      let err = '';
-      child.stdout.on('data', (d: Buffer) => {
-        raw += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        err += d.toString();
-      });
-      child.on('error', reject);
-      child.on('exit', (code) => {
-        try {
-          const lines = raw
-            .split('\n')
-            .filter((l) => l !== '')
-            .map((l) => JSON.parse(l) as Record<string, unknown>);
-          resolve({ code: code ?? -1, lines, raw, err });
-        } catch (error) {
-          reject(new Error(`stdout is not JSON lines: ${raw}\n${err}\n${error}`));
-        }
-      });
-      child.stdin.end(input);
-    },
+async function bridge(input: string, args: string[] = []) {
+  const run = await runScript(
+    BIN,
+    ['mcp', '--url', dev.server.url, '--token', dev.token ?? '', ...args],
+    { ...process.env, WIRESTREAM_TOKEN: '' },
+    input,
   );
+  const { code, stdout: raw, stderr: err } = run;
+  try {
+    const lines = raw
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    return { code, lines, raw, err };
+  } catch (error) {
+    throw new Error(`stdout is not JSON lines: ${raw}\n${err}\n${error}`);
+  }
 }
 
 const stream = `project:stdio-${Date.now().toString(36)}`;
@@ -110,8 +85,8 @@ describe('npx wirestream mcp (stdio)', () => {
     expect(run.code).toBe(0);
     expectAnswers(run.lines);
     // The Wire appended by call 3 in each run is on the stream: two in all.
-    const res = await fetch(`${server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
-      headers: { Authorization: `Bearer ${token}` },
+    const res = await fetch(`${dev.server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
+      headers: { Authorization: `Bearer ${dev.token ?? ''}` },
     });
     const wires = ((await res.json()) as { wires: { sender: string }[] }).wires;
     expect(wires.map((w) => w.sender)).toEqual([SUB, SUB]);
@@ -125,8 +100,8 @@ describe('npx wirestream mcp (stdio)', () => {
     ].join('\n');
     const run = await bridge(`${input}\n`);
     expect(run.lines.map((l) => l.id)).toEqual([1, 3]);
-    const res = await fetch(`${server.url}/v1/workspaces/default/claims`, {
-      headers: { Authorization: `Bearer ${token}` },
+    const res = await fetch(`${dev.server.url}/v1/workspaces/default/claims`, {
+      headers: { Authorization: `Bearer ${dev.token ?? ''}` },
     });
     const { claims } = (await res.json()) as { claims: { task_ref: string; haid: string }[] };
     expect(claims.find((c) => c.haid === `${SUB}/cursor`)?.task_ref).toBe(`T-9@${SUB}/cursor`);
@@ -134,7 +109,7 @@ describe('npx wirestream mcp (stdio)', () => {
 
   it('answers each request with a JSON-RPC error when the token is refused', async () => {
     const child = await new Promise<{ lines: Record<string, unknown>[] }>((resolve) => {
-      const p = spawn(process.execPath, [BIN, 'mcp', '--url', server.url, '--token', 'nope']);
+      const p = spawn(process.execPath, [BIN, 'mcp', '--url', dev.server.url, '--token', 'nope']);
       let raw = '';
       p.stdout.on('data', (d: Buffer) => {
         raw += d.toString();

@@ -75,29 +75,20 @@ async function snapshot(channelId: string, workerId: string, branchId: string, a
 describe('Runtime v1 across a crash of the whole runtime', () => {
   it('acceptance 6: restores channels, tasks, events, artifacts and bulletins, and carries on', async () => {
     const channelId = `rec-${Date.now().toString(36)}`;
+    /** POSTs an envelope of this channel to `path`: the status. */
+    const posted = async (path: string, type: string, payload: Json, more?: Json) =>
+      (await api('POST', path, envelope(type, channelId, payload, more))).status;
     const policy = {
       rules: [
         { id: 'research', when: { textIncludes: ['research'] }, route: { action: 'spawn_branch' } },
       ],
       default: { action: 'respond' },
     };
+    expect(await posted('/channels', 'channel.opened', { policy, contextBudget: 500 })).toBe(201);
     expect(
-      (
-        await api(
-          'POST',
-          '/channels',
-          envelope('channel.opened', channelId, { policy, contextBudget: 500 }),
-        )
-      ).status,
-    ).toBe(201);
-    expect(
-      (
-        await api(
-          'POST',
-          `/channels/${channelId}/messages`,
-          envelope('channel.message.received', channelId, { text: 'research the outage' }),
-        )
-      ).status,
+      await posted(`/channels/${channelId}/messages`, 'channel.message.received', {
+        text: 'research the outage',
+      }),
     ).toBe(201);
     const events = (await api('GET', `/channels/${channelId}/events`)).body.events as {
       envelope: Json;
@@ -105,27 +96,15 @@ describe('Runtime v1 across a crash of the whole runtime', () => {
     const branchId = (events.at(-1)?.envelope.payload as Json | undefined)?.branchId as string;
     const workerId = `${channelId}-helper`;
     expect(
-      (
-        await api(
-          'POST',
-          '/workers',
-          envelope(
-            'worker.spawned',
-            channelId,
-            { goal: 'assist', toolset: ['shell'], mode: 'interactive', timeoutSeconds: 3600 },
-            { workerId },
-          ),
-        )
-      ).status,
+      await posted(
+        '/workers',
+        'worker.spawned',
+        { goal: 'assist', toolset: ['shell'], mode: 'interactive', timeoutSeconds: 3600 },
+        { workerId },
+      ),
     ).toBe(201);
     expect(
-      (
-        await api(
-          'POST',
-          `/workers/${workerId}/events`,
-          envelope('worker.progress', channelId, { status: 'waiting' }),
-        )
-      ).status,
+      await posted(`/workers/${workerId}/events`, 'worker.progress', { status: 'waiting' }),
     ).toBe(201);
     const bytes = 'outage timeline: 10:02 deploy, 10:05 errors';
     const sha = createHash('sha256').update(bytes).digest('hex');
@@ -177,13 +156,9 @@ describe('Runtime v1 across a crash of the whole runtime', () => {
       tokenUsage: { input: 900, output: 120 },
     };
     expect(
-      (
-        await api(
-          'POST',
-          `/branches/${branchId}/conclusion`,
-          envelope('branch.conclusion', channelId, conclusion, { branchId }),
-        )
-      ).status,
+      await posted(`/branches/${branchId}/conclusion`, 'branch.conclusion', conclusion, {
+        branchId,
+      }),
     ).toBe(201);
     await eventually(20_000, async () => {
       const s = (await api('GET', `/channels/${channelId}/state`)).body;

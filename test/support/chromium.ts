@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, inject } from 'vitest';
+import { inject } from 'vitest';
 import { CHROMIUM_FLAGS, findChromium, missingMessage } from '../../tools/ensure-chromium.mjs';
+import { forFile } from './per-file';
 
 /** A headless Chromium with its own throwaway profile; `close()` removes both. */
 export interface TestBrowser {
@@ -53,19 +54,30 @@ export async function watchedPage(browser: TestBrowser, problems: string[]): Pro
  * `page` inside the tests.
  */
 export function chromiumForFile(problems: string[]): { readonly page: Page } {
-  let browser: TestBrowser | undefined;
-  let page: Page | undefined;
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await watchedPage(browser, problems);
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const current = forFile(
+    'Chromium',
+    () => launchChromium(),
+    (browser) => browser.close(),
+    (browser) => watchedPage(browser, problems),
+    60_000,
+  );
   return {
     get page() {
-      if (!page) throw new Error('Chromium starts in beforeAll');
-      return page;
+      return current().ready;
     },
   };
+}
+
+/**
+ * Signs `page` in to the dashboard at `baseUrl` with `token` (a `#token=`
+ * fragment), then opens the view at `route`, e.g. `#/gsd?project=p`.
+ */
+export async function openDashboardView(
+  page: Page,
+  baseUrl: string,
+  token: string,
+  route: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/#token=${token}`);
+  await page.evaluate(`location.hash = ${JSON.stringify(route)}`);
 }

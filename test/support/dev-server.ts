@@ -2,7 +2,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import { type Standin, startStandin } from '../../tools/hedera-standin/index.mjs';
 import {
   freePort,
@@ -11,6 +10,7 @@ import {
   ROOT,
   wranglerDevArgs,
 } from '../../tools/lib/wrangler-local.mjs';
+import { forFile } from './per-file';
 
 /**
  * The real Worker under `wrangler dev` on a free 127.0.0.1 port, for tests
@@ -24,6 +24,10 @@ export interface DevServer {
   /** The `ADMIN_TOKEN` the server was started with. */
   readonly adminToken: string;
   restart(): Promise<void>;
+  /** Stops wrangler and workerd, keeping the port, the state and the stand-in (an outage). */
+  down(): Promise<void>;
+  /** Starts them again after `down()`, on the same port and state. */
+  up(): Promise<void>;
   /** Kills wrangler and workerd at once (SIGKILL, no shutdown), then starts them again on the same state. */
   crashAndRestart(): Promise<void>;
   stop(): Promise<void>;
@@ -132,6 +136,8 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
       await stop();
       await launch();
     },
+    down: () => stop(),
+    up: () => launch(),
     crashAndRestart: async () => {
       await stop('SIGKILL');
       await launch();
@@ -198,30 +204,28 @@ export async function tokenFor(
 }
 
 /**
- * A dev server for the tests of one file: started (with a token for
+ * A dev server for the tests of one file: started (with `vars`, and a token for
  * `sender`) before them and stopped after them. Read `server` and `token`
  * inside the tests, once `beforeAll` has run.
  */
 export function devServerForFile(
   sender: string,
   timeoutMs = 90_000,
+  vars: Record<string, string> = {},
 ): { readonly server: DevServer; readonly token: string | undefined } {
-  let server: DevServer | undefined;
-  let token: string | undefined;
-  beforeAll(async () => {
-    server = await startDevServer();
-    token = await tokenFor(server, sender);
-  }, timeoutMs);
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const current = forFile(
+    'the dev server',
+    () => startDevServer(vars),
+    (server) => server.stop(),
+    (server) => tokenFor(server, sender),
+    timeoutMs,
+  );
   return {
     get server() {
-      if (!server) throw new Error('the dev server starts in beforeAll');
-      return server;
+      return current().opened;
     },
     get token() {
-      return token;
+      return current().ready;
     },
   };
 }

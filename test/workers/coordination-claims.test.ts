@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   claim,
   coordination,
+  heldTask,
   lifecycle,
+  notAvailable,
   offer,
   setCapacity,
   taskStream,
@@ -68,10 +70,7 @@ describe('claims', () => {
     const token = String(won.body.fencing_token);
     expect((await lifecycle(done, 'a', 'task.complete', token)).status).toBe(201);
     const late = await claim(done, 'b');
-    expect(late.body).toMatchObject({
-      type: '/problems/task-not-available',
-      task_status: 'complete',
-    });
+    expect(late.body).toMatchObject(notAvailable('complete'));
     expect(late.body.detail).toContain('is complete');
 
     const stuck = uid('t');
@@ -85,10 +84,7 @@ describe('claims', () => {
       ).status,
     ).toBe(201);
     const refused = await claim(stuck, 'b');
-    expect(refused.body).toMatchObject({
-      type: '/problems/task-not-available',
-      task_status: 'blocked',
-    });
+    expect(refused.body).toMatchObject(notAvailable('blocked'));
   });
 
   it('refuses a claim for another role or made on behalf of another agent', async () => {
@@ -102,10 +98,7 @@ describe('claims', () => {
 
 describe('fencing', () => {
   it('accepts lifecycle Wires only from the holder with the live token', async () => {
-    const task = uid('t');
-    await offer(task, 'developer');
-    const won = await claim(task, 'holder');
-    const token = String(won.body.fencing_token);
+    const { task, token } = await heldTask('holder');
 
     const missing = await lifecycle(task, 'holder', 'task.started', undefined);
     expect(missing.status).toBe(422);

@@ -5,7 +5,9 @@ import {
   claim,
   coordination,
   fakeClock,
+  heldTask,
   lifecycle,
+  notAvailable,
   offer,
   send,
   setCapacity,
@@ -20,10 +22,7 @@ const stubOf = streamStubOf;
 
 describe('leases', () => {
   it('extends the lease on a heartbeat, so the alarm at the old expiry re-offers nothing', async () => {
-    const task = uid('t');
-    await offer(task, 'developer');
-    const won = await claim(task, 'beat', { leaseSeconds: 60 });
-    const token = String(won.body.fencing_token);
+    const { task, token } = await heldTask('beat', { leaseSeconds: 60 });
     advance(50);
     const beat = await lifecycle(task, 'beat', 'task.heartbeat', token);
     expect(beat.status).toBe(201);
@@ -79,10 +78,7 @@ describe('leases', () => {
   });
 
   it('refuses a late Wire from the expired holder, before and after the alarm, and fences it out of the next attempt', async () => {
-    const task = uid('t');
-    await offer(task, 'developer');
-    const won = await claim(task, 'paused', { leaseSeconds: 60 });
-    const token = String(won.body.fencing_token);
+    const { task, token } = await heldTask('paused', { leaseSeconds: 60 });
     advance(61);
 
     const beforeAlarm = await lifecycle(task, 'paused', 'task.complete', token);
@@ -120,10 +116,7 @@ describe('leases', () => {
       holder: 'agent:fresh',
     });
     const claimOld = await claim(task, 'paused');
-    expect(claimOld.body).toMatchObject({
-      type: '/problems/task-not-available',
-      task_status: 'expired',
-    });
+    expect(claimOld.body).toMatchObject(notAvailable('expired'));
   });
 
   it('returns reserved capacity when a lease expires', async () => {

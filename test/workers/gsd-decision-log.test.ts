@@ -2,7 +2,7 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { uid } from './helpers/coordination';
 import { as, emit, type Json, SEED_EVENTS } from './helpers/gsd';
-import { call, connect } from './helpers/mcp';
+import { appendDecision, connect } from './helpers/mcp';
 
 async function workspaceDecisions(ws: string): Promise<Json[]> {
   const res = await SELF.fetch(`https://ws.test/v1/workspaces/${ws}/decisions`, {
@@ -33,11 +33,12 @@ describe('decision:made feeds the workspace decision log (seed 001)', () => {
 
     const mcp = await connect('session', { sub: 'agent:quinn', name: 'cursor' });
     try {
-      const decided = await call(mcp, 'append_decision', {
-        workspace: project,
-        title: 'Keep tokens short-lived',
-        body: 'Five minutes.',
-      });
+      const decided = await appendDecision(
+        mcp,
+        project,
+        'Keep tokens short-lived',
+        'Five minutes.',
+      );
       // The same log: MCP's entry comes after the GSD one.
       expect(decided.structuredContent).toMatchObject({
         decision: { seq: 2, haid: 'agent:quinn/cursor', title: 'Keep tokens short-lived' },

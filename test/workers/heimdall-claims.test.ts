@@ -2,9 +2,12 @@ import { env, runDurableObjectAlarm } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { claimDraft, gateVerdict, releaseDraft } from '../../src/modules/heimdall/surfaces/gate';
 import { streamStub } from '../../src/stream/stub';
-import { ADMIN, api, type Json, wsId } from './helpers/heimdall';
+import { ADMIN, api, type Json, racerSurfaces, wsId } from './helpers/heimdall';
 
 const claims = (ws: string) => `/v1/workspaces/${ws}/claims`;
+/** `sub` claims all of `a/` for task T, for `ttl_minutes`. */
+const claimA = (ws: string, sub: string, ttl_minutes: number) =>
+  api('POST', claims(ws), sub, { surfaces: ['a/**'], task: 'T', ttl_minutes });
 
 async function wiresOf(ws: string): Promise<Json[]> {
   const res = await api('GET', `/v1/streams/surfaces:${ws}/wires?limit=1000`, 'agent:reader');
@@ -121,11 +124,7 @@ describe('surface claims through the collision gate', () => {
 
   it('renews and releases for the holder only; an admin force-releases with a reason', async () => {
     const ws = wsId();
-    const made = await api('POST', claims(ws), 'agent:h', {
-      surfaces: ['a/**'],
-      task: 'T',
-      ttl_minutes: 5,
-    });
+    const made = await claimA(ws, 'agent:h', 5);
     const id = String((made.body.claim as Json).claim_id);
     expect(
       (await api('POST', `${claims(ws)}/${id}/renew`, 'agent:x', { ttl_minutes: 60 })).status,
@@ -190,11 +189,7 @@ describe('surface claims through the collision gate', () => {
 
   it('frees an expired claim with nothing running: the alarm writes surface.expired', async () => {
     const ws = wsId();
-    const made = await api('POST', claims(ws), 'agent:old', {
-      surfaces: ['a/**'],
-      task: 'T',
-      ttl_minutes: 0.05,
-    });
+    const made = await claimA(ws, 'agent:old', 0.05);
     expect(made.status).toBe(201);
     expect(
       (await api('POST', claims(ws), 'agent:new', { surfaces: ['a/b'], task: 'U' })).status,
@@ -246,18 +241,10 @@ describe('surface claims through the collision gate', () => {
     const ws = wsId('race');
     const AREAS = 5;
     const ids = Array.from({ length: 50 }, (_, i) => `agent:racer-${i}`);
-    // Racer i asks for area i % 5 with one of several globs that all overlap there.
-    const shapes = (area: number, i: number) =>
-      [
-        [`area${area}/**`],
-        [`area${area}/{x,y}/*.ts`],
-        [`area${area}/x/a.ts`],
-        [`area${area}/*/a.?s`],
-      ][i % 4] as string[];
     const results = await Promise.all(
       ids.map((sub, i) =>
         api('POST', claims(ws), sub, {
-          surfaces: shapes(i % AREAS, Math.floor(i / AREAS)),
+          surfaces: racerSurfaces(i, AREAS),
           task: `t${i}`,
         }),
       ),

@@ -2,6 +2,7 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { authHeaders } from './helpers/auth';
 import { uid } from './helpers/coordination';
+import { racerSurfaces } from './helpers/heimdall';
 import { call, connect } from './helpers/mcp';
 
 // Issue 27's acceptance: 50 identities racing `make_claim` over MCP (the
@@ -13,14 +14,6 @@ describe('50 identities racing make_claim over MCP', () => {
     const ws = uid('race').toLowerCase();
     const AREAS = 5;
     const subs = Array.from({ length: 50 }, (_, i) => `agent:${uid(`mcp-racer-${i}-`)}`);
-    // Racer i asks for area i % 5 with one of four globs that all overlap there.
-    const globs = (area: number, i: number) =>
-      [
-        [`area${area}/**`],
-        [`area${area}/{x,y}/*.ts`],
-        [`area${area}/x/a.ts`],
-        [`area${area}/*/a.?s`],
-      ][i % 4] as string[];
     const clients = await Promise.all(
       subs.map((sub, i) =>
         connect(i % 2 === 0 ? 'sessionless' : 'session', { sub, name: 'racer' }),
@@ -31,7 +24,7 @@ describe('50 identities racing make_claim over MCP', () => {
         clients.map((c, i) =>
           call(c, 'make_claim', {
             workspace: ws,
-            surfaces: globs(i % AREAS, Math.floor(i / AREAS)),
+            surfaces: racerSurfaces(i, AREAS),
             task: `T-${i}`,
           }),
         ),

@@ -2,7 +2,7 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { authHeaders } from './helpers/auth';
 import { uid } from './helpers/coordination';
-import { call, connect, type Era } from './helpers/mcp';
+import { appendDecision, call, connect, type Era, withMcp } from './helpers/mcp';
 
 /** The seed's heimdall-ledger-mcp tools, driven by the official SDK client. */
 
@@ -98,9 +98,8 @@ describe.each<Era>(['session', 'sessionless'])('seed 001 claim tools, %s era', (
     }
   });
 
-  it('refuses a bad glob or workspace naming the argument', async () => {
-    const c = await connect(era);
-    try {
+  it('refuses a bad glob or workspace naming the argument', () =>
+    withMcp(era, async (c) => {
       const glob = await call(c, 'make_claim', {
         workspace: wsId(),
         surfaces: ['src/[a-'],
@@ -114,10 +113,7 @@ describe.each<Era>(['session', 'sessionless'])('seed 001 claim tools, %s era', (
       });
       expect(ws.isError).toBe(true);
       expect(JSON.stringify(ws.content)).toContain('workspace');
-    } finally {
-      await c.close();
-    }
-  });
+    }));
 });
 
 describe.each<Era>(['session', 'sessionless'])(
@@ -153,11 +149,12 @@ describe.each<Era>(['session', 'sessionless'])(
       const c = await connect(era, { sub, name: 'copilot' });
       const auth = await authHeaders(sub);
       try {
-        const decided = await call(c, 'append_decision', {
-          workspace: ws,
-          title: 'Use picomatch',
-          body: 'Globs are matched by picomatch.',
-        });
+        const decided = await appendDecision(
+          c,
+          ws,
+          'Use picomatch',
+          'Globs are matched by picomatch.',
+        );
         expect(decided.structuredContent).toMatchObject({
           decision: { seq: 1, haid: `${sub}/copilot`, title: 'Use picomatch' },
         });

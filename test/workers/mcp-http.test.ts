@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { tokenFor } from './helpers/auth';
 import { offer, uid } from './helpers/coordination';
-import { call, connect, type Era } from './helpers/mcp';
+import { call, connect, type Era, withMcp } from './helpers/mcp';
 
 describe.each<Era>(['session', 'sessionless'])('MCP over Streamable HTTP, %s era', (era) => {
-  it('negotiates its era, names the tool contract 1.0.0 and answers ping (2025 era)', async () => {
-    const c = await connect(era);
-    try {
+  it('negotiates its era, names the tool contract 1.0.0 and answers ping (2025 era)', () =>
+    withMcp(era, async (c) => {
       expect(c.client.getServerVersion()).toMatchObject({ name: 'wirestream', version: '1.0.0' });
       expect(c.client.getNegotiatedProtocolVersion()).toBe(
         era === 'session' ? '2025-11-25' : '2026-07-28',
@@ -24,10 +23,7 @@ describe.each<Era>(['session', 'sessionless'])('MCP over Streamable HTTP, %s era
         expect(t.outputSchema?.properties).toHaveProperty('haid');
         expect(t.inputSchema.properties).toHaveProperty('client_identity');
       }
-    } finally {
-      await c.close();
-    }
-  });
+    }));
 
   it('attributes every call to the HAID {root}/{client} and registers it with role = client', async () => {
     const sub = `agent:${uid('h')}`;
@@ -95,9 +91,8 @@ describe.each<Era>(['session', 'sessionless'])('MCP over Streamable HTTP, %s era
     }
   });
 
-  it('refuses bad arguments with an isError result that names the argument', async () => {
-    const c = await connect(era);
-    try {
+  it('refuses bad arguments with an isError result that names the argument', () =>
+    withMcp(era, async (c) => {
       const missing = await c.client.callTool({ name: 'read_stream', arguments: {} });
       expect(missing.isError).toBe(true);
       expect(JSON.stringify(missing.content)).toContain('stream_id');
@@ -116,10 +111,7 @@ describe.each<Era>(['session', 'sessionless'])('MCP over Streamable HTTP, %s era
       });
       expect(badPayload.isError).toBe(true);
       expect(badPayload.text.problem).toMatchObject({ argument: 'payload', status: 422 });
-    } finally {
-      await c.close();
-    }
-  });
+    }));
 });
 
 describe('MCP list_available_tasks', () => {

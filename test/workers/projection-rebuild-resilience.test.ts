@@ -28,7 +28,10 @@ import { comparableDump, followRebuild, runRebuild, untilQuiet } from './helpers
 
 const ADMIN = () => authHeaders('human:ops', ['admin']);
 
-/** A task claimed, started and half done by an agent with capacity. */
+/**
+ * A task claimed, started and half done by an agent with capacity; answers
+ * once the read models have taken it in, with their dump (`live`).
+ */
 async function workload() {
   const agent = uid('dev');
   await setCapacity(agent, 4, 4);
@@ -39,7 +42,8 @@ async function workload() {
   const token = String(won.body.fencing_token);
   await lifecycle(task, agent, 'task.started', token);
   await lifecycle(task, agent, 'review.concern', token, { concern: 'y'.repeat(1500) });
-  return { agent, task, token };
+  await untilQuiet();
+  return { agent, task, token, live: await comparableDump() };
 }
 
 async function projectionStatus() {
@@ -64,9 +68,7 @@ afterEach(async () => {
 
 describe('a rebuild runs apart from its caller', () => {
   it('goes on to its end when the caller hangs up, through mirror errors', async () => {
-    await workload();
-    await untilQuiet();
-    const live = await comparableDump();
+    const { live } = await workload();
 
     // The mirror fails: the rebuild retries instead of giving up at once.
     await faults({ mirrorUnavailable: true });
@@ -107,9 +109,7 @@ describe('a rebuild runs apart from its caller', () => {
   });
 
   it('gives up after its retries, marks the models failed, and the next rebuild recovers', async () => {
-    await workload();
-    await untilQuiet();
-    const live = await comparableDump();
+    const { live } = await workload();
     await faults({ mirrorUnavailable: true });
     const lines = await runRebuild();
     expect(lines.filter((l) => l.phase === 'retry').map((l) => l.attempt)).toEqual([1, 2, 3]);
@@ -138,9 +138,7 @@ describe('a rebuild runs apart from its caller', () => {
 
 describe('a rebuild against a lagging mirror', () => {
   it('keeps the anchored Wires the mirror does not show yet', async () => {
-    const { task } = await workload();
-    await untilQuiet();
-    const live = await comparableDump();
+    const { task, live } = await workload();
     const topics = await env.DB.prepare(
       `SELECT hcs_topic_id AS topic, COUNT(*) AS n FROM wire_events
        WHERE stream_id = ?1 GROUP BY hcs_topic_id`,
@@ -175,9 +173,7 @@ describe('a rebuild against a lagging mirror', () => {
 
 describe('reading while a rebuild runs', () => {
   it('serves the old rows, names the stale models, and sees new Wires through wait_for', async () => {
-    const { agent, task } = await workload();
-    await untilQuiet();
-    const live = await comparableDump();
+    const { agent, task, live } = await workload();
     const reader = await authHeaders('human:reader', ['read']);
     const topics = (
       await env.DB.prepare('SELECT topic_id FROM projection_topics').all<{ topic_id: string }>()

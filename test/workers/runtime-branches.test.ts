@@ -4,6 +4,7 @@ import {
   envelope,
   events,
   eventually,
+  type Json,
   openChannel,
   report,
   rt,
@@ -13,8 +14,6 @@ import {
   state,
   uploadArtifact,
 } from './helpers/runtime';
-
-type Json = Record<string, unknown>;
 
 const CONCLUSION_FIELDS = ['artifactRefs', 'conclusion', 'memoryRefs', 'tokenUsage'];
 
@@ -90,32 +89,25 @@ describe('Runtime v1 branches', () => {
     });
 
     // The branch concludes: only the four fields may go back.
+    const four = {
+      conclusion: 'x',
+      artifactRefs: [],
+      memoryRefs: [],
+      tokenUsage: { input: 1, output: 1 },
+    };
     const noisy = envelope(
       'branch.conclusion',
       channelId,
-      {
-        conclusion: 'x',
-        artifactRefs: [],
-        memoryRefs: [],
-        tokenUsage: { input: 1, output: 1 },
-        transcript: ['step 1', 'step 2'],
-      },
+      { ...four, transcript: ['step 1', 'step 2'] },
       { branchId },
     );
     const refused = await rt('POST', `/branches/${branchId}/conclusion`, noisy);
     expect(refused.status).toBe(422);
     expect(JSON.stringify(refused.body)).toContain('transcript');
-    const withExtensions = envelope(
-      'branch.conclusion',
-      channelId,
-      {
-        conclusion: 'x',
-        artifactRefs: [],
-        memoryRefs: [],
-        tokenUsage: { input: 1, output: 1 },
-      },
-      { branchId, extensions: { transcript: 'all of it' } },
-    );
+    const withExtensions = envelope('branch.conclusion', channelId, four, {
+      branchId,
+      extensions: { transcript: 'all of it' },
+    });
     expect((await rt('POST', `/branches/${branchId}/conclusion`, withExtensions)).status).toBe(422);
 
     const conclusion = envelope(

@@ -3,6 +3,7 @@ import {
   envelope,
   events,
   eventually,
+  type Json,
   openChannel,
   report,
   rt,
@@ -11,8 +12,6 @@ import {
   state,
 } from './helpers/runtime';
 import { Subscriber } from './helpers/subscriber';
-
-type Json = Record<string, unknown>;
 
 async function workerState(workerId: string): Promise<Json> {
   return (await rt('GET', `/workers/${workerId}/state`)).body;

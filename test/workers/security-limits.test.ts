@@ -38,22 +38,35 @@ describe('per-sender rate limit', () => {
   const app = createApp();
   const tight = { ...env, RATE_PER_SECOND: '0.2', RATE_BURST: '5' };
 
-  it('answers a flood with 429 and Retry-After, keeping only what fit the bucket', async () => {
-    const s = uniqueStream();
-    const sender = `agent:flood-${Date.now().toString(36)}`;
-    const headers = { 'Content-Type': 'application/json', ...(await authHeaders(sender)) };
+  /** One append from `sender` to stream `s` through the app under `vars`. */
+  const append = async (s: string, sender: string, vars: typeof env) =>
+    app.request(
+      `${base}/v1/streams/${s}/wires`,
+      {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(await authHeaders(sender)) },
+        body: JSON.stringify(wire11(s, { sender })),
+      },
+      vars,
+    );
+
+  /** `n` appends from `sender` to `s`, one after another: their statuses, and the first 429. */
+  async function flood(s: string, sender: string, n: number, vars: typeof env) {
     const statuses: number[] = [];
     let refused: Response | undefined;
-    for (let i = 0; i < 8; i++) {
-      const res = await app.request(
-        `${base}/v1/streams/${s}/wires`,
-        { method: 'POST', headers, body: JSON.stringify(wire11(s, { sender })) },
-        tight,
-      );
+    for (let i = 0; i < n; i++) {
+      const res = await append(s, sender, vars);
       statuses.push(res.status);
       if (res.status === 429) refused ??= res;
       else await res.body?.cancel();
     }
+    return { statuses, refused };
+  }
+
+  it('answers a flood with 429 and Retry-After, keeping only what fit the bucket', async () => {
+    const s = uniqueStream();
+    const sender = `agent:flood-${Date.now().toString(36)}`;
+    const { statuses, refused } = await flood(s, sender, 8, tight);
     expect(statuses.slice(0, 5)).toEqual([201, 201, 201, 201, 201]);
     expect(statuses.slice(5)).toEqual([429, 429, 429]);
     if (!refused) throw new Error('no 429');
@@ -101,17 +114,7 @@ describe('per-sender rate limit', () => {
     const s = uniqueStream();
     const sender = `agent:lease-${Date.now().toString(36)}`;
     const roomy = { ...env, RATE_PER_SECOND: '0.01', RATE_BURST: '40' };
-    const headers = { 'Content-Type': 'application/json', ...(await authHeaders(sender)) };
-    const statuses: number[] = [];
-    for (let i = 0; i < 46; i++) {
-      const res = await app.request(
-        `${base}/v1/streams/${s}/wires`,
-        { method: 'POST', headers, body: JSON.stringify(wire11(s, { sender })) },
-        roomy,
-      );
-      statuses.push(res.status);
-      await res.body?.cancel();
-    }
+    const { statuses } = await flood(s, sender, 46, roomy);
     expect(statuses.slice(0, 40)).toEqual(Array(40).fill(201));
     expect(statuses.slice(40)).toEqual(Array(6).fill(429));
     expect(await lastSeq(s)).toBe(40);
@@ -120,15 +123,7 @@ describe('per-sender rate limit', () => {
   it('limits each sender on its own', async () => {
     const s = uniqueStream();
     const sender = `agent:calm-${Date.now().toString(36)}`;
-    const res = await app.request(
-      `${base}/v1/streams/${s}/wires`,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(await authHeaders(sender)) },
-        body: JSON.stringify(wire11(s, { sender })),
-      },
-      tight,
-    );
+    const res = await append(s, sender, tight);
     expect(res.status).toBe(201);
   });
 });

@@ -14,6 +14,18 @@ function upgrade(streamId: string, query = '', headers: Record<string, string> =
   });
 }
 
+/** An upgrade of a fresh stream with `?ticket=`, refused: the 401 unauthenticated problem. */
+async function refusedTicket(ticket: string | undefined) {
+  return expectProblem(await upgrade(uniqueStream(), `&ticket=${ticket}`), 401, 'unauthenticated');
+}
+
+/** An upgrade that opened a socket: accepted and closed at once. */
+function expectOpened(res: Response) {
+  expect(res.status).toBe(101);
+  res.webSocket?.accept();
+  res.webSocket?.close(1000, 'done');
+}
+
 async function ticket(headers: Record<string, string>): Promise<string> {
   const res = await SELF.fetch(`${base}/v1/tickets`, { method: 'POST', headers });
   expect(res.status).toBe(201);
@@ -50,9 +62,7 @@ describe('WebSocket upgrades', () => {
   it('opens with a short-lived ticket passed as ?ticket=', async () => {
     const t = await ticket(await authHeaders('agent:quinn-07', ['read']));
     const res = await upgrade(uniqueStream(), `&ticket=${t}`);
-    expect(res.status).toBe(101);
-    res.webSocket?.accept();
-    res.webSocket?.close(1000, 'done');
+    expectOpened(res);
   });
 
   it('opens one socket per ticket: the same ticket again is 401, a fresh one opens', async () => {
@@ -90,9 +100,7 @@ describe('WebSocket upgrades', () => {
     }
     // Unspent by those refusals.
     const res = await upgrade(uniqueStream(), `&ticket=${t}`);
-    expect(res.status).toBe(101);
-    res.webSocket?.accept();
-    res.webSocket?.close(1000, 'done');
+    expectOpened(res);
   });
 
   it('does not spend a ticket on an upgrade refused for its stream', async () => {
@@ -100,9 +108,7 @@ describe('WebSocket upgrades', () => {
     const t = await ticket(limited);
     await expectProblem(await upgrade(uniqueStream('project'), `&ticket=${t}`), 403, 'forbidden');
     const res = await upgrade(uniqueStream('agent'), `&ticket=${t}`);
-    expect(res.status).toBe(101);
-    res.webSocket?.accept();
-    res.webSocket?.close(1000, 'done');
+    expectOpened(res);
   });
 
   it('issues no ticket that outlives the token it came from', async () => {
@@ -118,11 +124,7 @@ describe('WebSocket upgrades', () => {
 
   it('refuses a long-lived token in the URL: ?ticket= takes tickets only', async () => {
     const token = (await authHeaders()).Authorization?.slice('Bearer '.length);
-    const problem = await expectProblem(
-      await upgrade(uniqueStream(), `&ticket=${token}`),
-      401,
-      'unauthenticated',
-    );
+    const problem = await refusedTicket(token);
     expect(problem.detail).toContain('POST /v1/tickets');
   });
 
@@ -133,11 +135,7 @@ describe('WebSocket upgrades', () => {
       { sub: 'agent:quinn-07', scopes: ['read'], purpose: 'ws', expiresInSeconds: 60 },
       now - 120,
     );
-    const problem = await expectProblem(
-      await upgrade(uniqueStream(), `&ticket=${token}`),
-      401,
-      'unauthenticated',
-    );
+    const problem = await refusedTicket(token);
     expect(problem.detail).toContain('expired');
   });
 
@@ -153,10 +151,8 @@ describe('WebSocket upgrades', () => {
     const res = await upgrade(uniqueStream(), '', {
       'Sec-WebSocket-Protocol': `wirestream, wirestream.bearer.${token}`,
     });
-    expect(res.status).toBe(101);
     expect(res.headers.get('sec-websocket-protocol')).toBe('wirestream');
-    res.webSocket?.accept();
-    res.webSocket?.close(1000, 'done');
+    expectOpened(res);
   });
 
   it('upgrades a browser request (Origin set) with the CORS and subprotocol headers intact', async () => {
@@ -165,10 +161,8 @@ describe('WebSocket upgrades', () => {
       Origin: 'http://localhost:8787',
       'Sec-WebSocket-Protocol': `wirestream, wirestream.bearer.${token}`,
     });
-    expect(res.status).toBe(101);
     expect(res.headers.get('sec-websocket-protocol')).toBe('wirestream');
-    res.webSocket?.accept();
-    res.webSocket?.close(1000, 'done');
+    expectOpened(res);
   });
 
   it('refuses a subscription outside the token prefixes with 403', async () => {

@@ -22,6 +22,16 @@ async function expectRejected(
   return problem;
 }
 
+/** A Wire 1.1 with `overrides`, appended to `stream`, refused with 422 invalid-wire: as expectRejected. */
+async function expectInvalidWire(
+  stream: string,
+  overrides: Record<string, unknown>,
+  detail: RegExp | string,
+) {
+  const res = await post(stream, wire11(stream, overrides));
+  return expectRejected(stream, res, 422, '/problems/invalid-wire', detail);
+}
+
 const claim = {
   task_id: '0.0.9001',
   agent: 'quinn-07',
@@ -84,11 +94,9 @@ describe('validation of appended Wires', () => {
       'feed:task:t1:attempt:1:1',
       'expired:task:t1:attempt:1:1.2',
     ]) {
-      await expectRejected(
+      await expectInvalidWire(
         s,
-        await post(s, wire11(s, { wire_id: wireId })),
-        422,
-        '/problems/invalid-wire',
+        { wire_id: wireId },
         `wire_id: wire_id "${wireId}" starts with "${wireId.split(':')[0]}:", which is reserved for Wires the coordinator derives`,
       );
     }
@@ -98,24 +106,12 @@ describe('validation of appended Wires', () => {
 
   it('rejects unknown envelope fields', async () => {
     const s = uniqueStream();
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { colour: 'red' })),
-      422,
-      '/problems/invalid-wire',
-      'colour',
-    );
+    await expectInvalidWire(s, { colour: 'red' }, 'colour');
   });
 
   it('rejects an unsupported wire version', async () => {
     const s = uniqueStream();
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { wire: '2.0' })),
-      422,
-      '/problems/invalid-wire',
-      'wire must be "1.1"',
-    );
+    await expectInvalidWire(s, { wire: '2.0' }, 'wire must be "1.1"');
   });
 
   it.each([
@@ -124,13 +120,7 @@ describe('validation of appended Wires', () => {
     ['task..claimed', 'dotted lowercase'],
   ])('rejects the malformed type name %s', async (type, detail) => {
     const s = uniqueStream();
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { type })),
-      422,
-      '/problems/invalid-wire',
-      detail,
-    );
+    await expectInvalidWire(s, { type }, detail);
   });
 
   it('accepts other dotted lowercase types with an object payload', async () => {
@@ -144,13 +134,7 @@ describe('validation of appended Wires', () => {
 
   it('rejects a payload that is not an object', async () => {
     const s = uniqueStream();
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { payload: [1, 2] })),
-      422,
-      '/problems/invalid-wire',
-      'payload',
-    );
+    await expectInvalidWire(s, { payload: [1, 2] }, 'payload');
   });
 
   it('checks known payloads field by field', async () => {
@@ -183,30 +167,16 @@ describe('validation of appended Wires', () => {
       sha256: 'a'.repeat(64),
       content: 'CREATE TABLE …',
     };
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { type: 'artifact.ready', payload })),
-      422,
-      '/problems/invalid-wire',
-      'by reference',
-    );
+    await expectInvalidWire(s, { type: 'artifact.ready', payload }, 'by reference');
   });
 
   it('requires a 64-hex sha256 with every artifact_ref', async () => {
     const s = uniqueStream('artifact');
     const payload = { artifact_type: 'migration', artifact_ref: 'r2://x', sha256: 'abc123' };
-    await expectRejected(
+    await expectInvalidWire(s, { type: 'artifact.ready', payload }, '64 lowercase hex');
+    await expectInvalidWire(
       s,
-      await post(s, wire11(s, { type: 'artifact.ready', payload })),
-      422,
-      '/problems/invalid-wire',
-      '64 lowercase hex',
-    );
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { type: 'custom.thing', payload: { artifact_ref: 'r2://y' } })),
-      422,
-      '/problems/invalid-wire',
+      { type: 'custom.thing', payload: { artifact_ref: 'r2://y' } },
       'sha256',
     );
   });
@@ -238,20 +208,8 @@ describe('validation of appended Wires', () => {
 
   it('rejects an invalid timestamp and sender', async () => {
     const s = uniqueStream();
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { ts: 'yesterday' })),
-      422,
-      '/problems/invalid-wire',
-      'ts must be an ISO 8601',
-    );
-    await expectRejected(
-      s,
-      await post(s, wire11(s, { sender: 'bad sender!' })),
-      422,
-      '/problems/invalid-wire',
-      'sender must be',
-    );
+    await expectInvalidWire(s, { ts: 'yesterday' }, 'ts must be an ISO 8601');
+    await expectInvalidWire(s, { sender: 'bad sender!' }, 'sender must be');
   });
 
   it('rejects a malformed If-Match and bad paging parameters with 400', async () => {

@@ -7,6 +7,7 @@ import {
   documentOf,
   HUMAN,
   message,
+  note,
   PlaneFollower,
   patch,
   progress,
@@ -193,12 +194,7 @@ describe("seed 002's acceptance criteria", () => {
       expect(res.body.type).toBe('WriterReject');
       expect(String(res.body.reason)).toContain('send this as a proposal');
     }
-    const human = await message(run, HUMAN, {
-      type: 'WriterAppendNote',
-      section: 'summary',
-      markdown: 'please cite sources',
-      proposal: true,
-    });
+    const human = await message(run, HUMAN, note('summary', 'please cite sources', true));
     await researchRun(run, null);
     await message(run, WRITER, {
       type: 'WriterAcceptProposal',

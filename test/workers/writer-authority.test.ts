@@ -7,6 +7,7 @@ import {
   HUMAN,
   message,
   msgId,
+  note,
   patch,
   revisionsOf,
   WORKER,
@@ -97,12 +98,7 @@ describe('the writer authority of a run', () => {
   it('merges an accepted proposal as the next revision and marks it merged; a declined one stays out', async () => {
     const run = await createRun();
     const p1 = await message(run, WORKER, patch('findings', 'accept me', true));
-    const p2 = await message(run, HUMAN, {
-      type: 'WriterAppendNote',
-      section: 'summary',
-      markdown: 'a comment',
-      proposal: true,
-    });
+    const p2 = await message(run, HUMAN, note('summary', 'a comment', true));
     const accepted = await message(run, WRITER, {
       type: 'WriterAcceptProposal',
       proposal_id: p1.body.message_id,

@@ -2,7 +2,7 @@ import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { RunsClient, WirestreamClient } from '../../src/client';
 import { tokenFor } from './helpers/auth';
-import { CONDUCTOR, createRun, WORKER, WRITER } from './helpers/writer';
+import { CONDUCTOR, createRun, note, WORKER, WRITER } from './helpers/writer';
 
 async function runsAs(sender: string) {
   const client = new WirestreamClient({
@@ -19,12 +19,7 @@ describe('run documents from the client SDK', () => {
     const run = await createRun();
     const worker = await runsAs(WORKER);
     const writer = await runsAs(WRITER);
-    const proposal = await worker.messageActor(run, {
-      type: 'WriterAppendNote',
-      section: 'findings',
-      markdown: 'from the SDK',
-      proposal: true,
-    });
+    const proposal = await worker.messageActor(run, note('findings', 'from the SDK', true));
     expect(proposal).toMatchObject({ type: 'WriterAck', outcome: 'proposal', revision: 0 });
     const accept = {
       type: 'WriterAcceptProposal',
@@ -35,12 +30,7 @@ describe('run documents from the client SDK', () => {
     const merged = await writer.messageActor(run, accept);
     expect(await writer.messageActor(run, accept)).toEqual(merged);
     expect(merged).toMatchObject({ type: 'WriterAck', outcome: 'merged', revision: 1 });
-    const refused = await worker.messageActor(run, {
-      type: 'WriterAppendNote',
-      section: 'findings',
-      markdown: 'x',
-      proposal: false,
-    });
+    const refused = await worker.messageActor(run, note('findings', 'x', false));
     expect(refused.type).toBe('WriterReject');
     const asked = await worker.requestConductor(run, 'spawn.worker', { role: 'critic' }, 'diag-7');
     expect(asked).toMatchObject({ type: 'WriterAck', outcome: 'delivered' });

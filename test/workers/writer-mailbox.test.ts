@@ -4,6 +4,7 @@ import {
   createRun,
   HUMAN,
   message,
+  note,
   PlaneFollower,
   patch,
   WORKER,
@@ -31,12 +32,7 @@ describe("the writer's mailbox", () => {
     // Offline meanwhile: a canon change (not mail), a rejected message (not mail), a proposal.
     await message(run, WRITER, patch('summary', 'canon', false));
     await message(run, WORKER, patch('findings', 'not a proposal', false));
-    const c = await message(run, WORKER, {
-      type: 'WriterAppendNote',
-      section: 'findings',
-      markdown: 'two',
-      proposal: true,
-    });
+    const c = await message(run, WORKER, note('findings', 'two', true));
     const resumed = await PlaneFollower.open(run, 'mailbox', 2);
     await resumed.until(() => resumed.wires.length === 1);
     resumed.close();

@@ -8,6 +8,7 @@ import {
   documentOf,
   HUMAN,
   message,
+  note,
   patch,
   revisionsOf,
   WORKER,
@@ -47,18 +48,8 @@ describe('rebuilding run documents from HCS', () => {
     const run = await createRun();
     await message(run, WRITER, patch('summary', 'canon 1', false));
     const p1 = await message(run, WORKER, patch('findings', 'proposed body', true));
-    const p2 = await message(run, HUMAN, {
-      type: 'WriterAppendNote',
-      section: 'summary',
-      markdown: 'a comment',
-      proposal: true,
-    });
-    const p3 = await message(run, WORKER, {
-      type: 'WriterAppendNote',
-      section: 'findings',
-      markdown: 'left open',
-      proposal: true,
-    });
+    const p2 = await message(run, HUMAN, note('summary', 'a comment', true));
+    const p3 = await message(run, WORKER, note('findings', 'left open', true));
     await message(run, WORKER, patch('findings', 'refused', false));
     await message(run, WRITER, { type: 'WriterAcceptProposal', proposal_id: p1.body.message_id });
     await message(run, WRITER, {

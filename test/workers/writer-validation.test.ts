@@ -67,32 +67,16 @@ describe('bad input to the run routes', () => {
       section: 'findings',
       proposal: false,
     };
+    // A good patch but for its run_id, which each case sets (or replaces).
+    const unrouted = {
+      ...ok,
+      ops: [{ op: 'replace', path: '/body', value: 'x' }],
+      run_id: undefined,
+    };
     const cases: [unknown, number, RegExp][] = [
-      [
-        {
-          ...ok,
-          ops: [{ op: 'replace', path: '/body', value: 'x' }],
-          run_id: undefined,
-          task_id: 'T-1',
-        },
-        422,
-        /run_id is the only control key.*task_id/,
-      ],
-      [
-        {
-          ...ok,
-          ops: [{ op: 'replace', path: '/body', value: 'x' }],
-          run_id: undefined,
-          correlation: 'c-1',
-        },
-        422,
-        /run_id is the only control key.*correlation/,
-      ],
-      [
-        { ...ok, ops: [{ op: 'replace', path: '/body', value: 'x' }], run_id: runId() },
-        422,
-        /differs from the path/,
-      ],
+      [{ ...unrouted, task_id: 'T-1' }, 422, /run_id is the only control key.*task_id/],
+      [{ ...unrouted, correlation: 'c-1' }, 422, /run_id is the only control key.*correlation/],
+      [{ ...unrouted, run_id: runId() }, 422, /differs from the path/],
       [{ ...ok, type: 'WriterShout', ops: [] }, 422, /type must be one of WriterApplyPatch/],
       [{ ...ok, ops: [] }, 422, /ops: ops must hold at least one operation/],
       [{ ...ok, ops: [{ op: 'jump', path: '/body' }] }, 422, /ops.0.op: op must be one of/],

@@ -139,43 +139,35 @@ export async function startStandin({
     const [, service, method] = path.split('/');
     const payload = readDataFrame(await readBody(req));
     if (!payload) return sendGrpcError(res, GRPC_UNIMPLEMENTED, 'expected one gRPC-web data frame');
-    if (
+    const transaction =
       service === 'proto.ConsensusService' &&
-      (method === 'createTopic' || method === 'submitMessage')
-    ) {
-      const outcome = ingest(ctx, method, payload);
-      if (outcome.kind === 'unavailable')
-        return sendGrpcError(res, GRPC_UNAVAILABLE, 'node unavailable');
-      if (outcome.lose) {
-        // Accepted and on its way to consensus, but the client never hears back.
-        res.socket?.destroy();
-        return;
-      }
-      const response = { nodeTransactionPrecheckCode: outcome.code, cost: 0 };
-      const late =
-        outcome.code === proto.ResponseCodeEnum.OK
-          ? faults.delay(outcome.topicId, 'answerDelayMs')
-          : 0;
-      // A slow node: the submit is in, the answer comes late (a client's
-      // deadline should give up first and ask again under the same id).
-      if (late > 0) await new Promise((r) => setTimeout(r, late).unref());
-      if (res.destroyed) return;
-      return sendUnary(res, proto.TransactionResponse.encode(response).finish());
-    }
-    if (
+      (method === 'createTopic' || method === 'submitMessage');
+    const query =
       service === 'proto.CryptoService' &&
-      (method === 'getTransactionReceipts' || method === 'getTxRecordByTxID')
-    ) {
-      const outcome = answerQuery(ctx, method, payload);
-      if (outcome.kind === 'unavailable')
-        return sendGrpcError(res, GRPC_UNAVAILABLE, 'node unavailable');
-      return sendUnary(res, outcome.bytes);
+      (method === 'getTransactionReceipts' || method === 'getTxRecordByTxID');
+    if (!transaction && !query) {
+      const unserved = `${service}/${method} is not served by the stand-in`;
+      return sendGrpcError(res, GRPC_UNIMPLEMENTED, unserved);
     }
-    return sendGrpcError(
-      res,
-      GRPC_UNIMPLEMENTED,
-      `${service}/${method} is not served by the stand-in`,
-    );
+    const outcome = transaction ? ingest(ctx, method, payload) : answerQuery(ctx, method, payload);
+    if (outcome.kind === 'unavailable')
+      return sendGrpcError(res, GRPC_UNAVAILABLE, 'node unavailable');
+    if (query) return sendUnary(res, outcome.bytes);
+    if (outcome.lose) {
+      // Accepted and on its way to consensus, but the client never hears back.
+      res.socket?.destroy();
+      return;
+    }
+    const response = { nodeTransactionPrecheckCode: outcome.code, cost: 0 };
+    const late =
+      outcome.code === proto.ResponseCodeEnum.OK
+        ? faults.delay(outcome.topicId, 'answerDelayMs')
+        : 0;
+    // A slow node: the submit is in, the answer comes late (a client's
+    // deadline should give up first and ask again under the same id).
+    if (late > 0) await new Promise((r) => setTimeout(r, late).unref());
+    if (res.destroyed) return;
+    return sendUnary(res, proto.TransactionResponse.encode(response).finish());
   }
 
   const server = createServer((req, res) => {

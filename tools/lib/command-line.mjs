@@ -22,3 +22,17 @@ export function wholeNumber(values, name, min = 0) {
   }
   return n;
 }
+
+/**
+ * A command line of whole-number options only, `--name N` each, with the
+ * defaults given: parsed as `commandLine` does, each checked ≥ `min` as
+ * `wholeNumber` does. Answers the numbers by option name.
+ */
+export function wholeNumberOptions(defaults, usage, min = 1) {
+  const names = Object.keys(defaults);
+  const options = Object.fromEntries(
+    names.map((name) => [name, { type: 'string', default: String(defaults[name]) }]),
+  );
+  const { values } = commandLine({ options }, usage);
+  return Object.fromEntries(names.map((name) => [name, wholeNumber(values, name, min)]));
+}

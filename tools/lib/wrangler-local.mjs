@@ -55,12 +55,14 @@ export function migrateD1(persist, cwd) {
 export const DEV_CONFIGS = ['-c', 'wrangler.toml', '-c', path.join(ROOT, 'static/wrangler.toml')];
 
 /**
- * The node arguments that start `wrangler dev` on 127.0.0.1:`port`, its state
- * in `persist`, its inspector on a free port, with `vars` as `--var`s.
- * @param {{ port: number, persist: string, vars: Record<string, string> }} options
- * @returns {Promise<string[]>}
+ * The node arguments that start `wrangler dev` (both configs) on
+ * 127.0.0.1:`port`, not interactive, with `vars` as `--var`s, for `npm run
+ * dev` and the tests alike.
+ * @param {number} port
+ * @param {Record<string, string>} vars
+ * @returns {string[]}
  */
-export async function wranglerDevArgs({ port, persist, vars }) {
+export function wranglerDevBaseArgs(port, vars) {
   return [
     WRANGLER,
     'dev',
@@ -69,13 +71,25 @@ export async function wranglerDevArgs({ port, persist, vars }) {
     '127.0.0.1',
     '--port',
     String(port),
+    '--show-interactive-dev-session=false',
+    // Exposes /__scheduled, so the Worker's cron can be run (wrangler dev fires none).
+    '--test-scheduled',
+    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
+  ];
+}
+
+/**
+ * The node arguments that start `wrangler dev` on 127.0.0.1:`port`, its state
+ * in `persist`, its inspector on a free port, with `vars` as `--var`s.
+ * @param {{ port: number, persist: string, vars: Record<string, string> }} options
+ * @returns {Promise<string[]>}
+ */
+export async function wranglerDevArgs({ port, persist, vars }) {
+  return [
+    ...wranglerDevBaseArgs(port, vars),
     '--persist-to',
     persist,
-    '--show-interactive-dev-session=false',
-    // Exposes /__scheduled, so a test can run the Worker's cron (wrangler dev fires none).
-    '--test-scheduled',
     '--inspector-port',
     String(await freePort()),
-    ...Object.entries(vars).flatMap(([k, v]) => ['--var', `${k}:${v}`]),
   ];
 }

@@ -3,14 +3,24 @@
 // token in the URL, acks, reconnects that resume after the last stream_seq —
 // and this adds what a page shows: counters that double-check the order, and
 // the connection state the header's badge displays.
-import { client } from './api.js';
+import { client, serverAnswers } from './api.js';
 import { createStore } from './store.js';
 import { useEffect, useState } from './ui.js';
 
-/** @typedef {{ state: string, detail?: string }} Connection */
+/**
+ * @typedef {{ state: string, detail?: string, tries?: number, nextAt?: number | null }} Connection
+ * While `reconnecting`: the number of the next try (those before it failed), and
+ * when it starts (`nextAt`; null once under way).
+ */
 
 /** The state of the feed the current view follows (`idle` when none). */
 export const connection = createStore(/** @type {Connection} */ ({ state: 'idle' }));
+
+/**
+ * Goes up each time a followed feed is back after reconnecting: the server is
+ * up again, so polled views read again at once instead of at their next turn.
+ */
+export const reconnected = createStore(0);
 
 /**
  * Set while the followed project, role or stream has no Wires (`'project'`…):
@@ -41,6 +51,7 @@ export function feedOf(kind, name) {
  */
 export function follow(feed, handlers) {
   const stats = { count: 0, lastSeq: 0, gaps: 0, dups: 0, window: 0 };
+  let tries = 0;
   const setConn = (state, detail) => connection.set(detail ? { state, detail } : { state });
   const options = {
     onWires: (wires) => {
@@ -55,7 +66,21 @@ export function follow(feed, handlers) {
     },
     onAnchored: (updates) => handlers.onAnchored?.(updates),
     onState: (state, detail) => {
-      if (!closed) setConn(state, detail?.reason);
+      if (closed) return;
+      if (state === 'reconnecting') {
+        // Called when a try is scheduled (with its delay), then as it starts.
+        const was = connection.get();
+        const scheduled = detail?.delayMs !== undefined;
+        if (scheduled) tries++;
+        const nextAt = scheduled ? Date.now() + detail.delayMs : null;
+        return connection.set({ state, detail: detail?.reason ?? was.detail, tries, nextAt });
+      }
+      if (tries > 0 && (state === 'catching-up' || state === 'live')) {
+        tries = 0;
+        serverAnswers(true);
+        reconnected.set(reconnected.get() + 1);
+      }
+      setConn(state, detail?.reason);
     },
     onCaughtUp: () => handlers.onCaughtUp?.(),
   };

@@ -1,9 +1,12 @@
 // Polling reads for a panel: every `everyMs` while the endpoints answer,
 // every `missingMs` while none of them exists here. Re-armed whatever happens,
-// so one failed draw or hung read never leaves a panel frozen.
+// so one failed draw or hung read never leaves a panel frozen. While the
+// server is away a panel keeps its last answers (the shell says since when),
+// and reads again as soon as a live feed is back.
 
 import { load } from './api.js';
 import { token } from './auth.js';
+import { reconnected } from './live-feed.js';
 import { useEffect, useState } from './ui.js';
 
 /**
@@ -17,12 +20,17 @@ export function usePoll(paths, { everyMs = 2_000, missingMs = 15_000 } = {}) {
   useEffect(() => {
     let timer = 0;
     let stopped = false;
+    // Reads may overlap (a reconnect asks at once): an older one never overwrites a newer.
+    let asked = 0;
+    let shown = 0;
     const poll = async () => {
       let missing = false;
+      const mine = ++asked;
       try {
         const loaded = await Promise.all(paths.map(load));
-        if (stopped) return;
-        setAnswers(loaded);
+        if (stopped || mine < shown) return;
+        shown = mine;
+        setAnswers((was) => loaded.map((a, i) => (!a.ok && a.down && was?.[i]?.ok ? was[i] : a)));
         missing = loaded.every((a) => !a.ok && a.missing);
       } catch (error) {
         console.warn('poll: redraw failed', error);
@@ -32,11 +40,11 @@ export function usePoll(paths, { everyMs = 2_000, missingMs = 15_000 } = {}) {
       }
     };
     void poll();
-    const unsubscribe = token.subscribe(() => void poll());
+    const unsubscribe = [token, reconnected].map((store) => store.subscribe(() => void poll()));
     return () => {
       stopped = true;
       clearTimeout(timer);
-      unsubscribe();
+      for (const stop of unsubscribe) stop();
     };
     // `key` stands for `paths`: a new array with the same paths is the same poll.
   }, [key, everyMs, missingMs]);

@@ -40,18 +40,25 @@ export function navigate(href, { replace = false } = {}) {
   } else location.hash = href;
 }
 
+/** The fragment of the route last shown ('' before the first). */
+let shown = '';
+
 /**
  * The current route. A token in the fragment is taken out first (kept for the
- * tab, out of the address bar and history). An old-style `/?project=kv`
+ * tab, out of the address bar and history; the views re-read with it). An old-style `/?project=kv`
  * address is moved into the fragment, so every view's state lives in one place.
  * @returns {Route}
  */
 function currentRoute() {
+  const pasted = location.hash.length > 1;
   let fragment = takeTokenFromFragment();
+  // A bare `#token=…` pasted into an open tab keeps the view it was showing.
+  if (!fragment && pasted) fragment = shown;
   if (!fragment && location.search) fragment = `/?${location.search.slice(1)}`;
   const canonical = fragment ? `#${fragment}` : '';
   if (location.search || location.hash !== canonical)
     history.replaceState(null, '', `${location.pathname}${canonical}`);
+  shown = fragment;
   return parseRoute(fragment);
 }
 

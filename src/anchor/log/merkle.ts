@@ -124,6 +124,13 @@ const equal = (a: Hash, b: Hash) => a.byteLength === b.byteLength && a.every((x,
 const odd = (n: number) => n % 2 === 1;
 const half = (n: number) => Math.floor(n / 2);
 
+/** RFC 9162's "right-shift fn and sn equally until LSB(fn) is set or fn is 0". */
+function untilOdd(fn: number, sn: number): [number, number] {
+  let [f, s] = [fn, sn];
+  while (!odd(f) && f !== 0) [f, s] = [half(f), half(s)];
+  return [f, s];
+}
+
 /** RFC 9162 §2.1.3.2: does `proof` place the leaf hash at `index` under `root`? */
 export async function verifyInclusion(
   index: number,
@@ -140,15 +147,11 @@ export async function verifyInclusion(
     if (sn === 0) return false;
     if (odd(fn) || fn === sn) {
       r = await nodeHash(p, r);
-      while (!odd(fn) && fn !== 0) {
-        fn = half(fn);
-        sn = half(sn);
-      }
+      [fn, sn] = untilOdd(fn, sn);
     } else {
       r = await nodeHash(r, p);
     }
-    fn = half(fn);
-    sn = half(sn);
+    [fn, sn] = [half(fn), half(sn)];
   }
   return sn === 0 && equal(r, root);
 }
@@ -167,10 +170,7 @@ export async function verifyConsistency(
   if (path.length === 0) return false;
   let fn = from - 1;
   let sn = to - 1;
-  while (odd(fn)) {
-    fn = half(fn);
-    sn = half(sn);
-  }
+  while (odd(fn)) [fn, sn] = [half(fn), half(sn)];
   let fr = path[0] as Hash;
   let sr = fr;
   for (const c of path.slice(1)) {
@@ -178,15 +178,11 @@ export async function verifyConsistency(
     if (odd(fn) || fn === sn) {
       fr = await nodeHash(c, fr);
       sr = await nodeHash(c, sr);
-      while (!odd(fn) && fn !== 0) {
-        fn = half(fn);
-        sn = half(sn);
-      }
+      [fn, sn] = untilOdd(fn, sn);
     } else {
       sr = await nodeHash(sr, c);
     }
-    fn = half(fn);
-    sn = half(sn);
+    [fn, sn] = [half(fn), half(sn)];
   }
   return sn === 0 && equal(fr, fromRoot) && equal(sr, toRoot);
 }

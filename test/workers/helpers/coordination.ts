@@ -108,6 +108,23 @@ export function claim(task: string, agent: string, opts: ClaimOptions = {}): Pro
   );
 }
 
+/** A fresh task offered to developers and claimed by `agent`: its id and the holder's fencing token. */
+export async function heldTask(
+  agent: string,
+  opts: ClaimOptions = {},
+): Promise<{ task: string; token: string }> {
+  const task = uid('t');
+  await offer(task, 'developer');
+  const won = await claim(task, agent, opts);
+  return { task, token: String(won.body.fencing_token) };
+}
+
+/** The problem a claim gets for a task that is `task_status` (blocked, expired, …), to match a body against. */
+export const notAvailable = (task_status: string) => ({
+  type: '/problems/task-not-available',
+  task_status,
+});
+
 /** A fenced lifecycle Wire from `agent` on a task attempt. */
 export function lifecycle(
   task: string,

@@ -88,26 +88,11 @@ export async function exerciseHeimdall(ws: string): Promise<void> {
     200,
   );
   const RELEASE = '/v1/workspaces/{ws}/claims/release';
-  expect(
-    (
-      await call(
-        'post',
-        RELEASE,
-        `${base}/claims/release`,
-        json({ haid: 'agent:contract-h' }, holder),
-      )
-    ).status,
-  ).toBe(200);
-  expect(
-    (
-      await call(
-        'post',
-        RELEASE,
-        `${base}/claims/release`,
-        json({ haid: 'agent:contract-h' }, rival),
-      )
-    ).status,
-  ).toBe(403);
+  const release = async (as: Record<string, string>) =>
+    (await call('post', RELEASE, `${base}/claims/release`, json({ haid: 'agent:contract-h' }, as)))
+      .status;
+  expect(await release(holder)).toBe(200);
+  expect(await release(rival)).toBe(403);
 }
 
 /** The workspace routes: each called for a success, then without a token (401). */

@@ -60,3 +60,18 @@ export const SEED_BRIEF = {
   capsules: ['w2'],
   invariants: 'INVARIANTS.md',
 };
+
+/**
+ * What racer `i` of a claim race (REST or MCP) asks for: area `i % areas`,
+ * with one of four globs that all overlap there.
+ */
+export function racerSurfaces(i: number, areas: number): string[] {
+  const area = i % areas;
+  const globs = [
+    [`area${area}/**`],
+    [`area${area}/{x,y}/*.ts`],
+    [`area${area}/x/a.ts`],
+    [`area${area}/*/a.?s`],
+  ];
+  return globs[Math.floor(i / areas) % 4] as string[];
+}

@@ -30,6 +30,20 @@ export async function connect(
   return { client, transport, close: () => client.close() };
 }
 
+/** Connects as `connect` does, runs `use` with the client, and closes it whatever happens. */
+export async function withMcp<T>(
+  era: Era,
+  use: (c: Connected) => Promise<T>,
+  opts: Parameters<typeof connect>[1] = {},
+): Promise<T> {
+  const c = await connect(era, opts);
+  try {
+    return await use(c);
+  } finally {
+    await c.close();
+  }
+}
+
 /** A tool call's structured result (the JSON text block must say the same). */
 export async function call(c: Connected, name: string, args: Record<string, unknown> = {}) {
   const result = (await c.client.callTool({ name, arguments: args })) as {
@@ -42,6 +56,11 @@ export async function call(c: Connected, name: string, args: Record<string, unkn
 }
 
 /** One raw JSON-RPC POST to /mcp (for what the SDK client would never send). */
+/** The append_decision tool: records a decision in `workspace`'s log. */
+export function appendDecision(c: Connected, workspace: string, title: string, body: string) {
+  return call(c, 'append_decision', { workspace, title, body });
+}
+
 export function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return SELF.fetch(MCP_URL, {
     method: 'POST',

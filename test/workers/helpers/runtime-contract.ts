@@ -53,26 +53,11 @@ export async function exerciseRuntime(): Promise<void> {
     (await call('post', W, W, json(envelope('worker.spawned', ch, spec, { workerId: wk })))).status,
   ).toBe(409);
   const WE = `${W}/{worker_id}/events`;
-  expect(
-    (
-      await call(
-        'post',
-        WE,
-        `${W}/${wk}/events`,
-        json(envelope('worker.progress', ch, { status: 'waiting' })),
-      )
-    ).status,
-  ).toBe(201);
-  expect(
-    (
-      await call(
-        'post',
-        WE,
-        `${W}/${wk}/events`,
-        json(envelope('worker.progress', ch, { status: 'nope' })),
-      )
-    ).status,
-  ).toBe(422);
+  const progress = async (status: string) =>
+    (await call('post', WE, `${W}/${wk}/events`, json(envelope('worker.progress', ch, { status }))))
+      .status;
+  expect(await progress('waiting')).toBe(201);
+  expect(await progress('nope')).toBe(422);
   const WS = `${W}/{worker_id}/state`;
   expect((await call('get', WS, `${W}/${wk}/state`, get)).status).toBe(200);
   expect((await call('get', WS, `${W}/none-such/state`, get)).status).toBe(404);

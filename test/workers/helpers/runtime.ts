@@ -6,6 +6,7 @@ import {
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import worker from '../../../src/index';
+import policy from '../../fixtures/runtime-policy.json';
 import { authHeaders } from './auth';
 import { uid } from './coordination';
 
@@ -62,22 +63,8 @@ export async function rt(
   return { status: res.status, body: parsed, res };
 }
 
-export const DEFAULT_POLICY = {
-  rules: [
-    {
-      id: 'research',
-      when: { textIncludes: ['research', 'investigate'] },
-      route: { action: 'spawn_branch' },
-    },
-    {
-      id: 'build',
-      when: { textStartsWith: 'build' },
-      route: { action: 'spawn_worker', toolset: ['shell', 'git'], mode: 'fire_and_forget' },
-    },
-    { id: 'urgent', when: { metadata: { priority: 'high' } }, route: { action: 'respond' } },
-  ],
-  default: { action: 'respond' },
-};
+/** Three rules before the default, as seed 003 describes a channel's policy. */
+export const DEFAULT_POLICY: Json = policy;
 
 /** Opens a channel; returns its id. */
 export async function openChannel(
@@ -273,13 +260,7 @@ export async function session(): Promise<string[]> {
       .bind(channelId)
       .first(),
   );
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ scheduledTime: Date.now() + 1000, cron: '* * * * *' }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
+  await cron(Date.now() + 1000);
   return channels;
 }
 

@@ -76,6 +76,14 @@ export const patch = (section: string, body: string, proposal: boolean) => ({
   proposal,
 });
 
+/** A note appended under `section`, as a proposal or straight into canon. */
+export const note = (section: string, markdown: string, proposal: boolean) => ({
+  type: 'WriterAppendNote',
+  section,
+  markdown,
+  proposal,
+});
+
 /** Every kind of document change there is: what the conductor tries and must be refused. */
 export function mutations(proposalId: string): Record<string, unknown>[] {
   return [
