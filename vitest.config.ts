@@ -31,6 +31,10 @@ export default defineConfig(async () => {
                   // Test-only secrets (never used outside tests).
                   TOKEN_SECRET: 'test-token-secret-not-for-production-0123456789',
                   ADMIN_TOKEN: 'test-admin-token-not-for-production',
+                  // Signs log-mode checkpoints (issue 31); test/workers/anchor-log-mode.test.ts
+                  // puts its topics in log mode with the TopicObject's `setAnchoring`.
+                  LOG_SIGNER_KEY:
+                    'PRIVATE+KEY+wirestream.test+c07c376f+AUVctE9S48GrbgDQKiQNZuYpwZ63ofDEyZzxSqLs0Frr',
                   // Off for suites that post fast from few senders (and spares them a
                   // Durable Object hop per append); security-limits sets its own.
                   RATE_PER_SECOND: '0',

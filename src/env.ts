@@ -53,6 +53,14 @@ export interface Env {
   RESERVATION_TIMEOUT_SECONDS?: string;
   /** Times a failing rebuild step is retried before the rebuild gives up (default 6). */
   REBUILD_RETRIES?: string;
+  /** How topics anchor (issue 31): `envelope` (default, one HCS message per Wire) or `log`. */
+  ANCHOR_MODE?: string;
+  /** Log mode: Wires per checkpoint at most (default 100). */
+  LOG_CHECKPOINT_EVERY?: string;
+  /** Log mode: longest a Wire waits for its checkpoint to be made, in ms (default 500). */
+  LOG_CHECKPOINT_MS?: string;
+  /** Log mode: the C2SP signer key of the deployment's log (secret), `PRIVATE+KEY+<name>+<id>+<key>`. */
+  LOG_SIGNER_KEY?: string;
   /** Anchoring network: local (default) | testnet | mainnet | previewnet. */
   HEDERA_NETWORK?: string;
   /** Payer account of HCS submissions (secret on public networks). */

@@ -5,6 +5,8 @@ export interface DevSecrets {
   adminToken: string;
 }
 
+/** A fresh C2SP signer key for log mode's checkpoints (`LOG_SIGNER_KEY`). */
+export function logSignerKey(name?: string): string;
 export function ensureDevSecrets(file?: string): DevSecrets;
 /** A 24-hour token signed like `POST /v1/tokens` signs them (an agent's, by default). */
 export function devToken(tokenSecret: string, sub?: string, scopes?: string[]): Promise<string>;

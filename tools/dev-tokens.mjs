@@ -1,8 +1,8 @@
-// Development secrets and tokens for `npm start`: fills TOKEN_SECRET and
-// ADMIN_TOKEN in .dev.vars with random values when they are missing or still
-// the placeholder from .dev.vars.example, and prints the dashboard's address
-// (with a read-only token) and a ready agent token.
-import { randomBytes } from 'node:crypto';
+// Development secrets and tokens for `npm start`: fills TOKEN_SECRET,
+// ADMIN_TOKEN and LOG_SIGNER_KEY in .dev.vars with fresh values when they are
+// missing or still the placeholder from .dev.vars.example, and prints the
+// dashboard's address (with a read-only token) and a ready agent token.
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sign } from 'hono/jwt';
 
@@ -17,14 +17,36 @@ function readVars(file) {
   return vars;
 }
 
+/**
+ * A C2SP signer key for log mode's checkpoints (src/anchor/log/note.ts):
+ * `PRIVATE+KEY+<name>+<key id>+<base64(0x01 ‖ ed25519 seed)>`.
+ */
+export function logSignerKey(name = 'wirestream.local') {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32);
+  const pub = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  const id = createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.of(1), pub]))
+    .digest()
+    .subarray(0, 4)
+    .toString('hex');
+  return `PRIVATE+KEY+${name}+${id}+${Buffer.concat([Buffer.of(1), seed]).toString('base64')}`;
+}
+
+const FRESH = {
+  TOKEN_SECRET: () => randomBytes(32).toString('base64url'),
+  ADMIN_TOKEN: () => randomBytes(32).toString('base64url'),
+  LOG_SIGNER_KEY: () => logSignerKey(),
+};
+
 /** Makes sure `file` holds real secrets; returns them. */
 export function ensureDevSecrets(file = '.dev.vars') {
   const vars = readVars(file);
   let text = readFileSync(file, 'utf8');
-  for (const name of ['TOKEN_SECRET', 'ADMIN_TOKEN']) {
+  for (const [name, make] of Object.entries(FRESH)) {
     const value = vars.get(name);
     if (value && value !== PLACEHOLDER) continue;
-    const fresh = randomBytes(32).toString('base64url');
+    const fresh = make();
     const line = `${name}=${fresh}`;
     text =
       value === undefined

@@ -1,7 +1,7 @@
 import { type Anchor, AnchorError, type ReceiptResult } from '../anchor/anchor';
 import { toBase64 } from '../anchor/running-hash';
-import { confirmOnMirror, type MirrorDeps } from './mirror-confirm';
-import { type TopicRow, txIdsOf } from './topic-log';
+import { confirmOnMirror, type MirrorDeps, type QueueRow } from './mirror-confirm';
+import { txIdsOf } from './topic-log';
 
 /**
  * One pass of the TopicObject's anchoring, pipelined so consensus latency
@@ -32,7 +32,7 @@ const CONSENSUS_PATIENCE_MS = 15_000;
 const WINDOW = 6;
 
 export interface PassResult {
-  anchored: TopicRow[];
+  anchored: QueueRow[];
   /** Unanchored Wires remain: fresh ones (run again now) or in flight (poll soon). */
   fresh: boolean;
   inFlight: boolean;
@@ -74,7 +74,7 @@ export class ConsensusSeen {
 export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
   const { log, topicId, sentAt } = deps;
   const rows = log.unanchored(BATCH);
-  const anchored: TopicRow[] = [];
+  const anchored: QueueRow[] = [];
   let error: string | null = null;
 
   // Fresh Wires go out first, so the mirror read that follows looks for
@@ -117,7 +117,7 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
  * synchronous stretch (one SQLite commit for the batch, not one per Wire),
  * then the Wires are sent; stops at a failure.
  */
-async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[]) {
+async function sendFresh(deps: LoopDeps, rows: QueueRow[], anchored: QueueRow[]) {
   const fresh = rows.filter((r) => r.tx_ids === null);
   const messages = fresh.map((row) => new TextEncoder().encode(row.message));
   const ids = fresh.length > 0 ? await deps.transactionIds(messages.map((m) => m.length)) : [];
@@ -141,7 +141,7 @@ async function sendFresh(deps: LoopDeps, rows: TopicRow[], anchored: TopicRow[])
   return null;
 }
 
-type Done = { row: TopicRow; rec: Extract<ReceiptResult, { status: 'success' }>; chunks: number };
+type Done = { row: QueueRow; rec: Extract<ReceiptResult, { status: 'success' }>; chunks: number };
 
 /**
  * 3. Wires the mirror did not show in time. Consensus comes roughly in order: while the
@@ -149,21 +149,21 @@ type Done = { row: TopicRow; rec: Extract<ReceiptResult, { status: 'success' }>;
  * gets its record (receipt data plus consensus time). Wires with no receipt
  * after `CONSENSUS_PATIENCE_MS` are due to be sent again.
  */
-async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
+async function lookUp(deps: LoopDeps, rows: QueueRow[]) {
   const { anchor, sentAt } = deps;
   const result = {
     done: [] as Done[],
-    resend: [] as { row: TopicRow; from: number }[],
+    resend: [] as { row: QueueRow; from: number }[],
     error: null as string | null,
   };
   const sent = rows.filter((r) => r.tx_ids !== null);
-  const patient = (row: TopicRow) =>
+  const patient = (row: QueueRow) =>
     deps.now() - (sentAt.get(row.pos) ?? 0) <= CONSENSUS_PATIENCE_MS;
   // In windows, in order: stop after a window with a Wire still waiting for
   // consensus (the later ones are almost surely waiting too). Receipts are
   // free; a (paid) record query goes only to Wires through consensus, or to
   // every Wire while lookups keep finding them through (`ConsensusSeen`).
-  const looked: TopicRow[] = [];
+  const looked: QueueRow[] = [];
   const states: Awaited<ReturnType<typeof stateOf>>[] = [];
   for (let i = 0; i < sent.length; i += WINDOW) {
     const window = sent.slice(i, i + WINDOW);
@@ -172,13 +172,13 @@ async function lookUp(deps: LoopDeps, rows: TopicRow[]) {
     for (const g of got) deps.consensus.observe(g.kind === 'done');
     looked.push(...window);
     states.push(...got);
-    if (got.some((g, j) => g.kind === 'missing' && patient(window[j] as TopicRow))) break;
+    if (got.some((g, j) => g.kind === 'missing' && patient(window[j] as QueueRow))) break;
   }
   looked.forEach((row, i) => {
     const state = states[i];
     if (!state) return;
     if (state.kind === 'failed') {
-      result.error = `wire ${row.wire_id}: transaction ${state.id} failed; it gets new ids`;
+      result.error = `${nameOf(row)}: transaction ${state.id} failed; it gets new ids`;
       deps.log.recordTransactionIds(row.pos, null);
     } else if (state.kind === 'done') {
       result.done.push({ row, rec: state.rec, chunks: txIdsOf(row).length });
@@ -209,11 +209,11 @@ async function stateOf(anchor: Anchor, ids: string[], likelyDone: boolean) {
 /** Submits chunks `from..`; returns an error message, or null once the node took them. */
 async function send(
   deps: LoopDeps,
-  row: TopicRow,
+  row: QueueRow,
   message: Uint8Array,
   ids: string[],
   from: number,
-  anchored: TopicRow[],
+  anchored: QueueRow[],
 ): Promise<string | null> {
   const { anchor, log, topicId } = deps;
   try {
@@ -259,3 +259,6 @@ function fieldsOf(
     hcs_chunks: chunks,
   };
 }
+
+const nameOf = (row: QueueRow) =>
+  row.wire_id === undefined ? `checkpoint ${row.pos}` : `wire ${row.wire_id}`;

@@ -44,6 +44,8 @@ export interface ListenDeps {
   now(): number;
   /** Whose Wires put on HCS directly are ingested (`HCS_FIRST`, see `hcsFirstPolicy`). */
   hcsFirst: HcsFirstPolicy;
+  /** Whether a message that is not JSON is a checkpoint of this topic's log (log mode). */
+  ownCheckpoint(text: string): Promise<boolean>;
 }
 
 const CHUNK_ROW = rowShape('listen_chunks', { body: 'text' });
@@ -129,6 +131,7 @@ async function onMessage(
   try {
     body = JSON.parse(text);
   } catch {
+    if (await deps.ownCheckpoint(text)) return;
     raise('hcs-first-rejected', seq, 'message is not JSON');
     result.rejected++;
     return;

@@ -1,7 +1,7 @@
 import { type MirrorMessage, transactionIdOf } from '../anchor/mirror';
 import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
 import type { AnchorRecord } from '../protocol';
-import { type TopicLog, type TopicRow, txIdsOf } from './topic-log';
+import { txIdsOf } from './topic-log';
 
 /**
  * How long a sent Wire may stay off the mirror before it is looked up by
@@ -22,8 +22,32 @@ export interface MirrorCursor {
   hash: string | null;
 }
 
+/**
+ * One message the anchoring loop sends, in order: a topic's Wire (envelope
+ * mode, `wire_id` set) or a checkpoint of its log (log mode, `log-mode.ts`).
+ */
+export interface QueueRow {
+  pos: number;
+  tx_ids: string | null;
+  message: string;
+  wire_id?: string;
+}
+
+/** Where the loop's messages are kept: the topic's `wires` table, or its log's checkpoints. */
+export interface AnchorQueue {
+  unanchored(limit: number): QueueRow[];
+  recordTransactionIds(pos: number, ids: string[] | null): void;
+  recordAnchor(
+    pos: number,
+    a: Omit<AnchorRecord, 'wire_id' | 'stream_id' | 'stream_seq'>,
+    now: number,
+  ): void;
+  highestSequenceNumber(): number;
+  runningHashAt(seq: number): string | null;
+}
+
 export interface MirrorDeps {
-  log: TopicLog;
+  log: AnchorQueue;
   topicId: string;
   /** When this isolate last sent each Wire (by pos); lost on restart, which only means an early resend. */
   sentAt: Map<number, number>;
@@ -41,15 +65,15 @@ export interface MirrorDeps {
  * (or whose sending this isolate did not see), or every sent Wire when the
  * mirror fails.
  */
-export async function confirmOnMirror(deps: MirrorDeps, rows: TopicRow[]) {
+export async function confirmOnMirror(deps: MirrorDeps, rows: QueueRow[]) {
   const sent = rows.filter((r) => r.tx_ids !== null);
   const found: {
-    row: TopicRow;
+    row: QueueRow;
     fields: Omit<AnchorRecord, 'wire_id' | 'stream_id' | 'stream_seq'>;
   }[] = [];
   if (sent.length === 0) return { found, unseen: sent };
   // Each row's ids parsed once: the first names the message, the count its chunks.
-  const byFirstId = new Map<string, { row: TopicRow; chunks: number }>();
+  const byFirstId = new Map<string, { row: QueueRow; chunks: number }>();
   for (const row of sent) {
     const ids = txIdsOf(row);
     byFirstId.set(ids[0] ?? '', { row, chunks: ids.length });
@@ -112,7 +136,7 @@ export async function confirmOnMirror(deps: MirrorDeps, rows: TopicRow[]) {
   }
   // A Wire this isolate has not seen go out (its submit failed, or the
   // object restarted since) is looked up by receipt at once, as before.
-  const overdue = (row: TopicRow) => {
+  const overdue = (row: QueueRow) => {
     const sentAt = deps.sentAt.get(row.pos);
     return sentAt === undefined || deps.now() - sentAt > MIRROR_PATIENCE_MS;
   };

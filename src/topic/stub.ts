@@ -1,6 +1,7 @@
 import type { Env } from '../env';
 import type { StoredWire } from '../protocol';
 import type { ListenResult } from './listener';
+import type { AnchoringSettings, ConsistencyView, InclusionView } from './log-mode';
 import type { TopicRow } from './topic-log';
 
 /** A TopicObject's status, as `GET /v1/topics` shows it. */
@@ -31,6 +32,9 @@ export type AnchoredRow = Pick<
   | 'origin'
 >;
 
+/** A log-mode Wire's proof (issue 31): its inclusion in a checkpoint, and the log's key. */
+export type LogProof = InclusionView & { log_origin: string; verifier_key: string };
+
 /** The TopicObject as its callers see it over RPC (declared once, see stream/stub.ts). */
 export interface TopicApi {
   accept(name: string, wires: StoredWire[]): Promise<number>;
@@ -41,6 +45,12 @@ export interface TopicApi {
   ): Promise<{ hcs_topic_id: string | null; wires: AnchoredRow[] }>;
   find(streamId: string, wireId: string): Promise<AnchoredRow | null>;
   status(): Promise<TopicStatus>;
+  setAnchoring(own: Partial<AnchoringSettings>): Promise<AnchoringSettings>;
+  logProof(streamId: string, wireId: string): Promise<LogProof | null>;
+  logConsistency(
+    from: number,
+    to: number,
+  ): Promise<(ConsistencyView & { log_origin: string; verifier_key: string }) | null>;
 }
 
 export function topicStub(env: Pick<Env, 'TOPICS'>, name: string): TopicApi {

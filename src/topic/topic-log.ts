@@ -14,6 +14,23 @@ import type { AnchorRecord, StoredWire, Wire } from '../protocol';
  * the transaction ids chosen for each before submission, and where each
  * landed on HCS. `meta` holds the topic's name, HCS id and listener offset.
  */
+/**
+ * Where one message of an `AnchorQueue` (mirror-confirm.ts) went on HCS: its
+ * transaction ids, then its anchor. The topic's Wires have them, and in log
+ * mode its checkpoints (log-store.ts).
+ */
+export const SENT_COLUMNS = {
+  tx_ids: 'text?',
+  hcs_sequence_number: 'number?',
+  consensus_timestamp: 'text?',
+  running_hash: 'text?',
+  hcs_chunks: 'number?',
+  anchored_at: 'number?',
+} as const;
+/** The same columns in SQL, for a new table (`wires` spells them out: its stored definition predates this). */
+export const SENT_COLUMNS_SQL = Object.entries(SENT_COLUMNS)
+  .map(([name, kind]) => `${name} ${kind.startsWith('number') ? 'INTEGER' : 'TEXT'}`)
+  .join(', ');
 const TOPIC_COLUMNS = {
   pos: 'number',
   wire_id: 'text',
@@ -22,12 +39,7 @@ const TOPIC_COLUMNS = {
   message: 'text',
   body: 'text',
   accepted_at: 'number',
-  tx_ids: 'text?',
-  hcs_sequence_number: 'number?',
-  consensus_timestamp: 'text?',
-  running_hash: 'text?',
-  hcs_chunks: 'number?',
-  anchored_at: 'number?',
+  ...SENT_COLUMNS,
   notified: 'number',
   origin: 'text',
 } as const;
@@ -211,7 +223,7 @@ export class TopicLog {
 }
 
 /** The transaction ids stored for a Wire's chunks (none before it was given any). */
-export function txIdsOf(row: TopicRow): string[] {
+export function txIdsOf(row: Pick<TopicRow, 'tx_ids'>): string[] {
   return JSON.parse(row.tx_ids ?? '[]') as string[];
 }
 

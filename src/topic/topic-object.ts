@@ -11,8 +11,10 @@ import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
-import type { MirrorCursor } from './mirror-confirm';
-import type { AnchoredRow, TopicStatus } from './stub';
+import { LogAnchoring } from './log-anchoring';
+import type { AnchoringSettings } from './log-mode';
+import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
+import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
 import { anchorOf, TopicLog, type TopicRow } from './topic-log';
@@ -42,6 +44,7 @@ export class TopicObject extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
   readonly #log: TopicLog;
   readonly #projection: TopicProjection;
+  readonly #logAnchoring: LogAnchoring;
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
@@ -62,6 +65,13 @@ export class TopicObject extends DurableObject<Env> {
     this.#sql = sqlOf(ctx.storage.sql);
     this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
+    this.#logAnchoring = new LogAnchoring({
+      sql: this.#sql,
+      log: this.#log,
+      env,
+      topicId: () => this.#topicId(),
+      send: (queue, topicId) => this.#send(queue, topicId),
+    });
   }
 
   /** Takes Wires from a stream's outbox; idempotent by stream and wire_id. */
@@ -98,10 +108,12 @@ export class TopicObject extends DurableObject<Env> {
   async #pass(): Promise<void> {
     let again = false;
     let inFlight = false;
+    let dueAt: number | null = null;
     try {
       const pass = await this.#anchorOnce();
       again = pass.fresh || again;
       inFlight = pass.inFlight;
+      dueAt = pass.dueAt ?? null;
       this.#failures = 0;
       this.#lastError = null;
     } catch (error) {
@@ -120,6 +132,8 @@ export class TopicObject extends DurableObject<Env> {
     // The gathering window is a timer, lost if the object is evicted in it:
     // a later pass finds what D1 still lacks.
     else if (projecting) delay = PROJECTION_RETRY_MS;
+    // Log mode: when the oldest Wire not in a checkpoint has waited LOG_CHECKPOINT_MS.
+    if (dueAt !== null) delay = Math.max(0, Math.min(delay ?? Infinity, dueAt - Date.now()));
     // Set, not "wake by": this handler is the only scheduler while it runs.
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }
@@ -163,6 +177,7 @@ export class TopicObject extends DurableObject<Env> {
       mirrorUrl: config.mirrorUrl,
       now: Date.now,
       hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
+      ownCheckpoint: (text) => this.#logAnchoring.ownCheckpoint(text, topicId),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),
@@ -197,13 +212,18 @@ export class TopicObject extends DurableObject<Env> {
     };
   }
 
-  async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean }> {
+  async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt?: number | null }> {
+    if (this.#logAnchoring.settings().mode === 'log') return this.#logAnchoring.pass();
     if (this.#log.unanchored(1).length === 0) return { fresh: false, inFlight: false };
+    return this.#send(this.#log, await this.#topicId());
+  }
+
+  /** Submits a queue's messages in order (`anchoring-loop.ts`): the Wires, or the log's checkpoints. */
+  async #send(queue: AnchorQueue, topicId: string): Promise<{ fresh: boolean; inFlight: boolean }> {
     const { anchor, config } = anchorFor(this.env);
-    const topicId = await this.#topicId();
     const pass = await anchorPass({
       anchor,
-      log: this.#log,
+      log: queue,
       topicId,
       sentAt: this.#sentAt,
       consensus: this.#consensus,
@@ -216,6 +236,23 @@ export class TopicObject extends DurableObject<Env> {
     });
     if (pass.error !== null) throw new AnchorError('retry', pass.error);
     return pass;
+  }
+
+  /** This topic's own anchoring settings over the deployment's (`ANCHOR_MODE`, `LOG_CHECKPOINT_*`). */
+  setAnchoring(own: Partial<AnchoringSettings>): AnchoringSettings {
+    const settings = this.#logAnchoring.set(own);
+    this.#wake();
+    return settings;
+  }
+
+  /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */
+  logProof(streamId: string, wireId: string): Promise<LogProof | null> {
+    return this.#logAnchoring.proof(streamId, wireId);
+  }
+
+  /** A consistency proof between two confirmed checkpoints; null in envelope mode. */
+  logConsistency(from: number, to: number): ReturnType<LogAnchoring['consistency']> {
+    return this.#logAnchoring.consistency(from, to);
   }
 
   /** The HCS topic id (`topic-id.ts`): configured, or created on first use. */

@@ -80,3 +80,16 @@ describe('checkpoints (C2SP tlog-checkpoint)', () => {
     expect(parseCheckpoint('o\n1\nAAAA\n')).toBeNull();
   });
 });
+
+describe('the log key npm start generates (tools/dev-tokens.mjs)', () => {
+  it('is a signer key note.ts reads, whose verifier opens what it signs', async () => {
+    const { logSignerKey } = await import('../../tools/dev-tokens.mjs');
+    const signer = await parseSignerKey(logSignerKey('wirestream.local'));
+    expect(signer?.name).toBe('wirestream.local');
+    if (!signer) return;
+    const verifier = await parseVerifierKey(verifierKeyOf(signer));
+    if (!verifier) throw new Error('no verifier');
+    const note = await signNote(`wirestream.local/0.0.1001\n1\n${'A'.repeat(43)}=\n`, signer);
+    expect((await openNote(note, verifier)).ok).toBe(true);
+  });
+});

@@ -7,6 +7,7 @@ import { call, DOC, documentedOperations, frameViolations, seen } from './helper
 import { uid } from './helpers/coordination';
 import { exerciseGsdRoutes } from './helpers/gsd-contract';
 import { exerciseHeimdall, exerciseWorkspace } from './helpers/heimdall-contract';
+import { exerciseLogMode } from './helpers/log-contract';
 import { untilQuiet } from './helpers/projection-live';
 import { exerciseRuntime } from './helpers/runtime-contract';
 
@@ -291,6 +292,8 @@ describe('the API against its OpenAPI document', () => {
     expect((await call('put', topic, url, jsonInit({ topic: 'shared' }, auth))).status).toBe(200);
     expect((await call('put', topic, url, jsonInit({ topic: 'mine' }, auth))).status).toBe(422);
   });
+
+  it("serves log mode's proofs as documented", exerciseLogMode);
 
   it('runs and reports read-model rebuilds as documented', async () => {
     const admin = await authHeaders('human:ops', ['admin']);

@@ -91,7 +91,7 @@ export const IssuedTicket = z.object({
   expires_at: Time,
 });
 
-export const Proof = z.looseObject({
+export const EnvelopeProof = z.looseObject({
   wire_id: z.string(),
   stream_id: z.string(),
   stream_seq: z.int(),
@@ -107,6 +107,68 @@ export const Proof = z.looseObject({
   message: z.string().meta({ description: 'The exact bytes submitted to HCS (canonical JSON)' }),
   mirror_url: z.string(),
   hashscan_url: z.string().nullable(),
+});
+
+const Base64Hashes = z
+  .array(z.string())
+  .meta({ description: 'SHA-256 hashes, base64, in RFC 9162 order' });
+
+/** Where a log checkpoint sits on HCS (log mode, issue 31). */
+const CheckpointAnchor = z.object({
+  hcs_topic_id: z.string(),
+  hcs_sequence_number: z.int(),
+  consensus_timestamp: z.string(),
+  running_hash: z.string(),
+  running_hash_version: z.int(),
+  mirror_url: z.string(),
+  hashscan_url: z.string().nullable(),
+});
+
+const LogKey = {
+  log_origin: z
+    .string()
+    .meta({ description: "The checkpoints' origin line: `<key name>/<hcs_topic_id>`" }),
+  verifier_key: z
+    .string()
+    .meta({ description: 'The C2SP verifier key that opens the signed checkpoints' }),
+};
+
+export const LogProof = z.looseObject({
+  mode: z.literal('log'),
+  wire_id: z.string(),
+  stream_id: z.string(),
+  stream_seq: z.int(),
+  topic: z.string(),
+  network: z.string(),
+  leaf: z
+    .string()
+    .meta({ description: 'The leaf bytes: the canonical JSON of the anchored envelope' }),
+  leaf_index: z.int().min(0),
+  tree_size: z.int().min(1),
+  inclusion_path: Base64Hashes,
+  checkpoint: z
+    .string()
+    .meta({ description: 'The signed C2SP checkpoint note, as submitted to HCS' }),
+  ...LogKey,
+  checkpoint_anchor: CheckpointAnchor,
+});
+
+export const Proof = z.union([EnvelopeProof, LogProof]).meta({
+  description:
+    'Envelope mode: the Wire is its own HCS message. Log mode (`mode: "log"`): the Wire is a leaf of the topic\'s Merkle tree, included in a signed checkpoint that is on HCS.',
+});
+
+const LogCheckpoint = CheckpointAnchor.extend({
+  tree_size: z.int().min(1),
+  checkpoint: z.string(),
+});
+
+export const LogConsistency = z.object({
+  hcs_topic_id: z.string(),
+  ...LogKey,
+  from: LogCheckpoint,
+  to: LogCheckpoint,
+  consistency_path: Base64Hashes,
 });
 
 export const Topics = z.object({

@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { WireInput } from '../../protocol';
 import { TicketBody, TokenBody } from '../auth/routes';
-import { AlertsQuery, AnchorsQuery, ProofQuery, TopicBody } from '../routes/anchoring';
+import {
+  AlertsQuery,
+  AnchorsQuery,
+  ConsistencyQuery,
+  ProofQuery,
+  TopicBody,
+} from '../routes/anchoring';
 import { StreamFollowQuery, StreamPageQuery } from '../routes/streams';
 import { type Answer, AUTH, BODY, type Operation, StreamIdParam, WireIdParam } from './operation';
 import * as R from './responses';
@@ -17,6 +23,13 @@ const wsAnswer: Answer = {
   description: 'Switching Protocols: the WebSocket is open (frames: ServerFrame / ClientFrame)',
   frames: { server: R.ServerFrame, client: R.ClientFrame },
 };
+
+/** Access and path of the routes under `/v1/topics/{hcs_topic_id}`. */
+const topicRead = {
+  access: 'bearer',
+  scope: 'read (a token without stream prefixes)',
+  pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
+} satisfies Pick<Operation, 'access' | 'scope' | 'pathParams'>;
 
 /** What every WebSocket follow route has in common: access, frames, refusals. */
 export function followOperation(
@@ -198,11 +211,22 @@ export const STREAM_OPERATIONS: Operation[] = [
     operationId: 'topicAnchors',
     tag: 'Anchoring',
     summary: 'The Wires anchored on a topic, with their exact messages',
-    access: 'bearer',
-    scope: 'read (a token without stream prefixes)',
-    pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
+    ...topicRead,
     query: AnchorsQuery,
     answers: { 200: { description: 'A page of anchors', schema: R.Anchors } },
+    problems: [...AUTH, 'invalid-query', 'not-found'],
+  },
+  {
+    method: 'get',
+    path: '/v1/topics/{hcs_topic_id}/log/consistency',
+    operationId: 'logConsistency',
+    tag: 'Anchoring',
+    summary: "A consistency proof between two of a log-mode topic's checkpoints",
+    description:
+      'Log mode (issue 31): `from` and `to` are tree sizes of checkpoints confirmed on HCS; the answer holds both signed checkpoints, their HCS anchors and the RFC 9162 consistency path.',
+    ...topicRead,
+    query: ConsistencyQuery,
+    answers: { 200: { description: 'The consistency proof', schema: R.LogConsistency } },
     problems: [...AUTH, 'invalid-query', 'not-found'],
   },
   {

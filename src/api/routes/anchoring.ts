@@ -4,6 +4,7 @@ import { anchorFor, messageLinks } from '../../anchor';
 import { RUNNING_HASH_VERSION } from '../../anchor/running-hash';
 import { fail, streamIdProblem, WireId } from '../../protocol';
 import { streamStub } from '../../stream/stub';
+import type { CheckpointView } from '../../topic/log-mode';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
@@ -23,6 +24,8 @@ const MAX_POSITION = 999_999_999_999_999;
  *  - `GET /v1/topics`: every topic, its HCS id and anchoring progress
  *  - `GET /v1/topics/{hcs_topic_id}/anchors?after_seq=&limit=`: the Wires the
  *    coordinator says it anchored there, with their exact message (`npm run verify`)
+ *  - `GET /v1/topics/{hcs_topic_id}/log/consistency?from=&to=`: log mode's
+ *    consistency proof between two checkpoints (issue 31)
  *  - `GET /v1/alerts?after_id=&limit=`: what the listener found wrong (and ingested)
  *  - `PUT /v1/streams/{stream_id}/topic` `{"topic":"dedicated"|"shared"}`
  */
@@ -42,6 +45,16 @@ export const AlertsQuery = {
     description: '`id` of the last alert already held (0: from the start)',
   }),
   limit: limitQuery(1000),
+};
+
+/** `GET /v1/topics/{hcs_topic_id}/log/consistency`: two tree sizes of confirmed checkpoints. */
+export const ConsistencyQuery = {
+  from: intQuery(1, Number.MAX_SAFE_INTEGER, 0).meta({
+    description: 'Tree size of the older checkpoint',
+  }),
+  to: intQuery(1, Number.MAX_SAFE_INTEGER, 0).meta({
+    description: 'Tree size of the newer checkpoint',
+  }),
 };
 
 /** `GET /v1/wires/{wire_id}/proof` */
@@ -78,6 +91,21 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
   const { hcs_topic_id } = await topicStub(c.env, where.topic).status();
   const { config } = anchorFor(c.env);
   const topicId = hcs_topic_id ?? '';
+  const inLog = await topicStub(c.env, where.topic).logProof(where.stream_id, wireId);
+  if (inLog) {
+    const { checkpoint, ...inclusion } = inLog;
+    return Response.json({
+      mode: 'log',
+      wire_id: row.wire_id,
+      stream_id: row.stream_id,
+      stream_seq: row.stream_seq,
+      topic: where.topic,
+      network: config.network,
+      ...inclusion,
+      checkpoint: checkpoint.checkpoint,
+      checkpoint_anchor: checkpointAnchor(c.env, topicId, checkpoint),
+    });
+  }
   const timestamp = row.consensus_timestamp ?? '';
   return Response.json({
     wire_id: row.wire_id,
@@ -129,6 +157,57 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
     next_after_seq: wires.length === page.limit ? last : null,
   });
 });
+
+anchoring.get('/topics/:hcs_topic_id/log/consistency', async (c) => {
+  const denied =
+    requireScope(c, 'read') ??
+    requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/log/consistency');
+  if (denied) return denied;
+  const topicId = c.req.param('hcs_topic_id');
+  const parsed = parseQuery(c, ConsistencyQuery);
+  if (!parsed.ok) return problem(c, parsed);
+  const { from, to } = parsed.query;
+  const missing = from === 0 ? 'from' : to === 0 ? 'to' : null;
+  if (missing) {
+    const detail = `${missing} is required: the tree size of a checkpoint`;
+    return problem(
+      c,
+      fail('invalid-query', detail, { errors: [{ path: missing, message: detail }] }),
+    );
+  }
+  const names = (await directoryStub(c.env).topics()).filter((t) => t.hcs_topic_id === topicId);
+  const answers = await Promise.all(
+    names.map((t) => topicStub(c.env, t.name).logConsistency(from, to)),
+  );
+  const answer = answers.find((a) => a !== null);
+  if (!answer) return problem(c, fail('not-found', `no log-mode topic with HCS id "${topicId}"`));
+  if (!answer.ok) {
+    const { parameter, detail } = answer;
+    const errors = [{ path: parameter, message: detail }];
+    return problem(c, fail('invalid-query', `${parameter}: ${detail}`, { errors }));
+  }
+  return Response.json({
+    hcs_topic_id: topicId,
+    log_origin: answer.log_origin,
+    verifier_key: answer.verifier_key,
+    from: { ...answer.from, ...checkpointAnchor(c.env, topicId, answer.from) },
+    to: { ...answer.to, ...checkpointAnchor(c.env, topicId, answer.to) },
+    consistency_path: answer.consistency_path,
+  });
+});
+
+/** Where a log checkpoint sits on HCS, with links to check it. */
+function checkpointAnchor(env: AppEnv['Bindings'], topicId: string, cp: CheckpointView) {
+  const { config } = anchorFor(env);
+  return {
+    hcs_topic_id: topicId,
+    hcs_sequence_number: cp.hcs_sequence_number,
+    consensus_timestamp: cp.consensus_timestamp,
+    running_hash: cp.running_hash,
+    running_hash_version: RUNNING_HASH_VERSION,
+    ...messageLinks(config, topicId, cp.hcs_sequence_number, cp.consensus_timestamp),
+  };
+}
 
 anchoring.get('/alerts', async (c) => {
   const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/alerts');

@@ -1,0 +1,117 @@
+import {
+  type NoteSigner,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  verifierKeyOf,
+} from '../anchor/log/note';
+import type { Env } from '../env';
+import type { Sql } from '../kernel/sql';
+import {
+  type AnchoringSettings,
+  anchoringSettings,
+  type ConsistencyView,
+  logOrigin,
+  TopicLogMode,
+} from './log-mode';
+import type { AnchorQueue } from './mirror-confirm';
+import type { LogProof } from './stub';
+import type { TopicLog } from './topic-log';
+
+export interface LogAnchoringDeps {
+  sql: Sql;
+  log: TopicLog;
+  env: Pick<Env, 'ANCHOR_MODE' | 'LOG_CHECKPOINT_EVERY' | 'LOG_CHECKPOINT_MS' | 'LOG_SIGNER_KEY'>;
+  /** The topic's HCS id, created on first use (`topic-id.ts`). */
+  topicId(): Promise<string>;
+  /** One pass of the anchoring loop over `queue` (`anchoring-loop.ts`); throws on a failed send. */
+  send(queue: AnchorQueue, topicId: string): Promise<{ fresh: boolean; inFlight: boolean }>;
+}
+
+type LogKeyView = { log_origin: string; verifier_key: string };
+
+/**
+ * The TopicObject's log mode (issue 31, `log-mode.ts`): which mode the topic
+ * is in (the deployment's `ANCHOR_MODE` under the topic's own setting), its
+ * anchoring pass in log mode, the deployment's log key, and the proofs.
+ */
+export class LogAnchoring {
+  /** Made on first use: an envelope-mode topic never has log mode's tables. */
+  #mode: TopicLogMode | null = null;
+  #signer: Promise<NoteSigner> | null = null;
+
+  constructor(private readonly deps: LogAnchoringDeps) {}
+
+  settings(): AnchoringSettings {
+    const own = this.deps.log.get('anchoring');
+    return anchoringSettings(this.deps.env, own === null ? null : JSON.parse(own));
+  }
+
+  /** This topic's own settings over the deployment's. */
+  set(own: Partial<AnchoringSettings>): AnchoringSettings {
+    this.deps.log.set('anchoring', JSON.stringify(own));
+    return this.settings();
+  }
+
+  /**
+   * New Wires become leaves, due checkpoints are signed and sent as Wires are
+   * in envelope mode, and confirmed ones give their Wires their anchor.
+   */
+  async pass(): Promise<{ fresh: boolean; inFlight: boolean; dueAt: number | null }> {
+    const log = this.#log();
+    const more = await log.grow();
+    if (!log.busy()) return { fresh: more, inFlight: false, dueAt: null };
+    const signer = await this.#signerKey();
+    const topicId = await this.deps.topicId();
+    const origin = logOrigin(signer, topicId);
+    const dueAt = await log.checkpoint(signer, origin, this.settings(), Date.now());
+    const sending = log.checkpoints.unanchored(1).length > 0;
+    const pass = sending ? await this.deps.send(log.checkpoints, topicId) : { fresh: false };
+    log.applyConfirmed(Date.now());
+    const inFlight = log.checkpoints.unanchored(1).length > 0;
+    return { fresh: more || pass.fresh, inFlight, dueAt };
+  }
+
+  /** A log-mode Wire's inclusion in its confirmed checkpoint; null in envelope mode. */
+  async proof(streamId: string, wireId: string): Promise<LogProof | null> {
+    const row = this.deps.log.byWire(streamId, wireId);
+    if (this.settings().mode !== 'log' || row?.hcs_sequence_number == null) return null;
+    const inclusion = await this.#log().inclusion(row.pos, row.message);
+    return inclusion && { ...inclusion, ...(await this.#keyView()) };
+  }
+
+  /** A consistency proof between two confirmed checkpoints; null in envelope mode. */
+  async consistency(from: number, to: number): Promise<(ConsistencyView & LogKeyView) | null> {
+    if (this.settings().mode !== 'log') return null;
+    return { ...(await this.#log().consistency(from, to)), ...(await this.#keyView()) };
+  }
+
+  /** Whether `text` is a checkpoint this deployment's log key signed for this topic. */
+  async ownCheckpoint(text: string, topicId: string): Promise<boolean> {
+    const key = this.deps.env.LOG_SIGNER_KEY;
+    const signer = key ? await this.#signerKey().catch(() => null) : null;
+    const opened = signer ? await openNote(text, signer) : null;
+    if (!signer || !opened?.ok) return false;
+    return parseCheckpoint(opened.text)?.origin === logOrigin(signer, topicId);
+  }
+
+  #log(): TopicLogMode {
+    this.#mode ??= new TopicLogMode(this.deps.sql, this.deps.log);
+    return this.#mode;
+  }
+
+  /** The deployment's log key (`LOG_SIGNER_KEY`), which signs every checkpoint. */
+  #signerKey(): Promise<NoteSigner> {
+    this.#signer ??= parseSignerKey(this.deps.env.LOG_SIGNER_KEY ?? '').then((signer) => {
+      if (signer) return signer;
+      throw new Error('log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key>');
+    });
+    return this.#signer;
+  }
+
+  async #keyView(): Promise<LogKeyView> {
+    const signer = await this.#signerKey();
+    const origin = logOrigin(signer, this.deps.log.get('hcs_topic_id') ?? '');
+    return { log_origin: origin, verifier_key: verifierKeyOf(signer) };
+  }
+}
