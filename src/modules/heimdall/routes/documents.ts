@@ -9,7 +9,7 @@ import { Haid, surfacesStream, workspaceStream } from '../identity';
 import { auditLines } from '../workspace/audit';
 import type { WorkspaceState } from '../workspace/decider';
 import { Name } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+import { targetOf, workspaceState, writeAs } from './support';
 
 /**
  * The decisions log, conflict records (the MCP tools `append_decision` and
@@ -40,14 +40,7 @@ const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
 documentRoutes.post('/workspaces/:ws/decisions', async (c) => {
   const t = ws(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, DecisionBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'decision.appended', {
-    ...body.value,
-    haid: who.haid,
-  });
+  const result = await writeAs(c, t.stream, DecisionBody, 'decision.appended');
   if (!result.ok) return problem(c, result);
   const seq = Number(result.receipt.decision_seq);
   const decision = (await workspaceState(c, t.ws)).decisions.find((d) => d.seq === seq);
@@ -63,11 +56,7 @@ documentRoutes.get('/workspaces/:ws/decisions', async (c) => {
 documentRoutes.post('/workspaces/:ws/conflicts', async (c) => {
   const t = ws(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, ConflictBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'conflict.raised', { ...body.value, haid: who.haid });
+  const result = await writeAs(c, t.stream, ConflictBody, 'conflict.raised');
   if (!result.ok) return problem(c, result);
   return c.json({ path: result.receipt.path, decision_seq: result.receipt.decision_seq }, 201);
 });

@@ -8,7 +8,7 @@ import { type Capsule, capsuleMarkdown, closure } from '../workspace/capsules';
 import { deltaLine, deltaPercent } from '../workspace/ledger';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { Name, Role, Tokens } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+import { appendAs, bodyOf, callerHaid, targetOf, workspaceState, writeAs } from './support';
 
 /** Mechanisms 4 and 6: delta briefs (`/briefs`) and the token ledger (`/ledger/…`). */
 export const ledgerRoutes = new Hono<AppEnv>();
@@ -50,29 +50,19 @@ const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
 ledgerRoutes.post('/workspaces/:ws/ledger/log', async (c) => {
   const t = ws(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, LedgerLogBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'ledger.logged', { ...body.value, haid: who.haid });
+  const result = await writeAs(c, t.stream, LedgerLogBody, 'ledger.logged');
   if (!result.ok) return problem(c, result);
-  const totals = (await workspaceState(c, t.ws)).ledger.totals[body.value.role];
-  return c.json(
-    { logged: { ...body.value, haid: who.haid }, role_total: totals?.tokens ?? 0 },
-    201,
-  );
+  const { value, haid } = result;
+  const totals = (await workspaceState(c, t.ws)).ledger.totals[value.role];
+  return c.json({ logged: { ...value, haid }, role_total: totals?.tokens ?? 0 }, 201);
 });
 
 ledgerRoutes.post('/workspaces/:ws/ledger/baseline', async (c) => {
   const t = ws(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, LedgerBaselineBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'ledger.baseline', { ...body.value, haid: who.haid });
+  const result = await writeAs(c, t.stream, LedgerBaselineBody, 'ledger.baseline');
   if (!result.ok) return problem(c, result);
-  return c.json({ baseline: { role: body.value.role, tokens: body.value.tokens } });
+  return c.json({ baseline: { role: result.value.role, tokens: result.value.tokens } });
 });
 
 ledgerRoutes.get('/workspaces/:ws/ledger/delta', async (c) => {

@@ -103,3 +103,30 @@ export async function workspaceState(c: Context<AppEnv>, ws: string): Promise<Wo
 export function callerHaid(c: Context<AppEnv>, asked: unknown) {
   return haidOf(principalOf(c).sub, asked);
 }
+
+/**
+ * A write as the caller: the body as `schema` reads it, the caller's haid
+ * from its `haid`, then a Wire of `type` appended to `streamId` with the
+ * payload `payloadOf` makes (the body with the checked haid, by default).
+ * The body, the haid and the append's result, or the first Failure.
+ */
+export async function writeAs<T extends z.ZodType<{ haid?: string | undefined }>>(
+  c: Context<AppEnv>,
+  streamId: string,
+  schema: T,
+  type: string,
+  payloadOf: (value: z.infer<T>, haid: string) => Record<string, unknown> = (value, haid) => ({
+    ...value,
+    haid,
+  }),
+): Promise<Result<{ value: z.infer<T>; haid: string; receipt: AppendedReceipt }>> {
+  const body = await bodyOf(c, schema);
+  if (!body.ok) return body;
+  const who = callerHaid(c, body.value.haid);
+  if (!who.ok) return who;
+  const result = await appendAs(c, streamId, type, payloadOf(body.value, who.haid));
+  if (!result.ok) return result;
+  return { ok: true, value: body.value, haid: who.haid, receipt: result.receipt };
+}
+
+type AppendedReceipt = Extract<AppendResult, { ok: true }>['receipt'];

@@ -8,7 +8,7 @@ import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
 import type { SymbolEntry } from '../workspace/decider';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { CapsuleFields, Name } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+import { targetOf, workspaceState, writeAs } from './support';
 
 /**
  * Mechanisms 2, 3 and 5 of `workspace:<ws>`: the symbol table
@@ -62,16 +62,12 @@ workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
   const id = c.req.param('id');
   const bad = nameParam(id, 'symbol id');
   if (bad) return problem(c, bad);
-  const body = await bodyOf(c, SymbolBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'symbol.set', {
+  const result = await writeAs(c, t.stream, SymbolBody, 'symbol.set', (body, haid) => ({
     id,
-    value: body.value.value,
-    ...(body.value.force ? { force: true } : {}),
-    haid: who.haid,
-  });
+    value: body.value,
+    ...(body.force ? { force: true } : {}),
+    haid,
+  }));
   if (!result.ok) return problem(c, result);
   const entry = (await workspaceState(c, t.ws)).symbols[id];
   return c.json({ symbol: entry ? entryJson(id, 'id', entry, true) : null });
@@ -110,15 +106,11 @@ workspaceRoutes.put('/workspaces/:ws/blackboard/:key', async (c) => {
   const key = c.req.param('key');
   const bad = nameParam(key, 'blackboard key');
   if (bad) return problem(c, bad);
-  const body = await bodyOf(c, BlackboardBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'blackboard.set', {
+  const result = await writeAs(c, t.stream, BlackboardBody, 'blackboard.set', (body, haid) => ({
     key,
-    value: String(body.value.value),
-    haid: who.haid,
-  });
+    value: String(body.value),
+    haid,
+  }));
   if (!result.ok) return problem(c, result);
   const entry = (await workspaceState(c, t.ws)).blackboard[key];
   return c.json({ entry: entry ? entryJson(key, 'key', entry) : null });
@@ -151,12 +143,13 @@ workspaceRoutes.put('/workspaces/:ws/capsules/:id', async (c) => {
   const id = c.req.param('id');
   const bad = nameParam(id, 'capsule id');
   if (bad) return problem(c, bad);
-  const body = await bodyOf(c, CapsuleBody);
-  if (!body.ok) return problem(c, body);
-  const { haid, ...fields } = body.value;
-  const who = callerHaid(c, haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'capsule.written', { id, ...fields, haid: who.haid });
+  const result = await writeAs(
+    c,
+    t.stream,
+    CapsuleBody,
+    'capsule.written',
+    ({ haid: _asked, ...fields }, haid) => ({ id, ...fields, haid }),
+  );
   if (!result.ok) return problem(c, result);
   const capsule = (await workspaceState(c, t.ws)).capsules[id];
   return c.json({ capsule: capsule ? capsuleJson(capsule) : null });
