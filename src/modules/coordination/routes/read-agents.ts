@@ -2,14 +2,13 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
+import { listPage } from '../../../api/routes/read-page';
 import {
   answer,
   Freshness,
   Name,
   oneQuery,
   Paging,
-  pageOf,
-  pageQuery,
   Where,
   withJson,
 } from '../../../api/routes/read-support';
@@ -47,24 +46,19 @@ export const AgentsQuery = {
   ...Freshness,
 };
 
-readAgents.get('/agents', async (c) => {
-  const page = pageQuery(c, AgentsQuery, 1);
-  if (!page.ok) return problem(c, page);
-  const { query: q, after } = page;
+readAgents.get('/agents', (c) => {
   const before = staleBefore(c.env);
-  const where = new Where().eq('role', q.role).eq('status', q.status).streams('stream_id', c);
-  if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
-  if (q.stale === 'false') where.add('last_seen_at >= ?', before);
-  if (after) where.add('agent_id > ?', ...after);
-  const stmt = c.env.DB.prepare(
-    `SELECT * FROM agent_runtime_state ${where.sql} ORDER BY agent_id LIMIT ?`,
-  ).bind(...where.params, q.limit + 1);
-  return answer(c, q, [stmt], ([rows = []]) => {
-    const page = pageOf(rows, q.limit, (r) => [String(r.agent_id)]);
-    return {
-      ok: true,
-      body: { agents: page.items.map((r) => agentJson(r, before)), next_cursor: page.next_cursor },
-    };
+  return listPage(c, AgentsQuery, {
+    table: 'agent_runtime_state',
+    keys: ['agent_id'],
+    list: 'agents',
+    where: (q) => {
+      const where = new Where().eq('role', q.role).eq('status', q.status).streams('stream_id', c);
+      if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
+      if (q.stale === 'false') where.add('last_seen_at >= ?', before);
+      return where;
+    },
+    item: (r) => agentJson(r, before),
   });
 });
 

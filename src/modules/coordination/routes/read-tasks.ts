@@ -2,14 +2,13 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
+import { listPage } from '../../../api/routes/read-page';
 import {
   answer,
   Freshness,
   Name,
   oneQuery,
   Paging,
-  pageOf,
-  pageQuery,
   Where,
   withJson,
 } from '../../../api/routes/read-support';
@@ -37,25 +36,21 @@ export const TasksQuery = {
   ...Freshness,
 };
 
-readTasks.get('/tasks', async (c) => {
-  const page = pageQuery(c, TasksQuery, 2);
-  if (!page.ok) return problem(c, page);
-  const { query: q, after } = page;
-  const where = new Where()
-    .eq('status', q.status)
-    .eq('role', q.role)
-    .eq('claimed_by', q.claimed_by)
-    .eq('correlation_id', q.correlation_id)
-    .streams('stream_id', c);
-  if (after) where.add('(task_id, attempt) > (?, ?)', ...after);
-  const stmt = c.env.DB.prepare(
-    `SELECT * FROM task_run_state ${where.sql} ORDER BY task_id, attempt LIMIT ?`,
-  ).bind(...where.params, q.limit + 1);
-  return answer(c, q, [stmt], ([rows = []]) => {
-    const page = pageOf(rows, q.limit, (r) => [String(r.task_id), Number(r.attempt)]);
-    return { ok: true, body: { tasks: page.items.map(taskJson), next_cursor: page.next_cursor } };
-  });
-});
+readTasks.get('/tasks', (c) =>
+  listPage(c, TasksQuery, {
+    table: 'task_run_state',
+    keys: ['task_id', 'attempt'],
+    list: 'tasks',
+    where: (q) =>
+      new Where()
+        .eq('status', q.status)
+        .eq('role', q.role)
+        .eq('claimed_by', q.claimed_by)
+        .eq('correlation_id', q.correlation_id)
+        .streams('stream_id', c),
+    item: taskJson,
+  }),
+);
 
 readTasks.get('/tasks/:task_id', async (c) => {
   const one = oneQuery(c, 'task_id');
