@@ -7,6 +7,14 @@ import * as R from './responses';
 
 /** The D1 read models, the admin rebuild and the public documents. */
 
+/** A rebuild's progress, as both the start and the follow stream it. */
+const REBUILD_LINES = {
+  description: 'Progress lines (NDJSON), until the rebuild ends',
+  schema: R.RebuildLine,
+  contentType: 'application/x-ndjson',
+  headers: ['RebuildId', 'CacheControl'],
+};
+
 export const READ_OPERATIONS: Operation[] = [
   readOperation({
     path: '/v1/streams',
@@ -46,14 +54,7 @@ export const READ_OPERATIONS: Operation[] = [
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
     body: { schema: RebuildBody, required: false },
-    answers: {
-      200: {
-        description: 'Progress lines (NDJSON), until the rebuild ends',
-        schema: R.RebuildLine,
-        contentType: 'application/x-ndjson',
-        headers: ['RebuildId', 'CacheControl'],
-      },
-    },
+    answers: { 200: REBUILD_LINES },
     problems: [...AUTH, ...BODY, 'invalid-query', 'rebuild-running'],
   },
   {
@@ -64,14 +65,7 @@ export const READ_OPERATIONS: Operation[] = [
     summary: 'Follow the running (or last) rebuild from its first line',
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
-    answers: {
-      200: {
-        description: 'Progress lines (NDJSON), until the rebuild ends',
-        schema: R.RebuildLine,
-        contentType: 'application/x-ndjson',
-        headers: ['RebuildId', 'CacheControl'],
-      },
-    },
+    answers: { 200: REBUILD_LINES },
     problems: [...AUTH, 'not-found'],
   },
   {

@@ -84,6 +84,17 @@ async function fenced(
 
 const LeaseResult = Receipt.extend({ fencing_token: z.string().optional() });
 
+/** A tool that appends one fenced lifecycle Wire of `type` to a task the caller holds. */
+function fencedTool(name: string, description: string, type: string) {
+  return defineTool({
+    name,
+    description,
+    input: z.object({ task_id: TaskId, attempt: Attempt }),
+    output: LeaseResult,
+    handler: (args, ctx) => fenced(ctx, args, type),
+  });
+}
+
 export const COORDINATION_TOOLS = [
   defineTool({
     name: 'append_wire',
@@ -168,20 +179,12 @@ export const COORDINATION_TOOLS = [
       return toolRefusal(res, argumentOf(res.problem, ['task_id', 'role'], 'task_id'));
     },
   }),
-  defineTool({
-    name: 'heartbeat_task',
-    description: 'Renew the lease of a task you hold (fencing token handled for you).',
-    input: z.object({ task_id: TaskId, attempt: Attempt }),
-    output: LeaseResult,
-    handler: (args, ctx) => fenced(ctx, args, 'task.heartbeat'),
-  }),
-  defineTool({
-    name: 'release_task',
-    description: 'Hand back a task you hold so it is offered again.',
-    input: z.object({ task_id: TaskId, attempt: Attempt }),
-    output: LeaseResult,
-    handler: (args, ctx) => fenced(ctx, args, 'task.released'),
-  }),
+  fencedTool(
+    'heartbeat_task',
+    'Renew the lease of a task you hold (fencing token handled for you).',
+    'task.heartbeat',
+  ),
+  fencedTool('release_task', 'Hand back a task you hold so it is offered again.', 'task.released'),
   defineTool({
     name: 'complete_task',
     description: 'Complete a task you hold, optionally naming its output by reference.',
