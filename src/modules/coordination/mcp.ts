@@ -4,6 +4,7 @@ import {
   argumentOf,
   defineTool,
   type McpToolContext,
+  outcomeOf,
   type ToolOutcome,
   toolRefusal,
   toolResult,
@@ -117,9 +118,8 @@ export const COORDINATION_TOOLS = [
         causation_id: args.causation_id ?? null,
       };
       const res = await append(ctx, args.stream_id, body);
-      if (res.ok) return toolResult(res.body);
       const names = ['stream_id', 'type', 'payload', 'wire_id', 'correlation_id', 'causation_id'];
-      return toolRefusal(res, argumentOf(res.problem, names, 'stream_id'));
+      return outcomeOf(res, (p) => argumentOf(p, names, 'stream_id'));
     },
   }),
   defineTool({
@@ -138,7 +138,7 @@ export const COORDINATION_TOOLS = [
     async handler(args, ctx) {
       const q = `after_seq=${args.after_seq}&limit=${args.limit}`;
       const res = await ctx.api('GET', `/v1/streams/${enc(args.stream_id)}/wires?${q}`);
-      return res.ok ? toolResult(res.body) : toolRefusal(res, 'stream_id');
+      return outcomeOf(res, 'stream_id');
     },
   }),
   defineTool({
@@ -149,7 +149,7 @@ export const COORDINATION_TOOLS = [
     async handler(args, ctx) {
       const q = `status=available&role=${enc(args.role)}&limit=${args.limit}`;
       const res = await ctx.api('GET', `/v1/tasks?${q}`);
-      return res.ok ? toolResult(res.body) : toolRefusal(res, 'role');
+      return outcomeOf(res, 'role');
     },
   }),
   defineTool({
@@ -175,8 +175,7 @@ export const COORDINATION_TOOLS = [
       };
       if (args.capacity_units !== undefined) payload.capacity_units_reserved = args.capacity_units;
       const res = await append(ctx, stream, wire(stream, 'task.claimed', ctx.root, payload));
-      if (res.ok) return toolResult(res.body);
-      return toolRefusal(res, argumentOf(res.problem, ['task_id', 'role'], 'task_id'));
+      return outcomeOf(res, (p) => argumentOf(p, ['task_id', 'role'], 'task_id'));
     },
   }),
   fencedTool(
