@@ -12,6 +12,7 @@ import { applyChange, initialDocument, type RunDocument } from '../document';
 import { runIdOf } from '../ids';
 import {
   changeOf,
+  historyEntry,
   initialRunState,
   type Pending,
   type Proposal,
@@ -278,16 +279,11 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
         revision: p.revision,
         history: [
           ...state.history,
-          {
-            revision: p.revision,
-            message_id: pending.message_id,
-            message_type: pending.type,
-            sender: pending.sender,
+          historyEntry(p.revision, pending, wire.ts, {
             source_worker_id: source,
             proposal_id: null,
             section: change.section,
-            at: wire.ts,
-          },
+          }),
         ],
       };
     }
@@ -324,16 +320,11 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
         },
         history: [
           ...state.history,
-          {
-            revision: p.revision,
-            message_id: pending.message_id,
-            message_type: pending.type,
-            sender: pending.sender,
+          historyEntry(p.revision, pending, wire.ts, {
             source_worker_id: found.source_worker_id,
             proposal_id: found.proposal_id,
             section: found.section,
-            at: wire.ts,
-          },
+          }),
         ],
       };
     }
