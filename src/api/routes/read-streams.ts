@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../app-env';
 import { listPage } from './read-page';
-import { Freshness, Name, Paging, Where, withJson } from './read-support';
+import { Freshness, Name, Paging, withJson } from './read-support';
 
 /**
  * `GET /v1/streams`: the list, from stream_state. Mounted at exactly
@@ -27,12 +27,7 @@ readStreams.get('/streams', (c) =>
     table: 'stream_state',
     keys: ['stream_id'],
     list: 'streams',
-    where: (q) =>
-      new Where()
-        .eq('stream_type', q.type)
-        .eq('status', q.status)
-        .eq('correlation_id', q.correlation_id)
-        .streams('stream_id', c),
+    equal: { stream_type: 'type', status: 'status', correlation_id: 'correlation_id' },
     item: (r) => withJson(r, ['state']),
   }),
 );

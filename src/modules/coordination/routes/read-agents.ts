@@ -1,17 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import { listPage } from '../../../api/routes/read-page';
-import {
-  answer,
-  Freshness,
-  Name,
-  oneQuery,
-  Paging,
-  Where,
-  withJson,
-} from '../../../api/routes/read-support';
+import { listPage, readOne } from '../../../api/routes/read-page';
+import { Freshness, Name, Paging, withJson } from '../../../api/routes/read-support';
 import { intVar } from '../../../env';
 import { fail } from '../../../protocol';
 
@@ -52,36 +43,26 @@ readAgents.get('/agents', (c) => {
     table: 'agent_runtime_state',
     keys: ['agent_id'],
     list: 'agents',
-    where: (q) => {
-      const where = new Where().eq('role', q.role).eq('status', q.status).streams('stream_id', c);
+    equal: { role: 'role', status: 'status' },
+    more(q, where) {
       if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
       if (q.stale === 'false') where.add('last_seen_at >= ?', before);
-      return where;
     },
     item: (r) => agentJson(r, before),
   });
 });
 
-readAgents.get('/agents/:agent_id', async (c) => {
-  const one = oneQuery(c, 'agent_id');
-  if (!one.ok) return problem(c, one);
-  const agentId = one.id;
-  // Accept both "quinn-07" and its stream id "agent:quinn-07".
-  const bare = agentId.startsWith('agent:') ? agentId.slice('agent:'.length) : agentId;
-  const where = new Where().eq('agent_id', bare).streams('stream_id', c);
-  const stmt = c.env.DB.prepare(`SELECT * FROM agent_runtime_state ${where.sql}`).bind(
-    ...where.params,
-  );
+readAgents.get('/agents/:agent_id', (c) => {
   const before = staleBefore(c.env);
-  return answer(
-    c,
-    one.query,
-    [stmt],
-    ([rows = []]) => {
-      const row = rows[0];
+  // Accepts both "quinn-07" and its stream id "agent:quinn-07".
+  return readOne(c, 'agent_id', {
+    table: 'agent_runtime_state',
+    column: 'agent_id',
+    prefix: 'agent:',
+    build([row], bare) {
       if (!row) return fail('not-found', `agent "${bare}" has no projected agent stream`);
       return { ok: true, body: agentJson(row, before) };
     },
-    `agent:${bare}`,
-  );
+    streamOf: (bare) => `agent:${bare}`,
+  });
 });
