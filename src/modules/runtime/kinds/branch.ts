@@ -2,7 +2,7 @@ import { accept, type Effect } from '../../../kernel/kind';
 import { fail, type Wire } from '../../../protocol';
 import { copyTo, envelopeMembers, memberOf, messageTypeOf } from '../envelope';
 import type { TokenUsage } from '../payloads';
-import { read } from './read';
+import { read, workerStatusOf } from './read';
 import { runtimeKind } from './runtime-kind';
 
 /**
@@ -72,12 +72,7 @@ export function evolveBranch(state: BranchState, wire: Wire): BranchState {
     case 'worker.failed': {
       const workerId = memberOf(wire.payload, 'workerId');
       if (!workerId) return state;
-      const status =
-        type === 'worker.spawned'
-          ? 'spawned'
-          : type === 'worker.progress'
-            ? String(wire.payload.status)
-            : type.slice('worker.'.length);
+      const status = workerStatusOf(type, wire.payload);
       return { ...state, workers: { ...state.workers, [workerId]: status } };
     }
     default:
