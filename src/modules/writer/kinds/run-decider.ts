@@ -9,7 +9,7 @@ import {
   VERDICT_TYPES,
 } from '../catalogue';
 import { applyChange, initialDocument, type RunDocument } from '../document';
-import { runIdOf } from '../ids';
+import { otherRun, runIdOf } from '../ids';
 import {
   changeOf,
   historyEntry,
@@ -162,16 +162,9 @@ export const runDecider: Decider<RunState, null> = {
   initialState: initialRunState,
 
   decide(command, state, ctx) {
+    const wrongRun = otherRun(command, 'stream');
+    if (wrongRun) return wrongRun;
     const runId = runIdOf(command.stream_id);
-    if (command.payload.run_id !== runId) {
-      return fail(
-        'invalid-wire',
-        `payload.run_id must be ${runId}, the run this stream belongs to`,
-        {
-          errors: [{ path: 'payload.run_id', message: `must be ${runId}` }],
-        },
-      );
-    }
     if (command.type === RUN_CREATED) return decideCreate(command, state);
     if (!state.run)
       return fail('run-not-found', `run ${runId} does not exist; create it with POST /v1/runs`);
