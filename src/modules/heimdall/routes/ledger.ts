@@ -3,12 +3,12 @@ import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
-import { Haid, workspaceStream } from '../identity';
+import { Haid } from '../identity';
 import { type Capsule, capsuleMarkdown, closure } from '../workspace/capsules';
 import { deltaLine, deltaPercent } from '../workspace/ledger';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { Name, Role, Tokens } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState, writeAs } from './support';
+import { appendAs, bodyOf, callerHaid, workspaceState, workspaceTarget, writeAs } from './support';
 
 /** Mechanisms 4 and 6: delta briefs (`/briefs`) and the token ledger (`/ledger/…`). */
 export const ledgerRoutes = new Hono<AppEnv>();
@@ -45,10 +45,8 @@ export const BriefBody = z.strictObject({
   haid: Haid.optional(),
 });
 
-const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
-
 ledgerRoutes.post('/workspaces/:ws/ledger/log', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const result = await writeAs(c, t.stream, LedgerLogBody, 'ledger.logged');
   if (!result.ok) return problem(c, result);
@@ -58,7 +56,7 @@ ledgerRoutes.post('/workspaces/:ws/ledger/log', async (c) => {
 });
 
 ledgerRoutes.post('/workspaces/:ws/ledger/baseline', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const result = await writeAs(c, t.stream, LedgerBaselineBody, 'ledger.baseline');
   if (!result.ok) return problem(c, result);
@@ -66,7 +64,7 @@ ledgerRoutes.post('/workspaces/:ws/ledger/baseline', async (c) => {
 });
 
 ledgerRoutes.get('/workspaces/:ws/ledger/delta', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const role = Role.safeParse(c.req.query('role'));
   if (!role.success)
@@ -91,7 +89,7 @@ ledgerRoutes.get('/workspaces/:ws/ledger/delta', async (c) => {
 });
 
 ledgerRoutes.get('/workspaces/:ws/ledger/report', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const { ledger } = await workspaceState(c, t.ws);
   const names = [
@@ -132,7 +130,7 @@ function briefText(o: {
 }
 
 ledgerRoutes.post('/workspaces/:ws/briefs', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const body = await bodyOf(c, BriefBody);
   if (!body.ok) return problem(c, body);

@@ -92,6 +92,11 @@ export function targetOf(
   return { ws: ws.ws, stream };
 }
 
+/** The `workspace:<ws>` stream of the `{ws}` param, as `targetOf` checks it. */
+export function workspaceTarget(c: Context<AppEnv>) {
+  return targetOf(c, workspaceStream);
+}
+
 /** The workspace's decision state (the initial state before its first Wire). */
 export async function workspaceState(c: Context<AppEnv>, ws: string): Promise<WorkspaceState> {
   return (

@@ -3,12 +3,12 @@ import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
-import { Haid, workspaceStream } from '../identity';
+import { Haid } from '../identity';
 import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
 import type { SymbolEntry } from '../workspace/decider';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { CapsuleFields, Name } from '../workspace/payloads';
-import { targetOf, workspaceState, writeAs } from './support';
+import { workspaceState, workspaceTarget, writeAs } from './support';
 
 /**
  * Mechanisms 2, 3 and 5 of `workspace:<ws>`: the symbol table
@@ -35,8 +35,6 @@ export const HydrateQuery = {
   ids: z.string().min(1).max(2000).meta({ description: 'Capsule ids, comma-separated' }),
 };
 
-const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
-
 function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = false) {
   return {
     [name]: key,
@@ -45,6 +43,13 @@ function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = fa
     set_at: e.at,
     ...(history ? { history: e.history } : {}),
   };
+}
+
+/** A table's entries as `{ [name]: key, value }`, by key. */
+function listed(table: Record<string, SymbolEntry>, name: 'id' | 'key') {
+  return Object.entries(table)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, e]) => ({ [name]: key, value: e.value }));
 }
 
 function nameParam(value: string, what: string) {
@@ -57,7 +62,7 @@ function nameParam(value: string, what: string) {
 // --- symbols -----------------------------------------------------------------
 
 workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const bad = nameParam(id, 'symbol id');
@@ -74,7 +79,7 @@ workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/symbols', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
   const reverse = c.req.query('reverse');
@@ -83,14 +88,11 @@ workspaceRoutes.get('/workspaces/:ws/symbols', async (c) => {
     if (!id) return problem(c, fail('not-found', `no symbol names "${reverse}"`));
     return c.json({ id, value: reverse });
   }
-  const symbols = Object.entries(state.symbols)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, e]) => ({ id, value: e.value }));
-  return c.json({ protocol_version: PROTOCOL_VERSION, symbols });
+  return c.json({ protocol_version: PROTOCOL_VERSION, symbols: listed(state.symbols, 'id') });
 });
 
 workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const entry = (await workspaceState(c, t.ws)).symbols[id];
@@ -101,7 +103,7 @@ workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
 // --- blackboard --------------------------------------------------------------
 
 workspaceRoutes.put('/workspaces/:ws/blackboard/:key', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const key = c.req.param('key');
   const bad = nameParam(key, 'blackboard key');
@@ -117,17 +119,14 @@ workspaceRoutes.put('/workspaces/:ws/blackboard/:key', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/blackboard', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
-  const entries = Object.entries(state.blackboard)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, e]) => ({ key, value: e.value }));
-  return c.json({ protocol_version: PROTOCOL_VERSION, entries });
+  return c.json({ protocol_version: PROTOCOL_VERSION, entries: listed(state.blackboard, 'key') });
 });
 
 workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const key = c.req.param('key');
   const entry = (await workspaceState(c, t.ws)).blackboard[key];
@@ -138,7 +137,7 @@ workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
 // --- capsules ----------------------------------------------------------------
 
 workspaceRoutes.put('/workspaces/:ws/capsules/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const bad = nameParam(id, 'capsule id');
@@ -156,7 +155,7 @@ workspaceRoutes.put('/workspaces/:ws/capsules/:id', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
   const capsules = Object.values(state.capsules)
@@ -176,7 +175,7 @@ function hydrate(capsules: Record<string, Capsule>, ids: string[]) {
 }
 
 workspaceRoutes.get('/workspaces/:ws/capsules/hydrate', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const ids = (c.req.query('ids') ?? '').split(',').filter((x) => x.length > 0);
   if (ids.length === 0) return problem(c, fail('invalid-query', 'ids names at least one capsule'));
@@ -186,7 +185,7 @@ workspaceRoutes.get('/workspaces/:ws/capsules/hydrate', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const capsule = (await workspaceState(c, t.ws)).capsules[id];
@@ -195,7 +194,7 @@ workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules/:id/hydrate', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const out = hydrate((await workspaceState(c, t.ws)).capsules, [c.req.param('id')]);
   if (!out.ok) return problem(c, out);
@@ -203,7 +202,7 @@ workspaceRoutes.get('/workspaces/:ws/capsules/:id/hydrate', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules/:id/deps', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const out = hydrate((await workspaceState(c, t.ws)).capsules, [c.req.param('id')]);
   if (!out.ok) return problem(c, out);
