@@ -2,7 +2,15 @@ import * as z from 'zod';
 import { RebuildBody } from '../routes/admin-rebuild';
 import { StreamsQuery } from '../routes/read-streams';
 import { WireQuery, WiresQuery } from '../routes/read-wires';
-import { AUTH, BODY, type Operation, readAnswer, readOperation, WireIdParam } from './operation';
+import {
+  AUTH,
+  BODY,
+  type Operation,
+  readAnswer,
+  readOperation,
+  readScoped,
+  WireIdParam,
+} from './operation';
 import * as R from './responses';
 
 /** The D1 read models, the admin rebuild and the public documents. */
@@ -30,19 +38,15 @@ export const READ_OPERATIONS: Operation[] = [
     query: WiresQuery,
     answer: ['A page of Wires', R.WireList],
   }),
-  {
-    method: 'get',
+  readScoped('Read models', {
     path: '/v1/wires/{wire_id}',
     operationId: 'getWire',
-    tag: 'Read models',
     summary: 'One Wire with its causal chain, both ways',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { wire_id: WireIdParam },
     query: WireQuery,
-    answers: { 200: readAnswer('The Wire', R.WireDetail) },
+    answer: readAnswer('The Wire', R.WireDetail),
     problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
-  },
+  }),
   {
     method: 'post',
     path: '/v1/admin/rebuild',

@@ -25,7 +25,10 @@ export const PlanningArchive = z.looseObject({
   files: z.record(z.string().max(300), z.string().max(1_000_000)),
 });
 
-async function allWires(c: Parameters<typeof workspaceTarget>[0], streamId: string): Promise<Wire[]> {
+async function allWires(
+  c: Parameters<typeof workspaceTarget>[0],
+  streamId: string,
+): Promise<Wire[]> {
   const stub = streamStub(c.env, streamId);
   const out: Wire[] = [];
   for (let after = 0; ; ) {
