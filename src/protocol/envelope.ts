@@ -97,13 +97,18 @@ export interface StoredWire extends Wire {
 /** A Wire ready to append: everything but the sequence number. */
 export type Draft = Omit<Wire, 'stream_seq'>;
 
-/** A Wire 1.1 body's envelope as a Draft: `correlation_id` and `causation_id` left out are null. */
-export function draftOf(
-  input: Omit<Draft, 'wire' | 'correlation_id' | 'causation_id'> & {
+/**
+ * A Wire 1.1 body's envelope as a Draft: `correlation_id` and `causation_id`
+ * left out are null. `P` lets a client build a body whose payload it has not
+ * checked as JSON yet (the server does).
+ */
+export function draftOf<P = Draft['payload']>(
+  input: Omit<Draft, 'wire' | 'correlation_id' | 'causation_id' | 'payload'> & {
     correlation_id?: string | null | undefined;
     causation_id?: string | null | undefined;
+    payload: P;
   },
-): Draft {
+): Omit<Draft, 'payload'> & { payload: P } {
   return {
     wire: '1.1',
     wire_id: input.wire_id,

@@ -9,6 +9,7 @@ import {
   toolRefusal,
   toolResult,
 } from '../../kernel/mcp-tool';
+import { draftOf } from '../../protocol/envelope';
 import { newWireId } from '../../protocol/ids';
 
 /**
@@ -28,17 +29,8 @@ const taskStream = (task: string, attempt: number) => `task:${task}:attempt:${at
 const agentOf = (root: string) => (root.startsWith('agent:') ? root.slice(6) : root);
 
 function wire(stream: string, type: string, sender: string, payload: Record<string, unknown>) {
-  return {
-    wire: '1.1',
-    wire_id: newWireId(),
-    stream_id: stream,
-    correlation_id: null,
-    causation_id: null,
-    type,
-    sender,
-    ts: new Date().toISOString(),
-    payload,
-  };
+  const ts = new Date().toISOString();
+  return draftOf({ wire_id: newWireId(), stream_id: stream, type, sender, ts, payload });
 }
 
 function append(ctx: McpToolContext, stream: string, body: unknown): Promise<ApiAnswer> {

@@ -8,7 +8,7 @@ import { problem } from '../../../api/problem';
 import { readJsonBody } from '../../../api/read-json-body';
 import { appendBody } from '../../../kernel/append';
 import type { AppendResult } from '../../../kernel/kind';
-import { fail, newWireId, type Result } from '../../../protocol';
+import { draftOf, fail, newWireId, type Result } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { REGISTRY } from '../..';
 import { haidOf, WorkspaceId, workspaceStream } from '../identity';
@@ -51,17 +51,14 @@ export function appendAs(
   payload: Record<string, unknown>,
   more: { wireId?: string; ts?: string } = {},
 ): Promise<AppendResult> {
-  const body = {
-    wire: '1.1',
+  const body = draftOf({
     wire_id: more.wireId ?? newWireId(),
     stream_id: streamId,
-    correlation_id: null,
-    causation_id: null,
     type,
     sender: principalOf(c).sub,
     ts: more.ts ?? new Date().toISOString(),
     payload,
-  };
+  });
   return appendBody(
     {
       body,
