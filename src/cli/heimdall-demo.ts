@@ -1,6 +1,6 @@
 import type { WorkspaceClient } from '../client/workspace';
 import type { Output } from './format';
-import { countTokens } from './heimdall';
+import { countTokens } from './heimdall-args';
 
 /**
  * `wirestream demo`: the seed's measured demo. One wave — the orchestrator

@@ -160,6 +160,13 @@ export function defineKind<S, C>(kind: StreamKind<S, C>): StreamKind {
   return kind as unknown as StreamKind;
 }
 
+/** A stream kind that reads no deployment setting: `config` is null, `version` 1 unless it says. */
+export function defineUnconfiguredKind<S>(
+  kind: Omit<StreamKind<S, null>, 'version' | 'config'> & { version?: number },
+): StreamKind {
+  return defineKind<S, null>({ version: 1, config: () => null, ...kind });
+}
+
 /** The usual answer of `decide`: append the command as it is. */
 export function accept(command: Wire): readonly Draft[] {
   const { stream_seq: _seq, ...draft } = command;

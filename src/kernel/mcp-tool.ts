@@ -67,6 +67,25 @@ export function toolRefusal(
 }
 
 /**
+ * A REST answer as the tool's outcome: its body, or a refusal about
+ * `argument` — named, or worked out from the problem.
+ */
+export function outcomeOf(
+  res: ApiAnswer,
+  argument: string | null | ((problem: ToolProblem) => string | null) = null,
+): ToolOutcome {
+  if (res.ok) return toolResult(res.body);
+  return toolRefusal(res, typeof argument === 'function' ? argument(res.problem) : argument);
+}
+
+/** The `path` of a REST problem's first field error, or null when it names none. */
+export function firstErrorPath(problem: ToolProblem): string | null {
+  const errors = Array.isArray(problem.errors) ? (problem.errors as { path?: unknown }[]) : [];
+  const path = errors[0]?.path;
+  return typeof path === 'string' ? path : null;
+}
+
+/**
  * The tool argument a REST problem is about: the first segment of the first
  * `errors[].path` (or `pointer`) that names one of `args`, else the field a
  * detail starts with (`symbols: no symbol "X"`), else `fallback`.

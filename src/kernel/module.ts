@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type * as z from 'zod';
 import type { AppEnv } from '../api/app-env';
 import type { Operation } from '../api/openapi/operation';
@@ -80,4 +80,34 @@ export interface ProtocolModule {
    * not throw for expected conditions; a rejection is logged, never retried.
    */
   scheduled?(env: Env, at: number): Promise<void>;
+}
+
+/** A module as its folder declares it: route groups and read models of their own row types. */
+export interface ModuleDefinition<Rows extends readonly BaseRow[]>
+  extends Omit<ProtocolModule, 'routes' | 'readModels'> {
+  /** Route groups mounted under `/v1`, in this order. */
+  routes?: readonly Hono<AppEnv>[];
+  /** Read models projected into D1, each with its own row type. */
+  readModels?: { readonly [K in keyof Rows]: Reducer<Rows[K]> };
+}
+
+/**
+ * A `ProtocolModule` from its definition: the route groups mounted on one
+ * app, the read models seen through their common row type (the projector
+ * hands each reducer only rows of its own table).
+ */
+export function defineModule<Rows extends readonly BaseRow[]>(
+  definition: ModuleDefinition<Rows>,
+): ProtocolModule {
+  const { routes: groups, readModels, ...rest } = definition;
+  const module: ProtocolModule = { ...rest };
+  if (groups !== undefined) {
+    const routes = new Hono<AppEnv>();
+    for (const group of groups) routes.route('/', group);
+    module.routes = routes;
+  }
+  if (readModels !== undefined) {
+    module.readModels = readModels as unknown as readonly Reducer<BaseRow>[];
+  }
+  return module;
 }

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../api/app-env';
-import { AUTH, type Operation } from '../api/openapi/operation';
+import { AUTH, type Operation, readScoped } from '../api/openapi/operation';
 import { haidRegistry } from './identity-object';
 
 /** `GET /v1/haids`: the HAID registry (every identity that acted over MCP, with its role). */
@@ -23,19 +23,15 @@ export const HaidEntrySchema = z.object({
 export const HaidList = z.object({ haids: z.array(HaidEntrySchema), count: z.int() });
 
 export const MCP_OPERATIONS: Operation[] = [
-  {
-    method: 'get',
+  readScoped('MCP', {
     path: '/v1/haids',
     operationId: 'listHaids',
-    tag: 'MCP',
     summary: 'The HAID registry: identities that acted over MCP',
     description:
       'Each MCP client is attributed a HAID `{root}/{client}` (root: the token subject; client: ' +
       '`clientInfo.name` at initialize, the `_meta` client info, or `client_identity`). It is ' +
       'registered active with role = the client when it first acts.',
-    access: 'bearer',
-    scope: 'read',
-    answers: { 200: { description: 'Registered HAIDs, oldest first', schema: HaidList } },
+    answer: { description: 'Registered HAIDs, oldest first', schema: HaidList },
     problems: AUTH,
-  },
+  }),
 ];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineTool, toolRefusal, toolResult } from '../kernel/mcp-tool';
+import { defineTool, outcomeOf } from '../kernel/mcp-tool';
 
 /** Tools of the MCP shell itself, beside the modules' (identity is the shell's). */
 export const SHELL_TOOLS = [
@@ -10,7 +10,7 @@ export const SHELL_TOOLS = [
     output: z.object({ haids: z.array(z.looseObject({ haid: z.string() })), count: z.number() }),
     async handler(_args, ctx) {
       const res = await ctx.api('GET', '/v1/haids');
-      return res.ok ? toolResult(res.body) : toolRefusal(res);
+      return outcomeOf(res);
     },
   }),
 ];

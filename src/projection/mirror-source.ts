@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
-import { AnyPayload, StreamId, WireId, WireType } from '../protocol';
+import { AnyPayload, draftOf, StreamId, WireId, WireType } from '../protocol';
 import type { ProjectedWire } from './types';
 
 /**
@@ -70,16 +70,8 @@ export function decodeMessage(
   if (!parsed.success) return null;
   const w = parsed.data;
   return {
-    wire: '1.1',
-    wire_id: w.wire_id,
-    stream_id: w.stream_id,
+    ...draftOf(w),
     stream_seq: w.stream_seq,
-    correlation_id: w.correlation_id ?? null,
-    causation_id: w.causation_id ?? null,
-    type: w.type,
-    sender: w.sender,
-    ts: w.ts,
-    payload: w.payload,
     received_at: isoOfConsensus(consensusTimestamp),
     hcs_topic_id: topicId,
     hcs_sequence_number: sequenceNumber,

@@ -97,6 +97,31 @@ export interface StoredWire extends Wire {
 /** A Wire ready to append: everything but the sequence number. */
 export type Draft = Omit<Wire, 'stream_seq'>;
 
+/**
+ * A Wire 1.1 body's envelope as a Draft: `correlation_id` and `causation_id`
+ * left out are null. `P` lets a client build a body whose payload it has not
+ * checked as JSON yet (the server does).
+ */
+export function draftOf<P = Draft['payload']>(
+  input: Omit<Draft, 'wire' | 'correlation_id' | 'causation_id' | 'payload'> & {
+    correlation_id?: string | null | undefined;
+    causation_id?: string | null | undefined;
+    payload: P;
+  },
+): Omit<Draft, 'payload'> & { payload: P } {
+  return {
+    wire: '1.1',
+    wire_id: input.wire_id,
+    stream_id: input.stream_id,
+    correlation_id: input.correlation_id ?? null,
+    causation_id: input.causation_id ?? null,
+    type: input.type,
+    sender: input.sender,
+    ts: input.ts,
+    payload: input.payload,
+  };
+}
+
 /** A Wire's payload: a JSON object. */
 export type Payload = Wire['payload'];
 

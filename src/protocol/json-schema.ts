@@ -2,6 +2,25 @@ import * as z from 'zod';
 import { DIALECTS, type Dialect, dialectNamed } from './dialects';
 import { Wire, WireInput } from './envelope';
 
+/** A zod schema as JSON Schema of what clients send; what JSON Schema cannot say is left open. */
+export function requestSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+}
+
+/** A JSON Schema (2020-12) document: its title and description, then `members`. */
+export function schemaDocument(
+  title: string,
+  description: string,
+  members: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title,
+    description,
+    ...members,
+  };
+}
+
 /**
  * JSON Schema (2020-12) of the envelope and of each payload the protocol
  * modules' catalogues declare (`types`: Wire type → `{ payload }`), from zod.
@@ -11,18 +30,17 @@ export function wireJsonSchema(
 ): Record<string, unknown> {
   const payloads: Record<string, unknown> = {};
   for (const [type, spec] of types) {
-    if (spec.payload)
-      payloads[type] = z.toJSONSchema(spec.payload, { io: 'input', unrepresentable: 'any' });
+    if (spec.payload) payloads[type] = requestSchema(spec.payload);
   }
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'Wirestream Wire envelope',
-    description:
-      'Wire 1.1 (seed 000). `input` is what POST /v1/streams/{stream_id}/wires accepts (1.0 or 1.1); `wire` is a stored Wire; `payloads` has the schema of each known type.',
-    input: z.toJSONSchema(WireInput, { io: 'input', unrepresentable: 'any' }),
-    wire: z.toJSONSchema(Wire, { io: 'output', unrepresentable: 'any' }),
-    payloads,
-  };
+  return schemaDocument(
+    'Wirestream Wire envelope',
+    'Wire 1.1 (seed 000). `input` is what POST /v1/streams/{stream_id}/wires accepts (1.0 or 1.1); `wire` is a stored Wire; `payloads` has the schema of each known type.',
+    {
+      input: requestSchema(WireInput),
+      wire: z.toJSONSchema(Wire, { io: 'output', unrepresentable: 'any' }),
+      payloads,
+    },
+  );
 }
 
 /**
@@ -37,7 +55,7 @@ export function dialectJsonSchema(
   const dialect = dialectNamed(name, dialects);
   if (dialect === null) return null;
   return {
-    ...z.toJSONSchema(dialect.schema, { io: 'input', unrepresentable: 'any' }),
+    ...requestSchema(dialect.schema),
     title: `Wirestream dialect ${dialect.name}`,
   };
 }

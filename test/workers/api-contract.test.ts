@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test';
 import { ulid } from 'ulidx';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app';
+import { draftOf } from '../../src/protocol';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
@@ -35,17 +36,8 @@ function jsonInit(body: unknown, headers: Record<string, string> = {}): RequestI
 }
 
 function wire(streamId: string, sender: string, type: string, payload: Record<string, unknown>) {
-  return {
-    wire: '1.1',
-    wire_id: uid('w'),
-    stream_id: streamId,
-    correlation_id: null,
-    causation_id: null,
-    type,
-    sender,
-    ts: new Date().toISOString(),
-    payload,
-  };
+  const ts = new Date().toISOString();
+  return draftOf({ wire_id: uid('w'), stream_id: streamId, type, sender, ts, payload });
 }
 
 const enc = encodeURIComponent;

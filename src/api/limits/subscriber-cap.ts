@@ -1,6 +1,9 @@
+import type { Context } from 'hono';
 import { intVar } from '../../env';
 import { type Failure, fail } from '../../protocol';
 import type { StreamApi } from '../../stream/stub';
+import type { AppEnv } from '../app-env';
+import { problem } from '../problem';
 
 /**
  * Why a WebSocket upgrade cannot be served, checked before it: a 429 when the
@@ -32,4 +35,27 @@ export async function subscribeProblem(
       extra: { max_subscribers: cap },
     },
   );
+}
+
+/**
+ * Hands a WebSocket follow to the stream: `subscribeProblem` first, then the
+ * Upgrade header (checked after, so a plain GET — the client SDK's probe
+ * after a refused upgrade, which a browser cannot read — hears why), then
+ * `request` (the client's own by default) to the StreamObject.
+ */
+export async function followSocket(
+  c: Context<AppEnv>,
+  stream: StreamApi,
+  afterSeq: number,
+  options: { param?: string; request?: Request } = {},
+): Promise<Response> {
+  const refused = await subscribeProblem(c.env, stream, afterSeq, options.param);
+  if (refused) return problem(c, refused);
+  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
+    return problem(
+      c,
+      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
+    );
+  }
+  return stream.fetch(options.request ?? c.req.raw);
 }

@@ -77,6 +77,15 @@ export function readAnswer(description: string, schema: z.ZodType): Answer {
   };
 }
 
+/** A bearer `GET` with the `read` scope and one 200 answer, under `tag`. */
+export function readScoped(
+  tag: string,
+  o: Omit<Operation, 'method' | 'tag' | 'access' | 'scope' | 'answers'> & { answer: Answer },
+): Operation {
+  const { answer, ...rest } = o;
+  return { method: 'get', tag, access: 'bearer', scope: 'read', ...rest, answers: { 200: answer } };
+}
+
 /**
  * A D1 read route: bearer with the `read` scope, freshness headers, and
  * `not-found` when it names one thing by path.

@@ -2,10 +2,26 @@ import * as z from 'zod';
 import { RebuildBody } from '../routes/admin-rebuild';
 import { StreamsQuery } from '../routes/read-streams';
 import { WireQuery, WiresQuery } from '../routes/read-wires';
-import { AUTH, BODY, type Operation, readAnswer, readOperation, WireIdParam } from './operation';
+import {
+  AUTH,
+  BODY,
+  type Operation,
+  readAnswer,
+  readOperation,
+  readScoped,
+  WireIdParam,
+} from './operation';
 import * as R from './responses';
 
 /** The D1 read models, the admin rebuild and the public documents. */
+
+/** A rebuild's progress, as both the start and the follow stream it. */
+const REBUILD_LINES = {
+  description: 'Progress lines (NDJSON), until the rebuild ends',
+  schema: R.RebuildLine,
+  contentType: 'application/x-ndjson',
+  headers: ['RebuildId', 'CacheControl'],
+};
 
 export const READ_OPERATIONS: Operation[] = [
   readOperation({
@@ -22,19 +38,15 @@ export const READ_OPERATIONS: Operation[] = [
     query: WiresQuery,
     answer: ['A page of Wires', R.WireList],
   }),
-  {
-    method: 'get',
+  readScoped('Read models', {
     path: '/v1/wires/{wire_id}',
     operationId: 'getWire',
-    tag: 'Read models',
     summary: 'One Wire with its causal chain, both ways',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { wire_id: WireIdParam },
     query: WireQuery,
-    answers: { 200: readAnswer('The Wire', R.WireDetail) },
+    answer: readAnswer('The Wire', R.WireDetail),
     problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
-  },
+  }),
   {
     method: 'post',
     path: '/v1/admin/rebuild',
@@ -46,14 +58,7 @@ export const READ_OPERATIONS: Operation[] = [
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
     body: { schema: RebuildBody, required: false },
-    answers: {
-      200: {
-        description: 'Progress lines (NDJSON), until the rebuild ends',
-        schema: R.RebuildLine,
-        contentType: 'application/x-ndjson',
-        headers: ['RebuildId', 'CacheControl'],
-      },
-    },
+    answers: { 200: REBUILD_LINES },
     problems: [...AUTH, ...BODY, 'invalid-query', 'rebuild-running'],
   },
   {
@@ -64,14 +69,7 @@ export const READ_OPERATIONS: Operation[] = [
     summary: 'Follow the running (or last) rebuild from its first line',
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
-    answers: {
-      200: {
-        description: 'Progress lines (NDJSON), until the rebuild ends',
-        schema: R.RebuildLine,
-        contentType: 'application/x-ndjson',
-        headers: ['RebuildId', 'CacheControl'],
-      },
-    },
+    answers: { 200: REBUILD_LINES },
     problems: [...AUTH, 'not-found'],
   },
   {

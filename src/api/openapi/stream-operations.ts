@@ -9,7 +9,15 @@ import {
   TopicBody,
 } from '../routes/anchoring';
 import { StreamFollowQuery, StreamPageQuery } from '../routes/streams';
-import { type Answer, AUTH, BODY, type Operation, StreamIdParam, WireIdParam } from './operation';
+import {
+  type Answer,
+  AUTH,
+  BODY,
+  type Operation,
+  readScoped,
+  StreamIdParam,
+  WireIdParam,
+} from './operation';
 import * as R from './responses';
 
 /** The stream, auth and anchoring routes (a module's own routes are in its folder). */
@@ -33,13 +41,13 @@ const topicRead = {
 
 /** What every WebSocket follow route has in common: access, frames, refusals. */
 export function followOperation(
+  head: Pick<Operation, 'path' | 'operationId' | 'tag' | 'summary'>,
   pathParams: Operation['pathParams'],
   query: Operation['query'],
-): Pick<
-  Operation,
-  'description' | 'access' | 'scope' | 'pathParams' | 'query' | 'websocket' | 'answers' | 'problems'
-> {
+): Operation {
   return {
+    method: 'get',
+    ...head,
     description: WS_DESCRIPTION,
     access: 'websocket',
     scope: 'read',
@@ -103,39 +111,33 @@ export const STREAM_OPERATIONS: Operation[] = [
       'coordination-unavailable',
     ],
   },
-  {
-    method: 'get',
+  readScoped('Streams', {
     path: '/v1/streams/{stream_id}/wires',
     operationId: 'readStream',
-    tag: 'Streams',
     summary: "Page through a stream's Wires in order",
-    access: 'bearer',
-    scope: 'read',
     pathParams: { stream_id: StreamIdParam },
     query: StreamPageQuery,
-    answers: { 200: { description: 'A page', schema: R.StreamPage, headers: ['ETag'] } },
+    answer: { description: 'A page', schema: R.StreamPage, headers: ['ETag'] },
     problems: [...AUTH, 'invalid-stream-id', 'invalid-query'],
-  },
-  {
-    method: 'get',
-    path: '/v1/streams/{stream_id}/ws',
-    operationId: 'followStream',
-    tag: 'Streams',
-    summary: 'Follow a stream live over WebSocket',
-    ...followOperation({ stream_id: StreamIdParam }, StreamFollowQuery),
-  },
-  {
-    method: 'get',
+  }),
+  followOperation(
+    {
+      path: '/v1/streams/{stream_id}/ws',
+      operationId: 'followStream',
+      tag: 'Streams',
+      summary: 'Follow a stream live over WebSocket',
+    },
+    { stream_id: StreamIdParam },
+    StreamFollowQuery,
+  ),
+  readScoped('Streams', {
     path: '/v1/streams/{stream_id}',
     operationId: 'describeStream',
-    tag: 'Streams',
     summary: 'Describe a stream: head, count, times',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { stream_id: StreamIdParam },
-    answers: { 200: { description: 'The stream', schema: R.StreamInfo, headers: ['ETag'] } },
+    answer: { description: 'The stream', schema: R.StreamInfo, headers: ['ETag'] },
     problems: [...AUTH, 'invalid-stream-id', 'not-found'],
-  },
+  }),
   {
     method: 'put',
     path: '/v1/streams/{stream_id}/topic',
@@ -181,19 +183,15 @@ export const STREAM_OPERATIONS: Operation[] = [
     },
     problems: [...AUTH, ...BODY, 'invalid-body'],
   },
-  {
-    method: 'get',
+  readScoped('Anchoring', {
     path: '/v1/wires/{wire_id}/proof',
     operationId: 'wireProof',
-    tag: 'Anchoring',
     summary: 'Where a Wire sits on HCS, with links to check it',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { wire_id: WireIdParam },
     query: ProofQuery,
-    answers: { 200: { description: 'The proof', schema: R.Proof } },
+    answer: { description: 'The proof', schema: R.Proof },
     problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
-  },
+  }),
   {
     method: 'get',
     path: '/v1/topics',

@@ -1,17 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../app-env';
-import { problem } from '../problem';
-import {
-  answer,
-  Freshness,
-  Name,
-  Paging,
-  pageOf,
-  pageQuery,
-  Where,
-  withJson,
-} from './read-support';
+import { listPage } from './read-page';
+import { Freshness, Name, Paging, withJson } from './read-support';
 
 /**
  * `GET /v1/streams`: the list, from stream_state. Mounted at exactly
@@ -31,22 +22,12 @@ export const StreamsQuery = {
   ...Freshness,
 };
 
-readStreams.get('/streams', async (c) => {
-  const page = pageQuery(c, StreamsQuery, 1);
-  if (!page.ok) return problem(c, page);
-  const { query: q, after } = page;
-  const where = new Where()
-    .eq('stream_type', q.type)
-    .eq('status', q.status)
-    .eq('correlation_id', q.correlation_id)
-    .streams('stream_id', c);
-  if (after) where.add('stream_id > ?', ...after);
-  const stmt = c.env.DB.prepare(
-    `SELECT * FROM stream_state ${where.sql} ORDER BY stream_id LIMIT ?`,
-  ).bind(...where.params, q.limit + 1);
-  return answer(c, q, [stmt], ([rows = []]) => {
-    const page = pageOf(rows, q.limit, (r) => [String(r.stream_id)]);
-    const streams = page.items.map((r) => withJson(r, ['state']));
-    return { ok: true, body: { streams, next_cursor: page.next_cursor } };
-  });
-});
+readStreams.get('/streams', (c) =>
+  listPage(c, StreamsQuery, {
+    table: 'stream_state',
+    keys: ['stream_id'],
+    list: 'streams',
+    equal: { stream_type: 'type', status: 'status', correlation_id: 'correlation_id' },
+    item: (r) => withJson(r, ['state']),
+  }),
+);

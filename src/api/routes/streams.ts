@@ -7,7 +7,7 @@ import { fail, type Result, streamIdProblem } from '../../protocol';
 import { streamStub } from '../../stream/stub';
 import type { AppEnv } from '../app-env';
 import { tokenGuards } from '../auth/guard-append';
-import { subscribeProblem } from '../limits/subscriber-cap';
+import { followSocket } from '../limits/subscriber-cap';
 import { problem } from '../problem';
 import { AfterSeq, intQuery, limitQuery, parseQuery } from '../query';
 import { readJsonBody } from '../read-json-body';
@@ -99,18 +99,7 @@ streams.get('/:stream_id/ws', async (c) => {
   // anchors_from is read by the StreamObject (Subscribers.accept); checked here.
   const parsed = parseQuery(c, StreamFollowQuery, { strict: false });
   if (!parsed.ok) return problem(c, parsed);
-  const stream = stub(c, c.req.param('stream_id'));
-  // Checked before the Upgrade header, so a plain GET (the client SDK's probe
-  // after a refused upgrade, which a browser cannot read) hears why.
-  const refused = await subscribeProblem(c.env, stream, parsed.query.after_seq);
-  if (refused) return problem(c, refused);
-  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-    return problem(
-      c,
-      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
-    );
-  }
-  return stream.fetch(c.req.raw);
+  return followSocket(c, stub(c, c.req.param('stream_id')), parsed.query.after_seq);
 });
 
 streams.get('/:stream_id', async (c) => {

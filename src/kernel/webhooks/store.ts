@@ -27,7 +27,7 @@ export type WebhookMessage = {
   last_error: string | null;
 };
 
-export interface DeliveryAttempt {
+export type DeliveryAttempt = {
   message_id: string;
   /** 1 for the first attempt of a series (a replay starts a new series). */
   attempt: number;
@@ -36,7 +36,7 @@ export interface DeliveryAttempt {
   status: number | null;
   latency_ms: number;
   error: string | null;
-}
+};
 
 /** The secrets of an endpoint that still sign, the current one first. */
 type SecretRow = { secret: string; expires_at: number | null };
@@ -196,14 +196,8 @@ export class Webhooks {
 
   /** The endpoint's delivery log, newest first. */
   attempts(id: string, limit = 100): DeliveryAttempt[] {
-    return this.sql<{
-      message_id: string;
-      attempt: number;
-      at: string;
-      status: number | null;
-      latency_ms: number;
-      error: string | null;
-    }>`SELECT message_id, attempt, at, status, latency_ms, error FROM webhook_attempts
+    return this
+      .sql<DeliveryAttempt>`SELECT message_id, attempt, at, status, latency_ms, error FROM webhook_attempts
       WHERE endpoint_id = ${id} ORDER BY id DESC LIMIT ${limit}`.map((r) => ({ ...r }));
   }
 

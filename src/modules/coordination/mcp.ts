@@ -4,10 +4,12 @@ import {
   argumentOf,
   defineTool,
   type McpToolContext,
+  outcomeOf,
   type ToolOutcome,
   toolRefusal,
   toolResult,
 } from '../../kernel/mcp-tool';
+import { draftOf } from '../../protocol/envelope';
 import { newWireId } from '../../protocol/ids';
 
 /**
@@ -27,17 +29,8 @@ const taskStream = (task: string, attempt: number) => `task:${task}:attempt:${at
 const agentOf = (root: string) => (root.startsWith('agent:') ? root.slice(6) : root);
 
 function wire(stream: string, type: string, sender: string, payload: Record<string, unknown>) {
-  return {
-    wire: '1.1',
-    wire_id: newWireId(),
-    stream_id: stream,
-    correlation_id: null,
-    causation_id: null,
-    type,
-    sender,
-    ts: new Date().toISOString(),
-    payload,
-  };
+  const ts = new Date().toISOString();
+  return draftOf({ wire_id: newWireId(), stream_id: stream, type, sender, ts, payload });
 }
 
 function append(ctx: McpToolContext, stream: string, body: unknown): Promise<ApiAnswer> {
@@ -84,6 +77,17 @@ async function fenced(
 
 const LeaseResult = Receipt.extend({ fencing_token: z.string().optional() });
 
+/** A tool that appends one fenced lifecycle Wire of `type` to a task the caller holds. */
+function fencedTool(name: string, description: string, type: string) {
+  return defineTool({
+    name,
+    description,
+    input: z.object({ task_id: TaskId, attempt: Attempt }),
+    output: LeaseResult,
+    handler: (args, ctx) => fenced(ctx, args, type),
+  });
+}
+
 export const COORDINATION_TOOLS = [
   defineTool({
     name: 'append_wire',
@@ -106,9 +110,8 @@ export const COORDINATION_TOOLS = [
         causation_id: args.causation_id ?? null,
       };
       const res = await append(ctx, args.stream_id, body);
-      if (res.ok) return toolResult(res.body);
       const names = ['stream_id', 'type', 'payload', 'wire_id', 'correlation_id', 'causation_id'];
-      return toolRefusal(res, argumentOf(res.problem, names, 'stream_id'));
+      return outcomeOf(res, (p) => argumentOf(p, names, 'stream_id'));
     },
   }),
   defineTool({
@@ -127,7 +130,7 @@ export const COORDINATION_TOOLS = [
     async handler(args, ctx) {
       const q = `after_seq=${args.after_seq}&limit=${args.limit}`;
       const res = await ctx.api('GET', `/v1/streams/${enc(args.stream_id)}/wires?${q}`);
-      return res.ok ? toolResult(res.body) : toolRefusal(res, 'stream_id');
+      return outcomeOf(res, 'stream_id');
     },
   }),
   defineTool({
@@ -138,7 +141,7 @@ export const COORDINATION_TOOLS = [
     async handler(args, ctx) {
       const q = `status=available&role=${enc(args.role)}&limit=${args.limit}`;
       const res = await ctx.api('GET', `/v1/tasks?${q}`);
-      return res.ok ? toolResult(res.body) : toolRefusal(res, 'role');
+      return outcomeOf(res, 'role');
     },
   }),
   defineTool({
@@ -164,24 +167,15 @@ export const COORDINATION_TOOLS = [
       };
       if (args.capacity_units !== undefined) payload.capacity_units_reserved = args.capacity_units;
       const res = await append(ctx, stream, wire(stream, 'task.claimed', ctx.root, payload));
-      if (res.ok) return toolResult(res.body);
-      return toolRefusal(res, argumentOf(res.problem, ['task_id', 'role'], 'task_id'));
+      return outcomeOf(res, (p) => argumentOf(p, ['task_id', 'role'], 'task_id'));
     },
   }),
-  defineTool({
-    name: 'heartbeat_task',
-    description: 'Renew the lease of a task you hold (fencing token handled for you).',
-    input: z.object({ task_id: TaskId, attempt: Attempt }),
-    output: LeaseResult,
-    handler: (args, ctx) => fenced(ctx, args, 'task.heartbeat'),
-  }),
-  defineTool({
-    name: 'release_task',
-    description: 'Hand back a task you hold so it is offered again.',
-    input: z.object({ task_id: TaskId, attempt: Attempt }),
-    output: LeaseResult,
-    handler: (args, ctx) => fenced(ctx, args, 'task.released'),
-  }),
+  fencedTool(
+    'heartbeat_task',
+    'Renew the lease of a task you hold (fencing token handled for you).',
+    'task.heartbeat',
+  ),
+  fencedTool('release_task', 'Hand back a task you hold so it is offered again.', 'task.released'),
   defineTool({
     name: 'complete_task',
     description: 'Complete a task you hold, optionally naming its output by reference.',

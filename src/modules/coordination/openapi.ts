@@ -1,5 +1,11 @@
 import * as z from 'zod';
-import { AUTH, type Operation, readOperation, StreamIdParam } from '../../api/openapi/operation';
+import {
+  AUTH,
+  type Operation,
+  readOperation,
+  readScoped,
+  StreamIdParam,
+} from '../../api/openapi/operation';
 import { Cursor, Seq, ServedWire } from '../../api/openapi/responses';
 import { followOperation } from '../../api/openapi/stream-operations';
 import { Freshness, Name } from '../../api/routes/read-support';
@@ -106,39 +112,33 @@ export const COORDINATION_OPERATIONS: Operation[] = [
     query: Freshness,
     answer: ['The agent', Agent],
   }),
-  {
-    method: 'get',
+  readScoped('Coordination', {
     path: '/v1/roles/{role}/wires',
     operationId: 'readRoleFeed',
-    tag: 'Coordination',
     summary: "Page through a role's feed of task offers (`role:<role>`)",
     description:
       'The stream `role:<role>`: every `task.available` for the role, copied there by the task streams. Pages like a stream: `after_seq` in, `next_after_seq` out (`after` / `next_after` are the older names, still served).',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { role: Name.meta({ description: 'A role such as `developer`' }) },
     query: RoleFeedQuery,
-    answers: { 200: { description: 'A page', schema: RoleFeedPage, headers: ['ETag'] } },
+    answer: { description: 'A page', schema: RoleFeedPage, headers: ['ETag'] },
     problems: [...AUTH, 'invalid-stream-id', 'invalid-query'],
-  },
-  {
-    method: 'get',
-    path: '/v1/roles/{role}/ws',
-    operationId: 'followRoleFeed',
-    tag: 'Coordination',
-    summary: "Follow a role's feed live over WebSocket",
-    ...followOperation({ role: Name }, RoleFollowQuery),
-  },
-  {
-    method: 'get',
+  }),
+  followOperation(
+    {
+      path: '/v1/roles/{role}/ws',
+      operationId: 'followRoleFeed',
+      tag: 'Coordination',
+      summary: "Follow a role's feed live over WebSocket",
+    },
+    { role: Name },
+    RoleFollowQuery,
+  ),
+  readScoped('Coordination', {
     path: '/v1/coordination/{stream_id}',
     operationId: 'coordinationState',
-    tag: 'Coordination',
     summary: "What a stream's decider holds (lease, capacity, health, dependencies)",
-    access: 'bearer',
-    scope: 'read',
     pathParams: { stream_id: StreamIdParam },
-    answers: { 200: { description: 'The decision state', schema: CoordinationView } },
+    answer: { description: 'The decision state', schema: CoordinationView },
     problems: [...AUTH, 'invalid-stream-id'],
-  },
+  }),
 ];

@@ -1,6 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../api/app-env';
-import type { ProtocolModule } from '../../kernel/module';
+import { defineModule } from '../../kernel/module';
 import { DEPENDENCY_ID, GSD_PREFIXES, GSD_TYPES } from './catalogue';
 import { gsdKind } from './kinds/gsd-kind';
 import { GSD_OPERATIONS } from './openapi';
@@ -10,25 +8,19 @@ import { follow } from './routes/follow';
 import { projectState } from './routes/state';
 import { webhooks } from './routes/webhooks';
 
-const routes = new Hono<AppEnv>();
-routes.route('/', events);
-routes.route('/', follow);
-routes.route('/', projectState);
-routes.route('/', webhooks);
-
 /**
  * Seed 004, GSD's Agent Communication Protocol: colon events on a project's
  * log (`gsd:<project_id>`), the events.json view with filters, long poll and
  * a live follow, file claims, dependency release, decisions, checkpoints and
  * the seed's event handlers. `/v1/projects/{project_id}…`.
  */
-export const gsd: ProtocolModule = {
+export const gsd = defineModule({
   name: 'gsd',
   kinds: [gsdKind],
   types: GSD_TYPES,
   typePrefixes: GSD_PREFIXES,
   derivedIds: [DEPENDENCY_ID, 'gsdk', 'gsdclaim', 'gsdunclaim'],
   problems: GSD_PROBLEMS,
-  routes,
+  routes: [events, follow, projectState, webhooks],
   operations: GSD_OPERATIONS,
-};
+});

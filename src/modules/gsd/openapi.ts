@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import { GsdEvent as GsdEventSchema } from '../../protocol';
 import { EventsQuery } from './routes/events';
 import { FollowQuery } from './routes/follow';
@@ -104,19 +104,15 @@ export const GSD_OPERATIONS: Operation[] = [
       'checkpoint-not-awaiting',
     ],
   },
-  {
-    method: 'get',
+  readScoped(TAG, {
     path: '/v1/projects/{project_id}/events',
     operationId: 'readGsdEvents',
-    tag: TAG,
     summary: 'The events.json view: filters, and a long poll (`wait`, `count`)',
-    access: 'bearer',
-    scope: 'read',
     pathParams: projectParam,
     query: EventsQuery,
-    answers: { 200: { description: "The seed's events.json shape", schema: EventsView } },
+    answer: { description: "The seed's events.json shape", schema: EventsView },
     problems: [...AUTH, 'invalid-stream-id', 'invalid-query'],
-  },
+  }),
   {
     method: 'get',
     path: '/v1/projects/{project_id}/events/ws',
@@ -142,31 +138,23 @@ export const GSD_OPERATIONS: Operation[] = [
     },
     problems: [...AUTH, 'invalid-stream-id', 'invalid-query', 'invalid-header'],
   },
-  {
-    method: 'get',
+  readScoped(TAG, {
     path: '/v1/projects/{project_id}',
     operationId: 'getGsdProject',
-    tag: TAG,
     summary:
       'Dependencies per plan, claims, checkpoints, decisions, shared context, alerts, config',
-    access: 'bearer',
-    scope: 'read',
     pathParams: projectParam,
-    answers: { 200: { description: "The project's coordination state", schema: ProjectView } },
+    answer: { description: "The project's coordination state", schema: ProjectView },
     problems: [...AUTH, 'invalid-stream-id'],
-  },
-  {
-    method: 'get',
+  }),
+  readScoped(TAG, {
     path: '/v1/projects/{project_id}/decisions',
     operationId: 'getGsdDecisions',
-    tag: TAG,
     summary: 'The decision log (decisions.json)',
-    access: 'bearer',
-    scope: 'read',
     pathParams: projectParam,
-    answers: { 200: { description: 'Every `decision:made`, oldest first', schema: Decisions } },
+    answer: { description: 'Every `decision:made`, oldest first', schema: Decisions },
     problems: [...AUTH, 'invalid-stream-id'],
-  },
+  }),
   {
     method: 'put',
     path: '/v1/projects/{project_id}/config',
@@ -201,42 +189,30 @@ export const GSD_OPERATIONS: Operation[] = [
     },
     problems: [...WEBHOOK_PROBLEMS, ...BODY, 'invalid-body'],
   },
-  {
-    method: 'get',
+  readScoped(TAG, {
     path: '/v1/projects/{project_id}/webhooks',
     operationId: 'listGsdWebhooks',
-    tag: TAG,
     summary: "The project's webhook endpoints (secrets never listed)",
-    access: 'bearer',
-    scope: 'read',
     pathParams: projectParam,
-    answers: {
-      200: { description: 'Endpoints', schema: z.object({ endpoints: z.array(Endpoint) }) },
-    },
+    answer: { description: 'Endpoints', schema: z.object({ endpoints: z.array(Endpoint) }) },
     problems: [...WEBHOOK_PROBLEMS],
-  },
-  {
-    method: 'get',
+  }),
+  readScoped(TAG, {
     path: '/v1/projects/{project_id}/webhooks/{endpoint_id}/deliveries',
     operationId: 'gsdWebhookDeliveries',
-    tag: TAG,
     summary: 'Delivery log of an endpoint: messages (pending, delivered, dead) and every attempt',
-    access: 'bearer',
-    scope: 'read',
     pathParams: { ...projectParam, endpoint_id: EndpointId },
     query: DeliveriesQuery,
-    answers: {
-      200: {
-        description: 'Messages and attempts (status, latency, error)',
-        schema: z.object({
-          endpoint_id: z.string(),
-          messages: z.array(z.looseObject({ id: z.string(), status: z.string() })),
-          attempts: z.array(z.looseObject({})),
-        }),
-      },
+    answer: {
+      description: 'Messages and attempts (status, latency, error)',
+      schema: z.object({
+        endpoint_id: z.string(),
+        messages: z.array(z.looseObject({ id: z.string(), status: z.string() })),
+        attempts: z.array(z.looseObject({})),
+      }),
     },
     problems: [...WEBHOOK_PROBLEMS, 'invalid-query', 'not-found'],
-  },
+  }),
   {
     method: 'post',
     path: '/v1/projects/{project_id}/webhooks/{endpoint_id}/rotate',

@@ -1,8 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../api/app-env';
-import type { ProtocolModule } from '../../kernel/module';
-import type { Reducer } from '../../projection/reducer';
-import type { BaseRow } from '../../projection/types';
+import { defineModule } from '../../kernel/module';
 import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
 import { HEIMDALL_TOOLS } from './mcp';
 import { WORKSPACE_TOOLS } from './mcp-workspace';
@@ -19,29 +15,28 @@ import { surfacesKind } from './surfaces/kind';
 import { DECISION_LOG_PORT, DECISION_PORT_ID, decisionLogPort } from './workspace/decision-port';
 import { workspaceKind } from './workspace/kind';
 
-const routes = new Hono<AppEnv>();
-routes.route('/', claimRoutes);
-routes.route('/', workspaceRoutes);
-routes.route('/', ledgerRoutes);
-routes.route('/', messageRoutes);
-routes.route('/', documentRoutes);
-routes.route('/', planningRoutes);
-
 /**
  * Seed 001 (Heimdall): surface claims through the collision gate
  * (`surfaces:<workspace>` streams) and the token-frugal workspace
  * (`workspace:<workspace>`), under `/v1/workspaces/{ws}/…`.
  */
-export const heimdall: ProtocolModule = {
+export const heimdall = defineModule({
   name: 'heimdall',
   kinds: [surfacesKind, workspaceKind],
   types: HEIMDALL_TYPES,
   derivedIds: [...HEIMDALL_DERIVED_IDS, DECISION_PORT_ID],
   problems: HEIMDALL_PROBLEMS,
-  readModels: [heimdallState as unknown as Reducer<BaseRow>],
+  readModels: [heimdallState],
   initialStatus: { surfaces: 'active', workspace: 'active' },
-  routes,
+  routes: [
+    claimRoutes,
+    workspaceRoutes,
+    ledgerRoutes,
+    messageRoutes,
+    documentRoutes,
+    planningRoutes,
+  ],
   operations: HEIMDALL_OPERATIONS,
   mcpTools: [...HEIMDALL_TOOLS, ...WORKSPACE_TOOLS],
   ports: { [DECISION_LOG_PORT]: decisionLogPort },
-};
+});

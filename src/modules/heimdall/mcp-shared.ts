@@ -2,9 +2,8 @@ import * as z from 'zod';
 import {
   argumentOf,
   type McpToolContext,
+  outcomeOf,
   type ToolOutcome,
-  toolRefusal,
-  toolResult,
 } from '../../kernel/mcp-tool';
 
 /** What the heimdall tools share: the `workspace` argument and one REST call per tool call. */
@@ -34,8 +33,7 @@ export async function run(
   fallback: string | null,
 ): Promise<ToolOutcome> {
   const res = await ctx.api(method, path, body);
-  if (res.ok) return toolResult(res.body);
-  return toolRefusal(res, argumentOf(res.problem, args, fallback));
+  return outcomeOf(res, (p) => argumentOf(p, args, fallback));
 }
 
 /** One tool, several actions: the kernel's dispatch (its needs checked by name). */

@@ -1,8 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../api/app-env';
-import type { ProtocolModule } from '../../kernel/module';
-import type { Reducer } from '../../projection/reducer';
-import type { BaseRow } from '../../projection/types';
+import { defineModule } from '../../kernel/module';
 import { RUNTIME_TYPES } from './catalogue';
 import { DERIVED } from './envelope';
 import { branchKind } from './kinds/branch';
@@ -27,37 +23,31 @@ import { schema } from './routes/schema';
 import { workers } from './routes/workers';
 import { runVisor } from './visor';
 
-const routes = new Hono<AppEnv>();
-for (const part of [channels, workers, branches, artifacts, bulletins, schema])
-  routes.route('/', part);
-
-const models = [
-  runtimeChannels,
-  runtimeTasks,
-  runtimeArtifacts,
-  runtimeMemory,
-  runtimeBulletins,
-  runtimeTokenUsage,
-];
-
 /**
  * Seed 003's Runtime v1: channels that route by rule, branches that return
  * only a conclusion, workers (fire-and-forget or interactive) with enforced
  * lifecycles and timeouts, the compactor's thresholds, the Visor's bulletins
  * on the cron, artifacts in R2 — every event an Envelope v1 Wire.
  */
-export const runtime: ProtocolModule = {
+export const runtime = defineModule({
   name: 'runtime',
   kinds: [channelKind, workerKind, branchKind],
   types: RUNTIME_TYPES,
   derivedIds: [DERIVED],
   problems: RUNTIME_PROBLEMS,
-  readModels: models as unknown as Reducer<BaseRow>[],
+  readModels: [
+    runtimeChannels,
+    runtimeTasks,
+    runtimeArtifacts,
+    runtimeMemory,
+    runtimeBulletins,
+    runtimeTokenUsage,
+  ],
   initialStatus: { channel: 'pending', worker: 'spawned', branch: 'spawned' },
-  routes,
+  routes: [channels, workers, branches, artifacts, bulletins, schema],
   operations: RUNTIME_OPERATIONS,
   mcpTools: RUNTIME_TOOLS,
   async scheduled(env, at) {
     await runVisor(env, at);
   },
-};
+});

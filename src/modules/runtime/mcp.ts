@@ -2,7 +2,9 @@ import * as z from 'zod';
 import {
   defineTool,
   dispatch,
+  firstErrorPath,
   type McpToolContext,
+  outcomeOf,
   type ToolOutcome,
   type ToolProblem,
   toolRefusal,
@@ -46,9 +48,7 @@ const ARG_OF: Record<string, string> = {
 
 /** The argument a problem is about: the deepest path segment that is one, else `fallback`. */
 function blame(p: ToolProblem, fallback: string): string {
-  const errors = Array.isArray(p.errors) ? (p.errors as { path?: unknown }[]) : [];
-  const path = typeof errors[0]?.path === 'string' ? errors[0].path : '';
-  const hit = path
+  const hit = (firstErrorPath(p) ?? '')
     .split(/[./[\]]/)
     .reverse()
     .find((s) => ARG_OF[s]);
@@ -63,7 +63,7 @@ async function call(
   fallback: string,
 ): Promise<ToolOutcome> {
   const res = await ctx.api(method, path, body);
-  return res.ok ? toolResult(res.body) : toolRefusal(res, blame(res.problem, fallback));
+  return outcomeOf(res, (p) => blame(p, fallback));
 }
 
 function envelope(type: string, channelId: string, payload: object, more: object = {}) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type Failure, fail, type Wire } from '../../protocol';
 
 /**
  * Seed 002's identities. `run_id` is the only control key of a run: a
@@ -25,6 +26,19 @@ export const traceStream = (runId: string) => `run-trace:${runId}`;
 /** The run id a `run:` / `run-mailbox:` / `run-trace:` stream id names. */
 export function runIdOf(streamId: string): string {
   return streamId.slice(streamId.indexOf(':') + 1);
+}
+
+/** A Wire whose `payload.run_id` is not its stream's run: the Failure naming the field, else null. */
+export function otherRun(wire: Wire, stream: 'stream' | 'trace'): Failure | null {
+  const runId = runIdOf(wire.stream_id);
+  if (wire.payload.run_id === runId) return null;
+  return fail(
+    'invalid-wire',
+    `payload.run_id must be ${runId}, the run this ${stream} belongs to`,
+    {
+      errors: [{ path: 'payload.run_id', message: `must be ${runId}` }],
+    },
+  );
 }
 
 /** Identities: `agent:…`, `human:…`, `coordinator:…` (token subjects). */

@@ -1,8 +1,4 @@
-import { Hono } from 'hono';
-import type { AppEnv } from '../../api/app-env';
-import type { ProtocolModule } from '../../kernel/module';
-import type { Reducer } from '../../projection/reducer';
-import type { BaseRow } from '../../projection/types';
+import { defineModule } from '../../kernel/module';
 import { WRITER_DERIVED_IDS, WRITER_TYPES } from './catalogue';
 import { WRITER_KINDS } from './kinds';
 import { WRITER_TOOLS } from './mcp';
@@ -13,11 +9,6 @@ import { follow } from './routes/follow';
 import { readRuns } from './routes/read-runs';
 import { runs } from './routes/runs';
 
-const routes = new Hono<AppEnv>();
-routes.route('/', runs);
-routes.route('/', readRuns);
-routes.route('/', follow);
-
 /**
  * Seed 002's run documents: one writer authority per run (the `run:` stream's
  * Durable Object) through which every canon change passes, typed actor
@@ -27,15 +18,15 @@ routes.route('/', follow);
  * tools `message_actor`, `request_conductor`, `read_run_document`,
  * `list_run_revisions`.
  */
-export const writer: ProtocolModule = {
+export const writer = defineModule({
   name: 'writer',
   kinds: WRITER_KINDS,
   types: WRITER_TYPES,
   derivedIds: WRITER_DERIVED_IDS,
   problems: WRITER_PROBLEMS,
-  readModels: [writerRuns as unknown as Reducer<BaseRow>],
+  readModels: [writerRuns],
   initialStatus: { run: 'open', 'run-mailbox': 'open', 'run-trace': 'open' },
-  routes,
+  routes: [runs, readRuns, follow],
   operations: WRITER_OPERATIONS,
   mcpTools: WRITER_TOOLS,
-};
+});

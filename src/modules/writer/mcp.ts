@@ -2,6 +2,7 @@ import * as z from 'zod';
 import {
   argumentOf,
   defineTool,
+  firstErrorPath,
   type McpToolContext,
   type ToolOutcome,
   type ToolProblem,
@@ -40,8 +41,7 @@ function blame(p: ToolProblem, args: readonly string[], body: (path: string) => 
   if (type.endsWith('/run-not-found') || type.endsWith('/not-run-party')) return 'run_id';
   const named = argumentOf(p, args, null);
   if (named) return named;
-  const errors = Array.isArray(p.errors) ? (p.errors as { path?: unknown }[]) : [];
-  const path = typeof errors[0]?.path === 'string' ? errors[0].path : null;
+  const path = firstErrorPath(p);
   if (path !== null) return body(path);
   return /^path run_id/.test(String(p.detail ?? '')) ? 'run_id' : null;
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import { Seq, ServedWire } from '../../api/openapi/responses';
 import { followOperation } from '../../api/openapi/stream-operations';
 import { RunId } from './ids';
@@ -57,27 +57,25 @@ const RUN_PROBLEMS = [...AUTH, 'invalid-query', 'run-not-found'] as const;
 function planeOperations(plane: string, what: string): Operation[] {
   const cap = plane[0]?.toUpperCase() + plane.slice(1);
   return [
-    {
-      method: 'get',
+    readScoped(TAG, {
       path: `/v1/runs/{run_id}/${plane}`,
       operationId: `readRun${cap}`,
-      tag: TAG,
       summary: `Page through the run's ${what}`,
-      access: 'bearer',
-      scope: 'read',
       pathParams,
       query: FollowPageQuery,
-      answers: { 200: { description: 'A page', schema: Page, headers: ['ETag'] } },
+      answer: { description: 'A page', schema: Page, headers: ['ETag'] },
       problems: [...AUTH, 'invalid-query'],
-    },
-    {
-      method: 'get',
-      path: `/v1/runs/{run_id}/${plane}/ws`,
-      operationId: `followRun${cap}`,
-      tag: TAG,
-      summary: `Follow the run's ${what} live over WebSocket (resume with after_seq)`,
-      ...followOperation(pathParams, FollowLiveQuery),
-    },
+    }),
+    followOperation(
+      {
+        path: `/v1/runs/{run_id}/${plane}/ws`,
+        operationId: `followRun${cap}`,
+        tag: TAG,
+        summary: `Follow the run's ${what} live over WebSocket (resume with after_seq)`,
+      },
+      pathParams,
+      FollowLiveQuery,
+    ),
   ];
 }
 
@@ -131,65 +129,49 @@ export const WRITER_OPERATIONS: Operation[] = [
       'secret-in-payload',
     ],
   },
-  {
-    method: 'get',
+  readScoped(TAG, {
     path: '/v1/runs/{run_id}/document',
     operationId: 'readRunDocument',
-    tag: TAG,
     summary: 'Canon at a revision (latest by default), with proposals shown apart',
-    access: 'bearer',
-    scope: 'read',
     pathParams,
     query: DocumentQuery,
-    answers: { 200: { description: 'The document', schema: DocumentAnswer, headers: ['ETag'] } },
+    answer: { description: 'The document', schema: DocumentAnswer, headers: ['ETag'] },
     problems: [...RUN_PROBLEMS, 'revision-not-found'],
-  },
-  {
-    method: 'get',
+  }),
+  readScoped(TAG, {
     path: '/v1/runs/{run_id}/revisions',
     operationId: 'listRunRevisions',
-    tag: TAG,
     summary: 'Every revision: who and which message made it',
-    access: 'bearer',
-    scope: 'read',
     pathParams,
     query: {},
-    answers: {
-      200: {
-        description: 'The revisions, gap-free from 0',
-        schema: z.object({
-          run_id: z.string(),
-          latest_revision: z.int(),
-          revisions: z.array(RevisionEntry),
-        }),
-      },
+    answer: {
+      description: 'The revisions, gap-free from 0',
+      schema: z.object({
+        run_id: z.string(),
+        latest_revision: z.int(),
+        revisions: z.array(RevisionEntry),
+      }),
     },
     problems: [...RUN_PROBLEMS],
-  },
-  {
-    method: 'get',
+  }),
+  readScoped(TAG, {
     path: '/v1/runs/{run_id}/diff',
     operationId: 'diffRunRevisions',
-    tag: TAG,
     summary: 'The RFC 6902 ops between two revisions, and the messages that made them',
-    access: 'bearer',
-    scope: 'read',
     pathParams,
     query: DiffQuery,
-    answers: {
-      200: {
-        description: 'The diff',
-        schema: z.object({
-          run_id: z.string(),
-          from: z.int(),
-          to: z.int(),
-          ops: z.array(z.looseObject({ op: z.string(), path: z.string() })),
-          made_by: z.array(RevisionEntry),
-        }),
-      },
+    answer: {
+      description: 'The diff',
+      schema: z.object({
+        run_id: z.string(),
+        from: z.int(),
+        to: z.int(),
+        ops: z.array(z.looseObject({ op: z.string(), path: z.string() })),
+        made_by: z.array(RevisionEntry),
+      }),
     },
     problems: [...RUN_PROBLEMS, 'revision-not-found'],
-  },
+  }),
   ...planeOperations(
     'mailbox',
     'mailbox: proposals and requests addressed to the writer or conductors',

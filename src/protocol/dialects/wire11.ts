@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import {
-  type Draft,
+  draftOf,
   fieldIssues,
   invalidWire,
   WIRE_VERSION_MESSAGE,
@@ -46,17 +46,8 @@ export const wire11 = defineDialect<Wire>({
         `stream_id in the body ("${input.stream_id}") differs from the stream in the path ("${ctx.streamId}")`,
       );
     }
-    const draft: Draft = {
-      wire: '1.1',
-      wire_id: input.wire_id,
-      stream_id: ctx.streamId,
-      correlation_id: input.correlation_id ?? null,
-      causation_id: input.causation_id ?? null,
-      type: input.type,
-      sender: input.sender,
-      ts: input.ts,
-      payload: input.payload,
-    };
+    // stream_id is the path's (checked above).
+    const draft = draftOf(input);
     return { ok: true, draft, expectedSeq: input.stream_seq };
   },
   encode: (wire) => ({ ...wire }),

@@ -5,6 +5,7 @@ import {
   SELF,
   waitOnExecutionContext,
 } from 'cloudflare:test';
+import { runtimeEnvelope } from '../../../src/client/runtime';
 import worker from '../../../src/index';
 import policy from '../../fixtures/runtime-policy.json';
 import { authHeaders } from './auth';
@@ -15,24 +16,8 @@ import { uid } from './coordination';
 export type Json = Record<string, unknown>;
 export const AGENT = 'agent:runtime-test';
 
-export function envelope(
-  messageType: string,
-  channelId: string,
-  payload: Json,
-  more: Json = {},
-): Json {
-  return {
-    protocolVersion: '1.0',
-    messageId: uid('m'),
-    messageType,
-    ts: new Date().toISOString(),
-    traceId: uid('trace'),
-    channelId,
-    payload,
-    extensions: {},
-    ...more,
-  };
-}
+/** An Envelope v1 as a client builds it: the SDK's own builder. */
+export const envelope = runtimeEnvelope;
 
 export interface Answer {
   status: number;

@@ -1,18 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import {
-  answer,
-  Freshness,
-  Name,
-  oneQuery,
-  Paging,
-  pageOf,
-  pageQuery,
-  Where,
-  withJson,
-} from '../../../api/routes/read-support';
+import { listPage, readOne } from '../../../api/routes/read-page';
+import { Freshness, Name, Paging, withJson } from '../../../api/routes/read-support';
 import { intVar } from '../../../env';
 import { fail } from '../../../protocol';
 
@@ -47,47 +37,32 @@ export const AgentsQuery = {
   ...Freshness,
 };
 
-readAgents.get('/agents', async (c) => {
-  const page = pageQuery(c, AgentsQuery, 1);
-  if (!page.ok) return problem(c, page);
-  const { query: q, after } = page;
+readAgents.get('/agents', (c) => {
   const before = staleBefore(c.env);
-  const where = new Where().eq('role', q.role).eq('status', q.status).streams('stream_id', c);
-  if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
-  if (q.stale === 'false') where.add('last_seen_at >= ?', before);
-  if (after) where.add('agent_id > ?', ...after);
-  const stmt = c.env.DB.prepare(
-    `SELECT * FROM agent_runtime_state ${where.sql} ORDER BY agent_id LIMIT ?`,
-  ).bind(...where.params, q.limit + 1);
-  return answer(c, q, [stmt], ([rows = []]) => {
-    const page = pageOf(rows, q.limit, (r) => [String(r.agent_id)]);
-    return {
-      ok: true,
-      body: { agents: page.items.map((r) => agentJson(r, before)), next_cursor: page.next_cursor },
-    };
+  return listPage(c, AgentsQuery, {
+    table: 'agent_runtime_state',
+    keys: ['agent_id'],
+    list: 'agents',
+    equal: { role: 'role', status: 'status' },
+    more(q, where) {
+      if (q.stale === 'true') where.add('(last_seen_at IS NULL OR last_seen_at < ?)', before);
+      if (q.stale === 'false') where.add('last_seen_at >= ?', before);
+    },
+    item: (r) => agentJson(r, before),
   });
 });
 
-readAgents.get('/agents/:agent_id', async (c) => {
-  const one = oneQuery(c, 'agent_id');
-  if (!one.ok) return problem(c, one);
-  const agentId = one.id;
-  // Accept both "quinn-07" and its stream id "agent:quinn-07".
-  const bare = agentId.startsWith('agent:') ? agentId.slice('agent:'.length) : agentId;
-  const where = new Where().eq('agent_id', bare).streams('stream_id', c);
-  const stmt = c.env.DB.prepare(`SELECT * FROM agent_runtime_state ${where.sql}`).bind(
-    ...where.params,
-  );
+readAgents.get('/agents/:agent_id', (c) => {
   const before = staleBefore(c.env);
-  return answer(
-    c,
-    one.query,
-    [stmt],
-    ([rows = []]) => {
-      const row = rows[0];
+  // Accepts both "quinn-07" and its stream id "agent:quinn-07".
+  return readOne(c, 'agent_id', {
+    table: 'agent_runtime_state',
+    column: 'agent_id',
+    prefix: 'agent:',
+    build([row], bare) {
       if (!row) return fail('not-found', `agent "${bare}" has no projected agent stream`);
       return { ok: true, body: agentJson(row, before) };
     },
-    `agent:${bare}`,
-  );
+    streamOf: (bare) => `agent:${bare}`,
+  });
 });

@@ -1,18 +1,8 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import {
-  answer,
-  Freshness,
-  Name,
-  oneQuery,
-  Paging,
-  pageOf,
-  pageQuery,
-  Where,
-  withJson,
-} from '../../../api/routes/read-support';
+import { listPage, readOne } from '../../../api/routes/read-page';
+import { Freshness, Name, Paging, withJson } from '../../../api/routes/read-support';
 import { fail, taskStreamId } from '../../../protocol';
 import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 
@@ -37,44 +27,32 @@ export const TasksQuery = {
   ...Freshness,
 };
 
-readTasks.get('/tasks', async (c) => {
-  const page = pageQuery(c, TasksQuery, 2);
-  if (!page.ok) return problem(c, page);
-  const { query: q, after } = page;
-  const where = new Where()
-    .eq('status', q.status)
-    .eq('role', q.role)
-    .eq('claimed_by', q.claimed_by)
-    .eq('correlation_id', q.correlation_id)
-    .streams('stream_id', c);
-  if (after) where.add('(task_id, attempt) > (?, ?)', ...after);
-  const stmt = c.env.DB.prepare(
-    `SELECT * FROM task_run_state ${where.sql} ORDER BY task_id, attempt LIMIT ?`,
-  ).bind(...where.params, q.limit + 1);
-  return answer(c, q, [stmt], ([rows = []]) => {
-    const page = pageOf(rows, q.limit, (r) => [String(r.task_id), Number(r.attempt)]);
-    return { ok: true, body: { tasks: page.items.map(taskJson), next_cursor: page.next_cursor } };
-  });
-});
+readTasks.get('/tasks', (c) =>
+  listPage(c, TasksQuery, {
+    table: 'task_run_state',
+    keys: ['task_id', 'attempt'],
+    list: 'tasks',
+    equal: {
+      status: 'status',
+      role: 'role',
+      claimed_by: 'claimed_by',
+      correlation_id: 'correlation_id',
+    },
+    item: taskJson,
+  }),
+);
 
-readTasks.get('/tasks/:task_id', async (c) => {
-  const one = oneQuery(c, 'task_id');
-  if (!one.ok) return problem(c, one);
-  const taskId = one.id;
-  const where = new Where().eq('task_id', taskId).streams('stream_id', c);
-  const stmt = c.env.DB.prepare(`SELECT * FROM task_run_state ${where.sql} ORDER BY attempt`).bind(
-    ...where.params,
-  );
-  return answer(
-    c,
-    one.query,
-    [stmt],
-    ([rows = []]) => {
+readTasks.get('/tasks/:task_id', (c) =>
+  readOne(c, 'task_id', {
+    table: 'task_run_state',
+    column: 'task_id',
+    orderBy: 'attempt',
+    build(rows, taskId) {
       if (rows.length === 0)
         return fail('not-found', `no attempt of task "${taskId}" is projected`);
       const attempts = rows.map(taskJson);
       return { ok: true, body: { task_id: taskId, current: attempts.at(-1), attempts } };
     },
-    taskStreamId(taskId, 1),
-  );
-});
+    streamOf: (taskId) => taskStreamId(taskId, 1),
+  }),
+);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../api/app-env';
 import { requireStream } from '../../../api/auth';
-import { subscribeProblem } from '../../../api/limits/subscriber-cap';
+import { followSocket } from '../../../api/limits/subscriber-cap';
 import { problem } from '../../../api/problem';
 import { limitQuery, optionalIntQuery, parseQuery } from '../../../api/query';
 import { fail, type Result, streamIdProblem } from '../../../protocol';
@@ -86,18 +86,10 @@ roleFeeds.get('/roles/:role/ws', async (c) => {
   const stream = streamStub(c.env, role.streamId);
   // Named as the client sent it (the SDK sends after_seq).
   const param = c.req.query('after') !== undefined ? 'after' : 'after_seq';
-  const refused = await subscribeProblem(c.env, stream, after, param);
-  if (refused) return problem(c, refused);
-  if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-    return problem(
-      c,
-      fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
-    );
-  }
   // The StreamObject reads `after_seq`; the role API also accepts `after`.
   const url = new URL(c.req.url);
   url.searchParams.set('after_seq', String(after));
-  return stream.fetch(new Request(url, c.req.raw));
+  return followSocket(c, stream, after, { param, request: new Request(url, c.req.raw) });
 });
 
 roleFeeds.get('/coordination/:stream_id', async (c) => {

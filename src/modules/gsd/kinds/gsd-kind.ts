@@ -1,4 +1,4 @@
-import { defineKind } from '../../../kernel/kind';
+import { defineUnconfiguredKind } from '../../../kernel/kind';
 import { GSD_KIND } from '../catalogue';
 import { cancelFile, reserveFile } from './file-claims';
 import { gsdDecider } from './gsd-decider';
@@ -8,10 +8,8 @@ import { gsdDecider } from './gsd-decider';
  * order. Each project anchors to its own HCS topic, `gsd.<project_id>`, so
  * its log can be read back (and its state rebuilt) from that topic alone.
  */
-export const gsdKind = defineKind({
+export const gsdKind = defineUnconfiguredKind({
   name: GSD_KIND,
-  version: 1,
-  config: () => null,
   decider: gsdDecider,
   hooks: {
     reserve: reserveFile,

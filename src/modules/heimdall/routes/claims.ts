@@ -2,14 +2,14 @@ import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { hasScope } from '../../../api/auth/claims';
-import { principalOf, requireStream } from '../../../api/auth/require';
+import { principalOf } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
 import { Haid, haidOf, surfacesStream } from '../identity';
 import { parseSurfaces, type SurfaceRefusal } from '../surfaces/decider';
 import { claimDraft, gateVerdict } from '../surfaces/gate';
 import { ClaimMode, DEFAULT_TTL_MINUTES, Surfaces, Task, TtlMinutes } from '../surfaces/payloads';
-import { appendAs, bodyOf, viewOf, workspaceParam } from './support';
+import { appendAs, bodyOf, targetOf, viewOf } from './support';
 
 /** `/v1/workspaces/{ws}/claims…`: surface claims through the collision gate. */
 export const claimRoutes = new Hono<AppEnv>();
@@ -52,14 +52,7 @@ async function surfacesView(c: Parameters<typeof viewOf>[0], ws: string): Promis
 }
 
 /** Path params and the token's stream prefixes: the stream, or a problem response. */
-function target(c: Parameters<typeof viewOf>[0]) {
-  const ws = workspaceParam(c);
-  if (!ws.ok) return { res: problem(c, ws) };
-  const stream = surfacesStream(ws.ws);
-  const denied = requireStream(c, stream);
-  if (denied) return { res: denied };
-  return { ws: ws.ws, stream };
-}
+const target = (c: Parameters<typeof viewOf>[0]) => targetOf(c, surfacesStream);
 
 claimRoutes.post('/workspaces/:ws/claims', async (c) => {
   const t = target(c);

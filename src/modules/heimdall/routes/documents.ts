@@ -5,11 +5,11 @@ import { problem } from '../../../api/problem';
 import { intQuery, parseQuery } from '../../../api/query';
 import { fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
-import { Haid, surfacesStream, workspaceStream } from '../identity';
+import { Haid, surfacesStream } from '../identity';
 import { auditLines } from '../workspace/audit';
 import type { WorkspaceState } from '../workspace/decider';
 import { Name } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+import { workspaceState, workspaceTarget, writeAs } from './support';
 
 /**
  * The decisions log, conflict records (the MCP tools `append_decision` and
@@ -35,19 +35,10 @@ export const LogQuery = {
   n: intQuery(1, 1000, 50).meta({ description: 'Last N lines (default 50)' }),
 };
 
-const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
-
 documentRoutes.post('/workspaces/:ws/decisions', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, DecisionBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'decision.appended', {
-    ...body.value,
-    haid: who.haid,
-  });
+  const result = await writeAs(c, t.stream, DecisionBody, 'decision.appended');
   if (!result.ok) return problem(c, result);
   const seq = Number(result.receipt.decision_seq);
   const decision = (await workspaceState(c, t.ws)).decisions.find((d) => d.seq === seq);
@@ -55,19 +46,15 @@ documentRoutes.post('/workspaces/:ws/decisions', async (c) => {
 });
 
 documentRoutes.get('/workspaces/:ws/decisions', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   return c.json({ decisions: (await workspaceState(c, t.ws)).decisions });
 });
 
 documentRoutes.post('/workspaces/:ws/conflicts', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, ConflictBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'conflict.raised', { ...body.value, haid: who.haid });
+  const result = await writeAs(c, t.stream, ConflictBody, 'conflict.raised');
   if (!result.ok) return problem(c, result);
   return c.json({ path: result.receipt.path, decision_seq: result.receipt.decision_seq }, 201);
 });
@@ -107,13 +94,13 @@ export function conflictMarkdown(state: WorkspaceState, path: string): string | 
 const MARKDOWN = { 'Content-Type': 'text/markdown; charset=utf-8' };
 
 documentRoutes.get('/workspaces/:ws/documents/decisions.md', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   return c.body(decisionsMarkdown(t.ws, await workspaceState(c, t.ws)), 200, MARKDOWN);
 });
 
 documentRoutes.get('/workspaces/:ws/documents/conflicts/:file', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const file = c.req.param('file');
   const text = conflictMarkdown(await workspaceState(c, t.ws), `conflicts/${file}`);
@@ -123,7 +110,7 @@ documentRoutes.get('/workspaces/:ws/documents/conflicts/:file', async (c) => {
 
 /** The last `n` Wires of a stream, oldest first. */
 async function tail(
-  c: Parameters<typeof targetOf>[0],
+  c: Parameters<typeof workspaceTarget>[0],
   streamId: string,
   n: number,
 ): Promise<Wire[]> {
@@ -135,7 +122,7 @@ async function tail(
 }
 
 documentRoutes.get('/workspaces/:ws/log', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const parsed = parseQuery(c, LogQuery);
   if (!parsed.ok) return problem(c, parsed);

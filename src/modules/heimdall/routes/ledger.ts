@@ -3,12 +3,12 @@ import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
-import { Haid, workspaceStream } from '../identity';
+import { Haid } from '../identity';
 import { type Capsule, capsuleMarkdown, closure } from '../workspace/capsules';
 import { deltaLine, deltaPercent } from '../workspace/ledger';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { Name, Role, Tokens } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+import { appendAs, bodyOf, callerHaid, workspaceState, workspaceTarget, writeAs } from './support';
 
 /** Mechanisms 4 and 6: delta briefs (`/briefs`) and the token ledger (`/ledger/…`). */
 export const ledgerRoutes = new Hono<AppEnv>();
@@ -45,38 +45,26 @@ export const BriefBody = z.strictObject({
   haid: Haid.optional(),
 });
 
-const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
-
 ledgerRoutes.post('/workspaces/:ws/ledger/log', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, LedgerLogBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'ledger.logged', { ...body.value, haid: who.haid });
+  const result = await writeAs(c, t.stream, LedgerLogBody, 'ledger.logged');
   if (!result.ok) return problem(c, result);
-  const totals = (await workspaceState(c, t.ws)).ledger.totals[body.value.role];
-  return c.json(
-    { logged: { ...body.value, haid: who.haid }, role_total: totals?.tokens ?? 0 },
-    201,
-  );
+  const { value, haid } = result;
+  const totals = (await workspaceState(c, t.ws)).ledger.totals[value.role];
+  return c.json({ logged: { ...value, haid }, role_total: totals?.tokens ?? 0 }, 201);
 });
 
 ledgerRoutes.post('/workspaces/:ws/ledger/baseline', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, LedgerBaselineBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'ledger.baseline', { ...body.value, haid: who.haid });
+  const result = await writeAs(c, t.stream, LedgerBaselineBody, 'ledger.baseline');
   if (!result.ok) return problem(c, result);
-  return c.json({ baseline: { role: body.value.role, tokens: body.value.tokens } });
+  return c.json({ baseline: { role: result.value.role, tokens: result.value.tokens } });
 });
 
 ledgerRoutes.get('/workspaces/:ws/ledger/delta', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const role = Role.safeParse(c.req.query('role'));
   if (!role.success)
@@ -101,7 +89,7 @@ ledgerRoutes.get('/workspaces/:ws/ledger/delta', async (c) => {
 });
 
 ledgerRoutes.get('/workspaces/:ws/ledger/report', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const { ledger } = await workspaceState(c, t.ws);
   const names = [
@@ -142,7 +130,7 @@ function briefText(o: {
 }
 
 ledgerRoutes.post('/workspaces/:ws/briefs', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const body = await bodyOf(c, BriefBody);
   if (!body.ok) return problem(c, body);

@@ -5,9 +5,8 @@ import { principalOf } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
 import { readJsonBody } from '../../../api/read-json-body';
 import { fail } from '../../../protocol';
-import { workspaceStream } from '../identity';
 import { messageSchema, validateMessage } from '../workspace/messages';
-import { appendAs, bodyOf, MAX_BODY_BYTES, targetOf } from './support';
+import { appendAs, bodyOf, MAX_BODY_BYTES, workspaceTarget } from './support';
 
 /**
  * Mechanism 1 and the gate adapter: the published message schema, the
@@ -66,7 +65,7 @@ messageRoutes.post('/heimdall/gate-report', async (c) => {
 });
 
 messageRoutes.post('/workspaces/:ws/messages', async (c) => {
-  const t = targetOf(c, workspaceStream);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const body = await readJsonBody(c, MAX_BODY_BYTES);
   if (!body.ok) return problem(c, body);

@@ -4,11 +4,11 @@ import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import { type Failure, fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
-import { surfacesStream, workspaceStream } from '../identity';
+import { surfacesStream } from '../identity';
 import { auditLines } from '../workspace/audit';
 import { type CapsuleInput, capsuleMarkdown, closure } from '../workspace/capsules';
 import { messageSchema, PROTOCOL_VERSION } from '../workspace/messages';
-import { appendAs, bodyOf, targetOf, workspaceState } from './support';
+import { appendAs, bodyOf, workspaceState, workspaceTarget } from './support';
 
 /**
  * `.planning` interop: a workspace as the seed's layout (`protocol.log`,
@@ -25,7 +25,10 @@ export const PlanningArchive = z.looseObject({
   files: z.record(z.string().max(300), z.string().max(1_000_000)),
 });
 
-async function allWires(c: Parameters<typeof targetOf>[0], streamId: string): Promise<Wire[]> {
+async function allWires(
+  c: Parameters<typeof workspaceTarget>[0],
+  streamId: string,
+): Promise<Wire[]> {
   const stub = streamStub(c.env, streamId);
   const out: Wire[] = [];
   for (let after = 0; ; ) {
@@ -41,7 +44,7 @@ async function allWires(c: Parameters<typeof targetOf>[0], streamId: string): Pr
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 planningRoutes.get('/workspaces/:ws/export', async (c) => {
-  const t = targetOf(c, workspaceStream);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
   const wires = [
@@ -146,7 +149,7 @@ export function logParts(text: string): string[] | Failure {
 }
 
 planningRoutes.post('/workspaces/:ws/import', async (c) => {
-  const t = targetOf(c, workspaceStream);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const body = await bodyOf(c, PlanningArchive, 4 * 1024 * 1024);
   if (!body.ok) return problem(c, body);

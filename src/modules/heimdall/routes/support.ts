@@ -8,7 +8,7 @@ import { problem } from '../../../api/problem';
 import { readJsonBody } from '../../../api/read-json-body';
 import { appendBody } from '../../../kernel/append';
 import type { AppendResult } from '../../../kernel/kind';
-import { fail, newWireId, type Result } from '../../../protocol';
+import { draftOf, fail, newWireId, type Result } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { REGISTRY } from '../..';
 import { haidOf, WorkspaceId, workspaceStream } from '../identity';
@@ -51,17 +51,14 @@ export function appendAs(
   payload: Record<string, unknown>,
   more: { wireId?: string; ts?: string } = {},
 ): Promise<AppendResult> {
-  const body = {
-    wire: '1.1',
+  const body = draftOf({
     wire_id: more.wireId ?? newWireId(),
     stream_id: streamId,
-    correlation_id: null,
-    causation_id: null,
     type,
     sender: principalOf(c).sub,
     ts: more.ts ?? new Date().toISOString(),
     payload,
-  };
+  });
   return appendBody(
     {
       body,
@@ -92,6 +89,11 @@ export function targetOf(
   return { ws: ws.ws, stream };
 }
 
+/** The `workspace:<ws>` stream of the `{ws}` param, as `targetOf` checks it. */
+export function workspaceTarget(c: Context<AppEnv>) {
+  return targetOf(c, workspaceStream);
+}
+
 /** The workspace's decision state (the initial state before its first Wire). */
 export async function workspaceState(c: Context<AppEnv>, ws: string): Promise<WorkspaceState> {
   return (
@@ -103,3 +105,30 @@ export async function workspaceState(c: Context<AppEnv>, ws: string): Promise<Wo
 export function callerHaid(c: Context<AppEnv>, asked: unknown) {
   return haidOf(principalOf(c).sub, asked);
 }
+
+/**
+ * A write as the caller: the body as `schema` reads it, the caller's haid
+ * from its `haid`, then a Wire of `type` appended to `streamId` with the
+ * payload `payloadOf` makes (the body with the checked haid, by default).
+ * The body, the haid and the append's result, or the first Failure.
+ */
+export async function writeAs<T extends z.ZodType<{ haid?: string | undefined }>>(
+  c: Context<AppEnv>,
+  streamId: string,
+  schema: T,
+  type: string,
+  payloadOf: (value: z.infer<T>, haid: string) => Record<string, unknown> = (value, haid) => ({
+    ...value,
+    haid,
+  }),
+): Promise<Result<{ value: z.infer<T>; haid: string; receipt: AppendedReceipt }>> {
+  const body = await bodyOf(c, schema);
+  if (!body.ok) return body;
+  const who = callerHaid(c, body.value.haid);
+  if (!who.ok) return who;
+  const result = await appendAs(c, streamId, type, payloadOf(body.value, who.haid));
+  if (!result.ok) return result;
+  return { ok: true, value: body.value, haid: who.haid, receipt: result.receipt };
+}
+
+type AppendedReceipt = Extract<AppendResult, { ok: true }>['receipt'];

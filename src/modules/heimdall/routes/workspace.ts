@@ -3,12 +3,12 @@ import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
-import { Haid, workspaceStream } from '../identity';
+import { Haid } from '../identity';
 import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
 import type { SymbolEntry } from '../workspace/decider';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { CapsuleFields, Name } from '../workspace/payloads';
-import { appendAs, bodyOf, callerHaid, targetOf, workspaceState } from './support';
+import { workspaceState, workspaceTarget, writeAs } from './support';
 
 /**
  * Mechanisms 2, 3 and 5 of `workspace:<ws>`: the symbol table
@@ -35,8 +35,6 @@ export const HydrateQuery = {
   ids: z.string().min(1).max(2000).meta({ description: 'Capsule ids, comma-separated' }),
 };
 
-const ws = (c: Parameters<typeof targetOf>[0]) => targetOf(c, workspaceStream);
-
 function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = false) {
   return {
     [name]: key,
@@ -45,6 +43,13 @@ function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = fa
     set_at: e.at,
     ...(history ? { history: e.history } : {}),
   };
+}
+
+/** A table's entries as `{ [name]: key, value }`, by key. */
+function listed(table: Record<string, SymbolEntry>, name: 'id' | 'key') {
+  return Object.entries(table)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, e]) => ({ [name]: key, value: e.value }));
 }
 
 function nameParam(value: string, what: string) {
@@ -57,28 +62,24 @@ function nameParam(value: string, what: string) {
 // --- symbols -----------------------------------------------------------------
 
 workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const bad = nameParam(id, 'symbol id');
   if (bad) return problem(c, bad);
-  const body = await bodyOf(c, SymbolBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'symbol.set', {
+  const result = await writeAs(c, t.stream, SymbolBody, 'symbol.set', (body, haid) => ({
     id,
-    value: body.value.value,
-    ...(body.value.force ? { force: true } : {}),
-    haid: who.haid,
-  });
+    value: body.value,
+    ...(body.force ? { force: true } : {}),
+    haid,
+  }));
   if (!result.ok) return problem(c, result);
   const entry = (await workspaceState(c, t.ws)).symbols[id];
   return c.json({ symbol: entry ? entryJson(id, 'id', entry, true) : null });
 });
 
 workspaceRoutes.get('/workspaces/:ws/symbols', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
   const reverse = c.req.query('reverse');
@@ -87,14 +88,11 @@ workspaceRoutes.get('/workspaces/:ws/symbols', async (c) => {
     if (!id) return problem(c, fail('not-found', `no symbol names "${reverse}"`));
     return c.json({ id, value: reverse });
   }
-  const symbols = Object.entries(state.symbols)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, e]) => ({ id, value: e.value }));
-  return c.json({ protocol_version: PROTOCOL_VERSION, symbols });
+  return c.json({ protocol_version: PROTOCOL_VERSION, symbols: listed(state.symbols, 'id') });
 });
 
 workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const entry = (await workspaceState(c, t.ws)).symbols[id];
@@ -105,37 +103,30 @@ workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
 // --- blackboard --------------------------------------------------------------
 
 workspaceRoutes.put('/workspaces/:ws/blackboard/:key', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const key = c.req.param('key');
   const bad = nameParam(key, 'blackboard key');
   if (bad) return problem(c, bad);
-  const body = await bodyOf(c, BlackboardBody);
-  if (!body.ok) return problem(c, body);
-  const who = callerHaid(c, body.value.haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'blackboard.set', {
+  const result = await writeAs(c, t.stream, BlackboardBody, 'blackboard.set', (body, haid) => ({
     key,
-    value: String(body.value.value),
-    haid: who.haid,
-  });
+    value: String(body.value),
+    haid,
+  }));
   if (!result.ok) return problem(c, result);
   const entry = (await workspaceState(c, t.ws)).blackboard[key];
   return c.json({ entry: entry ? entryJson(key, 'key', entry) : null });
 });
 
 workspaceRoutes.get('/workspaces/:ws/blackboard', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
-  const entries = Object.entries(state.blackboard)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([key, e]) => ({ key, value: e.value }));
-  return c.json({ protocol_version: PROTOCOL_VERSION, entries });
+  return c.json({ protocol_version: PROTOCOL_VERSION, entries: listed(state.blackboard, 'key') });
 });
 
 workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const key = c.req.param('key');
   const entry = (await workspaceState(c, t.ws)).blackboard[key];
@@ -146,24 +137,25 @@ workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
 // --- capsules ----------------------------------------------------------------
 
 workspaceRoutes.put('/workspaces/:ws/capsules/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   const bad = nameParam(id, 'capsule id');
   if (bad) return problem(c, bad);
-  const body = await bodyOf(c, CapsuleBody);
-  if (!body.ok) return problem(c, body);
-  const { haid, ...fields } = body.value;
-  const who = callerHaid(c, haid);
-  if (!who.ok) return problem(c, who);
-  const result = await appendAs(c, t.stream, 'capsule.written', { id, ...fields, haid: who.haid });
+  const result = await writeAs(
+    c,
+    t.stream,
+    CapsuleBody,
+    'capsule.written',
+    ({ haid: _asked, ...fields }, haid) => ({ id, ...fields, haid }),
+  );
   if (!result.ok) return problem(c, result);
   const capsule = (await workspaceState(c, t.ws)).capsules[id];
   return c.json({ capsule: capsule ? capsuleJson(capsule) : null });
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const state = await workspaceState(c, t.ws);
   const capsules = Object.values(state.capsules)
@@ -186,7 +178,7 @@ function hydrate(capsules: Record<string, Capsule>, ids: string[]) {
 // literal beside a parameter would cost every request the faster router (see
 // ARCHITECTURE.md, "One parameter per position"). As before, the literal wins.
 workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
   if (id === 'hydrate') {
@@ -203,7 +195,7 @@ workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules/:id/hydrate', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const out = hydrate((await workspaceState(c, t.ws)).capsules, [c.req.param('id')]);
   if (!out.ok) return problem(c, out);
@@ -211,7 +203,7 @@ workspaceRoutes.get('/workspaces/:ws/capsules/:id/hydrate', async (c) => {
 });
 
 workspaceRoutes.get('/workspaces/:ws/capsules/:id/deps', async (c) => {
-  const t = ws(c);
+  const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const out = hydrate((await workspaceState(c, t.ws)).capsules, [c.req.param('id')]);
   if (!out.ok) return problem(c, out);

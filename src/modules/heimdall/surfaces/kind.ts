@@ -1,4 +1,4 @@
-import { defineKind, type ReceiptFields } from '../../../kernel/kind';
+import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
 import { isLive, type SurfaceClaim, type SurfacesState, surfacesDecider } from './decider';
 
 /** What `GET …/claims` and the read model show: live claims, oldest first. */
@@ -22,10 +22,8 @@ export function claimJson(claim: SurfaceClaim) {
  * so a route or another kind's `reserve` hook reads the verdict from the
  * append's answer, in one round trip.
  */
-export const surfacesKind = defineKind<SurfacesState, unknown>({
+export const surfacesKind = defineUnconfiguredKind<SurfacesState>({
   name: 'surfaces',
-  version: 1,
-  config: () => null,
   decider: surfacesDecider,
   hooks: {
     receipt(state, wire): ReceiptFields | null {

@@ -1,4 +1,4 @@
-import { defineKind, type ReceiptFields } from '../../../kernel/kind';
+import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
 import { escalationMsgId, type WorkspaceState, workspaceDecider } from './decider';
 
 /**
@@ -7,10 +7,8 @@ import { escalationMsgId, type WorkspaceState, workspaceDecider } from './decide
  * of its cross-linking decision, a rejected message's `attempt` (and, from
  * the second, the msg_id of the escalation appended after it).
  */
-export const workspaceKind = defineKind<WorkspaceState, unknown>({
+export const workspaceKind = defineUnconfiguredKind<WorkspaceState>({
   name: 'workspace',
-  version: 1,
-  config: () => null,
   decider: workspaceDecider,
   hooks: {
     receipt(state, wire, replay): ReceiptFields | null {

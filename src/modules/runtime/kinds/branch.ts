@@ -1,8 +1,9 @@
-import { defineKind, type Effect } from '../../../kernel/kind';
-import { type Draft, fail, type Wire } from '../../../protocol';
+import { accept, type Effect } from '../../../kernel/kind';
+import { fail, type Wire } from '../../../protocol';
 import { copyTo, envelopeMembers, memberOf, messageTypeOf } from '../envelope';
 import type { TokenUsage } from '../payloads';
-import { read } from './read';
+import { read, workerStatusOf } from './read';
+import { runtimeKind } from './runtime-kind';
 
 /**
  * `branch:<id>` (FR-4): a fork of a channel's context for focused work. Its
@@ -71,12 +72,7 @@ export function evolveBranch(state: BranchState, wire: Wire): BranchState {
     case 'worker.failed': {
       const workerId = memberOf(wire.payload, 'workerId');
       if (!workerId) return state;
-      const status =
-        type === 'worker.spawned'
-          ? 'spawned'
-          : type === 'worker.progress'
-            ? String(wire.payload.status)
-            : type.slice('worker.'.length);
+      const status = workerStatusOf(type, wire.payload);
       return { ...state, workers: { ...state.workers, [workerId]: status } };
     }
     default:
@@ -117,8 +113,7 @@ function decide(command: Wire, state: BranchState) {
   } else if (!type.startsWith('worker.') || command.sender !== 'system') {
     return fail('invalid-transition', `"${type}" is not written on a branch`);
   }
-  const { stream_seq: _s, ...draft } = command;
-  return [draft] as readonly Draft[];
+  return accept(command);
 }
 
 function react(_before: BranchState, after: BranchState, wire: Wire): Effect[] {
@@ -127,15 +122,9 @@ function react(_before: BranchState, after: BranchState, wire: Wire): Effect[] {
   return [{ target, draft: copyTo(wire, target) }];
 }
 
-export const branchKind = defineKind<BranchState, null>({
-  name: 'branch',
-  version: 1,
-  config: () => null,
-  decider: {
-    initialState: initialBranch,
-    decide: (command, state) => decide(command, state),
-    evolve: (state, wire) => evolveBranch(state, wire),
-    react,
-  },
-  hooks: { view: (state) => state },
+export const branchKind = runtimeKind<BranchState>('branch', {
+  initialState: initialBranch,
+  decide,
+  evolve: evolveBranch,
+  react,
 });

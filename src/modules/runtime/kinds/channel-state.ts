@@ -2,7 +2,7 @@ import type { Wire } from '../../../protocol';
 import { memberOf, messageTypeOf } from '../envelope';
 import { estimateTokens, type RoutePolicy, type TokenUsage } from '../payloads';
 import { applySummary, levelOf, liveTokens, type Segment } from './compactor';
-import { read } from './read';
+import { read, workerStatusOf } from './read';
 
 /** A channel's state: its policy, live context, and the branches and workers it knows. */
 export interface ChannelState {
@@ -130,14 +130,7 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
         type === 'worker.spawned'
           ? String(wire.payload.mode ?? 'fire_and_forget')
           : (known?.mode ?? 'fire_and_forget');
-      const status =
-        type === 'worker.spawned'
-          ? 'spawned'
-          : type === 'worker.progress'
-            ? String(wire.payload.status ?? 'running')
-            : type === 'worker.completed'
-              ? 'completed'
-              : 'failed';
+      const status = workerStatusOf(type, wire.payload);
       const usage = wire.payload.tokenUsage as TokenUsage | undefined;
       return {
         ...state,

@@ -1,4 +1,4 @@
-import { defineKind, type Effect } from '../../../kernel/kind';
+import { accept, type Effect } from '../../../kernel/kind';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { copyTo, memberOf, messageTypeOf, rtId, systemDraft } from '../envelope';
 import { estimateTokens, LEVELS, type RouteAction } from '../payloads';
@@ -6,6 +6,7 @@ import { type ChannelState, evolveChannel, initialChannel } from './channel-stat
 import { THRESHOLDS } from './compactor';
 import { decideRoute } from './policy';
 import { read } from './read';
+import { runtimeKind } from './runtime-kind';
 
 /** What clients may post on a channel; the rest is written by the runtime itself. */
 const FROM_CLIENTS = new Set([
@@ -141,8 +142,7 @@ function decide(command: Wire, state: ChannelState, now: number) {
       break;
     }
   }
-  const { stream_seq: _s, ...draft } = command;
-  return [draft];
+  return accept(command);
 }
 
 function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[] {
@@ -245,19 +245,11 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
 }
 
 /** `channel:<id>`: FR-3's channel, with the compactor's thresholds (FR-6). */
-export const channelKind = defineKind<ChannelState, null>({
-  name: 'channel',
-  version: 1,
-  config: () => null,
-  decider: {
-    initialState: initialChannel,
-    decide: (command, state, ctx) => decide(command, state, ctx.now),
-    evolve: (state, wire) => evolveChannel(state, wire),
-    react,
-  },
-  hooks: {
-    view: (state) => state,
-  },
+export const channelKind = runtimeKind<ChannelState>('channel', {
+  initialState: initialChannel,
+  decide: (command, state, ctx) => decide(command, state, ctx.now),
+  evolve: evolveChannel,
+  react,
 });
 
 export { copyTo };

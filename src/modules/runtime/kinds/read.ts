@@ -9,3 +9,13 @@ export function read<K extends RuntimeMessageType>(
   const parsed = PAYLOADS[type].safeParse(payload);
   return parsed.success ? (parsed.data as z.output<(typeof PAYLOADS)[K]>) : null;
 }
+
+/**
+ * The status a worker lifecycle Wire (`worker.spawned|progress|completed|failed`)
+ * gives its worker, as the channel and the branch that spawned it record it.
+ */
+export function workerStatusOf(type: string, payload: Record<string, unknown>): string {
+  if (type === 'worker.spawned') return 'spawned';
+  if (type === 'worker.progress') return String(payload.status ?? 'running');
+  return type.slice('worker.'.length);
+}

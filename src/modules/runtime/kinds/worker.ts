@@ -1,8 +1,9 @@
-import { defineKind, type Effect } from '../../../kernel/kind';
+import { accept, type Effect } from '../../../kernel/kind';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { copyTo, memberOf, messageTypeOf, rtId, systemDraft } from '../envelope';
 import type { TokenUsage } from '../payloads';
 import { read } from './read';
+import { runtimeKind } from './runtime-kind';
 
 /**
  * `worker:<id>` (FR-5). Status transitions are explicit and enforced:
@@ -158,8 +159,7 @@ function decide(command: Wire, state: WorkerState) {
     return fail('invalid-wire', `workerId: must be "${workerId}", the worker this stream is for`, {
       errors: [{ path: 'workerId', message: `must be "${workerId}"` }],
     });
-  const { stream_seq: _s, ...draft } = command;
-  return [draft] as readonly Draft[];
+  return accept(command);
 }
 
 /** Lifecycle events (status changes, the end) go to the worker's branch, or else its channel. */
@@ -203,20 +203,14 @@ function tick(state: WorkerState, now: number, streamId: string): Draft[] {
   ];
 }
 
-export const workerKind = defineKind<WorkerState, null>({
-  name: 'worker',
-  version: 1,
-  config: () => null,
-  decider: {
-    initialState: initialWorker,
-    decide: (command, state) => decide(command, state),
-    evolve: (state, wire) => evolveWorker(state, wire),
-    react,
-    tick: (state, now, streamId) => tick(state, now, streamId),
-    wakeAt: (state) =>
-      state.status === 'none' || TERMINAL.includes(state.status)
-        ? null
-        : state.lastActivityAt + state.timeoutMs,
-  },
-  hooks: { view: (state) => state },
+export const workerKind = runtimeKind<WorkerState>('worker', {
+  initialState: initialWorker,
+  decide,
+  evolve: evolveWorker,
+  react,
+  tick,
+  wakeAt: (state) =>
+    state.status === 'none' || TERMINAL.includes(state.status)
+      ? null
+      : state.lastActivityAt + state.timeoutMs,
 });

@@ -1,7 +1,7 @@
-import { isoOf, type Reducer } from '../../../projection/reducer';
+import type { Reducer } from '../../../projection/reducer';
 import type { Wire } from '../../../protocol';
-import { canonicalJson } from '../../../protocol/canonical-json';
 import { type ChannelState, evolveChannel, initialChannel } from '../kinds/channel-state';
+import { FOLDED_COLUMNS, foldedNext, foldedRow } from './folded';
 
 /** `runtime_channels`: one row per `channel:<id>`, folded with the channel decider's own evolve. */
 export interface ChannelRow {
@@ -62,33 +62,19 @@ export const runtimeChannels: Reducer<ChannelRow> = {
     'threshold_hits',
     'summaries_applied',
     'last_bulletin_id',
-    'state',
-    'created_at',
-    'updated_at',
-    'reducer_version',
-    'last_seq',
+    ...FOLDED_COLUMNS,
   ],
   kinds: ['channel'],
   initial(first: Wire): ChannelRow {
     const state = initialChannel();
-    return {
+    const identity = {
       stream_id: first.stream_id,
       channel_id: first.stream_id.slice('channel:'.length),
-      ...columnsOf(state),
-      state: canonicalJson(state),
-      created_at: isoOf(first.ts),
-      updated_at: isoOf(first.ts),
-      reducer_version: 0,
-      last_seq: 0,
     };
+    return foldedRow(first, identity, columnsOf(state), state);
   },
   evolve(row, wire) {
     const state = evolveChannel(JSON.parse(row.state) as ChannelState, wire);
-    return {
-      ...row,
-      ...columnsOf(state),
-      state: canonicalJson(state),
-      updated_at: isoOf(wire.ts),
-    };
+    return foldedNext(row, columnsOf(state), state, wire);
   },
 };

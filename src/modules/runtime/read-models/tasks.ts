@@ -1,8 +1,9 @@
-import { isoOf, type Reducer } from '../../../projection/reducer';
+import type { Reducer } from '../../../projection/reducer';
 import type { Wire } from '../../../protocol';
 import { canonicalJson } from '../../../protocol/canonical-json';
 import { type BranchState, evolveBranch, initialBranch } from '../kinds/branch';
 import { evolveWorker, initialWorker, type WorkerState } from '../kinds/worker';
+import { FOLDED_COLUMNS, foldedNext, foldedRow } from './folded';
 
 /**
  * `runtime_tasks`: one row per worker (`worker:<id>`) and per branch
@@ -80,27 +81,18 @@ export const runtimeTasks: Reducer<TaskRow> = {
     'result',
     'failure_reason',
     'artifact_refs',
-    'state',
-    'created_at',
-    'updated_at',
-    'reducer_version',
-    'last_seq',
+    ...FOLDED_COLUMNS,
   ],
   kinds: ['worker', 'branch'],
   initial(first: Wire): TaskRow {
     const kind = first.stream_id.slice(0, first.stream_id.indexOf(':'));
     const state = kind === 'worker' ? initialWorker() : initialBranch();
-    return {
+    const identity = {
       stream_id: first.stream_id,
       task_id: first.stream_id.slice(kind.length + 1),
       kind,
-      ...columnsOf(kind, state),
-      state: canonicalJson(state),
-      created_at: isoOf(first.ts),
-      updated_at: isoOf(first.ts),
-      reducer_version: 0,
-      last_seq: 0,
     };
+    return foldedRow(first, identity, columnsOf(kind, state), state);
   },
   evolve(row, wire) {
     const before = JSON.parse(row.state);
@@ -108,11 +100,6 @@ export const runtimeTasks: Reducer<TaskRow> = {
       row.kind === 'worker'
         ? evolveWorker(before as WorkerState, wire)
         : evolveBranch(before as BranchState, wire);
-    return {
-      ...row,
-      ...columnsOf(row.kind, state),
-      state: canonicalJson(state),
-      updated_at: isoOf(wire.ts),
-    };
+    return foldedNext(row, columnsOf(row.kind, state), state, wire);
   },
 };

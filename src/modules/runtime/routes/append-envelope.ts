@@ -1,16 +1,17 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../../../api/app-env';
 import { tokenGuards } from '../../../api/auth/guard-append';
-import { principalOf } from '../../../api/auth/require';
+import { principalOf, requireStream } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
 import { readJsonBody } from '../../../api/read-json-body';
 import { intVar } from '../../../env';
 import { appendBody } from '../../../kernel/append';
-import { type FieldIssue, fail, invalidWire, type Result } from '../../../protocol';
+import { type FieldIssue, invalidWire, type Result } from '../../../protocol';
 import { isJsonObject, type JsonObject } from '../../../protocol/dialects';
 import { streamStub } from '../../../stream/stub';
 import { REGISTRY } from '../../index';
 import { DIALECT } from '../envelope';
+import { envelopeId } from './path-ids';
 
 /** What an endpoint requires of the Envelope v1 it is sent. */
 export interface EnvelopeRule {
@@ -72,13 +73,33 @@ export async function appendEnvelope(
   return c.json(result.receipt, result.status, headers);
 }
 
-/** A path id (channel, worker, branch): the same grammar as a stream id's id. */
-const PATH_ID = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/;
+/** Reads an Envelope v1 that `rule` allows and appends it to `streamId`; the response. */
+export async function appendChecked(
+  c: Context<AppEnv>,
+  streamId: string,
+  rule: EnvelopeRule,
+): Promise<Response> {
+  const env = await readEnvelope(c, rule);
+  if (!env.ok) return problem(c, env);
+  return appendEnvelope(c, streamId, env.body);
+}
 
-export function pathId(what: string, value: string | undefined): Result<{ id: string }> {
-  if (value !== undefined && PATH_ID.test(value)) return { ok: true, id: value };
-  return fail(
-    'invalid-stream-id',
-    `${what} must be 1-100 characters: letters, digits, . _ ~ - (starting with a letter or digit), got "${value ?? ''}"`,
-  );
+/**
+ * Reads an Envelope v1 that opens a `kind` stream named by its `member`
+ * (`channelId`, `workerId`), checks the token may reach that stream, and
+ * appends it there; the response.
+ */
+export async function appendOpening(
+  c: Context<AppEnv>,
+  kind: string,
+  member: string,
+  rule: EnvelopeRule,
+): Promise<Response> {
+  const env = await readEnvelope(c, rule);
+  if (!env.ok) return problem(c, env);
+  const id = envelopeId(env.body, member);
+  if (!id.ok) return problem(c, id);
+  const denied = requireStream(c, `${kind}:${id.id}`);
+  if (denied) return denied;
+  return appendEnvelope(c, `${kind}:${id.id}`, env.body);
 }

@@ -1,12 +1,10 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
-import { requireStream } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
 import { limitQuery, parseQuery } from '../../../api/query';
-import { fail } from '../../../protocol';
-import { streamStub } from '../../../stream/stub';
-import { appendEnvelope, pathId, readEnvelope } from './append-envelope';
+import { appendChecked, appendEnvelope, readEnvelope } from './append-envelope';
+import { envelopeId, kindPath, spawnedState } from './path-ids';
 
 /**
  * FR-4's branch side: the branch's agent saves and recalls memory
@@ -22,46 +20,23 @@ export const RecallQuery = {
   limit: limitQuery(50, 10),
 };
 
-branches.use('/branches/:branch_id/*', async (c, next) => {
-  const id = pathId('branch id', c.req.param('branch_id'));
-  if (!id.ok) return problem(c, id);
-  const denied = requireStream(c, `branch:${id.id}`);
-  if (denied) return denied;
-  await next();
-});
+branches.use('/branches/:branch_id/*', kindPath('branch', 'branch_id'));
 
-branches.post('/branches/:branch_id/conclusion', async (c) => {
-  const id = c.req.param('branch_id');
-  const env = await readEnvelope(c, {
+branches.post('/branches/:branch_id/conclusion', (c) =>
+  appendChecked(c, `branch:${c.req.param('branch_id')}`, {
     messageTypes: ['branch.conclusion'],
-    equal: { branchId: id },
-  });
-  if (!env.ok) return problem(c, env);
-  return appendEnvelope(c, `branch:${id}`, env.body);
-});
+    equal: { branchId: c.req.param('branch_id') },
+  }),
+);
 
-branches.get('/branches/:branch_id/state', async (c) => {
-  const id = c.req.param('branch_id');
-  const view = await streamStub(c.env, `branch:${id}`).coordination();
-  const state = view.state as { status?: string } | null;
-  if (!state || state.status === 'none')
-    return problem(c, fail('not-found', `branch "${id}" was never spawned`));
-  return Response.json({ branchId: id, ...state });
-});
+branches.get('/branches/:branch_id/state', spawnedState('branch', 'branch_id'));
 
 branches.post('/branches/:branch_id/memory', async (c) => {
   const id = c.req.param('branch_id');
   const env = await readEnvelope(c, { messageTypes: ['memory.saved'], equal: { branchId: id } });
   if (!env.ok) return problem(c, env);
-  const messageId = env.body.messageId;
-  const mem = pathId('messageId', typeof messageId === 'string' ? messageId : undefined);
-  if (!mem.ok)
-    return problem(
-      c,
-      fail('invalid-wire', `messageId: ${mem.detail}`, {
-        errors: [{ path: 'messageId', message: mem.detail }],
-      }),
-    );
+  const mem = envelopeId(env.body, 'messageId');
+  if (!mem.ok) return problem(c, mem);
   return appendEnvelope(c, `memory:${mem.id}`, env.body);
 });
 

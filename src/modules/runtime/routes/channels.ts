@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../../../api/app-env';
-import { requireStream } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
 import { AfterSeq, limitQuery, parseQuery } from '../../../api/query';
 import { fail } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { toEnvelope } from '../envelope';
-import { appendEnvelope, pathId, readEnvelope } from './append-envelope';
+import { appendChecked, appendEnvelope, appendOpening, readEnvelope } from './append-envelope';
+import { kindPath, pathId } from './path-ids';
 
 /**
  * FR-8's channel side: create a channel with its policy, post a message
@@ -19,31 +19,11 @@ export const channels = new Hono<AppEnv>();
 /** `GET /v1/channels/{id}/events` */
 export const ChannelEventsQuery = { after_seq: AfterSeq, limit: limitQuery(500) };
 
-channels.post('/channels', async (c) => {
-  const env = await readEnvelope(c, { messageTypes: ['channel.opened'] });
-  if (!env.ok) return problem(c, env);
-  const id = pathId(
-    'channelId',
-    typeof env.body.channelId === 'string' ? env.body.channelId : undefined,
-  );
-  if (!id.ok)
-    return problem(c, {
-      ...id,
-      code: 'invalid-wire',
-      errors: [{ path: 'channelId', message: id.detail }],
-    });
-  const denied = requireStream(c, `channel:${id.id}`);
-  if (denied) return denied;
-  return appendEnvelope(c, `channel:${id.id}`, env.body);
-});
+channels.post('/channels', (c) =>
+  appendOpening(c, 'channel', 'channelId', { messageTypes: ['channel.opened'] }),
+);
 
-channels.use('/channels/:channel_id/*', async (c, next) => {
-  const id = pathId('channel id', c.req.param('channel_id'));
-  if (!id.ok) return problem(c, id);
-  const denied = requireStream(c, `channel:${id.id}`);
-  if (denied) return denied;
-  await next();
-});
+channels.use('/channels/:channel_id/*', kindPath('channel', 'channel_id'));
 
 channels.post('/channels/:channel_id/messages', async (c) => {
   const id = c.req.param('channel_id');
@@ -70,23 +50,18 @@ channels.post('/channels/:channel_id/route/:worker_id', async (c) => {
   const id = c.req.param('channel_id');
   const worker = pathId('workerId', c.req.param('worker_id'));
   if (!worker.ok) return problem(c, worker);
-  const env = await readEnvelope(c, {
+  return appendChecked(c, `channel:${id}`, {
     messageTypes: ['channel.message.received'],
     equal: { channelId: id, workerId: worker.id },
   });
-  if (!env.ok) return problem(c, env);
-  return appendEnvelope(c, `channel:${id}`, env.body);
 });
 
-channels.post('/channels/:channel_id/summaries', async (c) => {
-  const id = c.req.param('channel_id');
-  const env = await readEnvelope(c, {
+channels.post('/channels/:channel_id/summaries', (c) =>
+  appendChecked(c, `channel:${c.req.param('channel_id')}`, {
     messageTypes: ['compactor.summary.applied'],
-    equal: { channelId: id },
-  });
-  if (!env.ok) return problem(c, env);
-  return appendEnvelope(c, `channel:${id}`, env.body);
-});
+    equal: { channelId: c.req.param('channel_id') },
+  }),
+);
 
 channels.get('/channels/:channel_id/state', async (c) => {
   const id = c.req.param('channel_id');

@@ -1,9 +1,9 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import type { ReceiptFields } from '../../../kernel/kind';
-import { accept, type Decider, defineKind, type Effect } from '../../../kernel/kind';
+import { accept, type Decider, defineUnconfiguredKind, type Effect } from '../../../kernel/kind';
 import { fail, type Payload, type Wire } from '../../../protocol';
 import { ACTOR_MESSAGES, MAIL_TYPE, TRACE_TYPES, VERDICT_TYPES } from '../catalogue';
-import { mailboxStream, runIdOf } from '../ids';
+import { mailboxStream, otherRun, runIdOf } from '../ids';
 import { runDecider } from './run-decider';
 import type { RunState } from './run-state';
 
@@ -49,10 +49,8 @@ function mailOf(before: RunState, wire: Wire): Effect[] {
 }
 
 /** `run:<run_id>`: the writer authority (see run-decider.ts). */
-export const runKind = defineKind<RunState, null>({
+export const runKind = defineUnconfiguredKind<RunState>({
   name: 'run',
-  version: 1,
-  config: () => null,
   decider: { ...runDecider, react: (before, _after, wire) => mailOf(before, wire) },
   hooks: {
     receipt(state, wire): ReceiptFields | null {
@@ -85,10 +83,8 @@ const mailboxDecider: Decider<null, null> = {
   evolve: () => null,
 };
 
-export const mailboxKind = defineKind<null, null>({
+export const mailboxKind = defineUnconfiguredKind<null>({
   name: 'run-mailbox',
-  version: 1,
-  config: () => null,
   decider: mailboxDecider,
 });
 
@@ -108,25 +104,13 @@ const traceDecider: Decider<null, null> = {
         },
       );
     }
-    const runId = runIdOf(wire.stream_id);
-    if (wire.payload.run_id !== runId) {
-      return fail(
-        'invalid-wire',
-        `payload.run_id must be ${runId}, the run this trace belongs to`,
-        {
-          errors: [{ path: 'payload.run_id', message: `must be ${runId}` }],
-        },
-      );
-    }
-    return accept(wire);
+    return otherRun(wire, 'trace') ?? accept(wire);
   },
   evolve: () => null,
 };
 
-export const traceKind = defineKind<null, null>({
+export const traceKind = defineUnconfiguredKind<null>({
   name: 'run-trace',
-  version: 1,
-  config: () => null,
   decider: traceDecider,
 });
 

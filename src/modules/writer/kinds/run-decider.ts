@@ -9,9 +9,10 @@ import {
   VERDICT_TYPES,
 } from '../catalogue';
 import { applyChange, initialDocument, type RunDocument } from '../document';
-import { runIdOf } from '../ids';
+import { otherRun, runIdOf } from '../ids';
 import {
   changeOf,
+  historyEntry,
   initialRunState,
   type Pending,
   type Proposal,
@@ -161,16 +162,9 @@ export const runDecider: Decider<RunState, null> = {
   initialState: initialRunState,
 
   decide(command, state, ctx) {
+    const wrongRun = otherRun(command, 'stream');
+    if (wrongRun) return wrongRun;
     const runId = runIdOf(command.stream_id);
-    if (command.payload.run_id !== runId) {
-      return fail(
-        'invalid-wire',
-        `payload.run_id must be ${runId}, the run this stream belongs to`,
-        {
-          errors: [{ path: 'payload.run_id', message: `must be ${runId}` }],
-        },
-      );
-    }
     if (command.type === RUN_CREATED) return decideCreate(command, state);
     if (!state.run)
       return fail('run-not-found', `run ${runId} does not exist; create it with POST /v1/runs`);
@@ -278,16 +272,11 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
         revision: p.revision,
         history: [
           ...state.history,
-          {
-            revision: p.revision,
-            message_id: pending.message_id,
-            message_type: pending.type,
-            sender: pending.sender,
+          historyEntry(p.revision, pending, wire.ts, {
             source_worker_id: source,
             proposal_id: null,
             section: change.section,
-            at: wire.ts,
-          },
+          }),
         ],
       };
     }
@@ -324,16 +313,11 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
         },
         history: [
           ...state.history,
-          {
-            revision: p.revision,
-            message_id: pending.message_id,
-            message_type: pending.type,
-            sender: pending.sender,
+          historyEntry(p.revision, pending, wire.ts, {
             source_worker_id: found.source_worker_id,
             proposal_id: found.proposal_id,
             section: found.section,
-            at: wire.ts,
-          },
+          }),
         ],
       };
     }

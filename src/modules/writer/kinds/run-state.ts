@@ -59,6 +59,23 @@ export interface RevisionEntry {
   at: string;
 }
 
+/** The history entry of `revision`, made by the `pending` message and acknowledged at `at`. */
+export function historyEntry(
+  revision: number,
+  pending: Pending,
+  at: string,
+  made: Pick<RevisionEntry, 'source_worker_id' | 'proposal_id' | 'section'>,
+): RevisionEntry {
+  return {
+    revision,
+    message_id: pending.message_id,
+    message_type: pending.type,
+    sender: pending.sender,
+    ...made,
+    at,
+  };
+}
+
 /** The actor message waiting for its verdict (always the next Wire). */
 export interface Pending {
   message_id: string;

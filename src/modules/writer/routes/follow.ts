@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../../../api/app-env';
 import { requireStream } from '../../../api/auth';
-import { subscribeProblem } from '../../../api/limits/subscriber-cap';
+import { followSocket } from '../../../api/limits/subscriber-cap';
 import { problem } from '../../../api/problem';
 import { AfterSeq, limitQuery, parseQuery } from '../../../api/query';
 import { fail } from '../../../protocol';
@@ -61,15 +61,6 @@ for (const plane of Object.keys(PLANES) as Plane[]) {
     if ('response' in target) return target.response;
     const parsed = parseQuery(c, FollowLiveQuery, { strict: false });
     if (!parsed.ok) return problem(c, parsed);
-    const stream = streamStub(c.env, target.streamId);
-    const refused = await subscribeProblem(c.env, stream, parsed.query.after_seq);
-    if (refused) return problem(c, refused);
-    if (c.req.header('Upgrade')?.toLowerCase() !== 'websocket') {
-      return problem(
-        c,
-        fail('invalid-header', 'this endpoint needs a WebSocket upgrade (Upgrade: websocket)'),
-      );
-    }
-    return stream.fetch(c.req.raw);
+    return followSocket(c, streamStub(c.env, target.streamId), parsed.query.after_seq);
   });
 }

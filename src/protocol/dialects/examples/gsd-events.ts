@@ -1,15 +1,6 @@
 import * as z from 'zod';
-import { type Draft, fieldIssues, invalidWire, Sender } from '../../envelope';
-import { defineDialect } from '../dialect';
-import {
-  ENVELOPE_KEY,
-  foreignTypeOf,
-  type JsonObject,
-  packPayload,
-  unpackPayload,
-  verbatimType,
-  wireTypeOf,
-} from '../foreign';
+import { ENVELOPE_KEY, type JsonObject } from '../foreign';
+import { defineForeignDialect, type ForeignDialectOptions } from '../foreign-dialect';
 
 /** `task:started`, `artifact:created`, `a:b:c`: words joined by colons. */
 const COLON_TYPE = /^[^\s:]+(:[^\s:]+)+$/;
@@ -38,12 +29,8 @@ export const GsdEvent = z
   )
   .catchall(z.json());
 
-export interface GsdEventsOptions {
-  /** Dialect name; `gsd-events` by default. */
-  name?: string;
-  /** Prefix of the Wire types; `gsd` by default (`task:started` → `gsd.task.started`). */
-  prefix?: string;
-}
+/** A deployment's name and Wire-type prefix for the GSD dialect. */
+export type GsdEventsOptions = ForeignDialectOptions;
 
 /**
  * Seed 004's colon events as Wires. `type` → `<prefix>.<words>` (the original
@@ -55,54 +42,22 @@ export interface GsdEventsOptions {
  * Read-back form: the event as sent.
  */
 export function gsdEventsDialect(options: GsdEventsOptions = {}) {
-  const prefix = options.prefix ?? 'gsd';
-  return defineDialect<JsonObject>({
+  return defineForeignDialect<z.infer<typeof GsdEvent>>({
     name: options.name ?? 'gsd-events',
+    prefix: options.prefix ?? 'gsd',
+    separator: ':',
     schema: GsdEvent,
-    decode(body, ctx) {
-      const parsed = GsdEvent.safeParse(body);
-      if (!parsed.success) return invalidWire(fieldIssues(parsed.error));
-      const { type, timestamp, agent } = parsed.data;
-      // Members come from the body itself, not zod's copy: what was sent is what is kept.
-      const {
-        type: _type,
-        timestamp: _timestamp,
-        [ENVELOPE_KEY]: clash,
-        ...fields
-      } = body as JsonObject;
-      const wireType = wireTypeOf(prefix, type, ':');
+    typeOf: (event) => event.type,
+    split({ type, timestamp, agent }, body, ctx, typeKept) {
+      const { type: _type, timestamp: _timestamp, [ENVELOPE_KEY]: clash, ...fields } = body;
       const rest: JsonObject = {};
-      if (wireType === null) rest.type = type;
+      if (typeKept) rest.type = type;
       if (clash !== undefined) rest[ENVELOPE_KEY] = clash;
-
       const sender = agent !== undefined ? `agent:${agent}` : ctx.sender;
-      if (sender === undefined || !Sender.safeParse(sender).success) {
-        return invalidWire([
-          { path: 'agent', message: 'agent is required when the request names no sender' },
-        ]);
-      }
-      const draft: Draft = {
-        wire: '1.1',
-        wire_id: ctx.newWireId(),
-        stream_id: ctx.streamId,
-        correlation_id: null,
-        causation_id: null,
-        type: wireType ?? verbatimType(prefix),
-        sender,
-        ts: timestamp,
-        payload: packPayload(fields, rest),
-      };
-      return { ok: true, draft };
+      return { correlationId: null, sender, ts: timestamp, fields, rest };
     },
-    encode(wire) {
-      const { fields, rest } = unpackPayload(wire.payload);
-      return {
-        type: foreignTypeOf(prefix, wire.type, ':'),
-        ...fields,
-        timestamp: wire.ts,
-        ...rest,
-      };
-    },
+    noSender: { path: 'agent', message: 'agent is required when the request names no sender' },
+    join: (wire, type, fields, rest) => ({ type, ...fields, timestamp: wire.ts, ...rest }),
     pathOf(wirePath) {
       if (wirePath.startsWith('payload.')) return wirePath.slice('payload.'.length);
       if (wirePath === 'ts') return 'timestamp';

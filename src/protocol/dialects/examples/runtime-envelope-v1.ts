@@ -1,17 +1,7 @@
 import * as z from 'zod';
-import { type Draft, fieldIssues, invalidWire, Sender } from '../../envelope';
 import { WIRE_ID_PATTERN } from '../../wire11-fast-path';
-import { defineDialect } from '../dialect';
-import {
-  ENVELOPE_KEY,
-  foreignTypeOf,
-  isJsonObject,
-  type JsonObject,
-  packPayload,
-  unpackPayload,
-  verbatimType,
-  wireTypeOf,
-} from '../foreign';
+import { ENVELOPE_KEY, isJsonObject, type JsonObject } from '../foreign';
+import { defineForeignDialect, type ForeignDialectOptions } from '../foreign-dialect';
 
 const Id = z.string().min(1).max(256);
 const JsonRecord = z.record(z.string(), z.json());
@@ -41,12 +31,8 @@ export const EnvelopeV1 = z
   )
   .catchall(z.json());
 
-export interface RuntimeEnvelopeV1Options {
-  /** Dialect name; `runtime-envelope-v1` by default. */
-  name?: string;
-  /** Prefix of the Wire types; `runtime` by default (`worker.spawned` → `runtime.worker.spawned`). */
-  prefix?: string;
-}
+/** A deployment's name and Wire-type prefix for the Runtime v1 dialect. */
+export type RuntimeEnvelopeV1Options = ForeignDialectOptions;
 
 /**
  * Seed 003's Envelope v1 as Wires. `messageId` → `wire_id` (so a retried
@@ -59,23 +45,13 @@ export interface RuntimeEnvelopeV1Options {
  * envelope as sent.
  */
 export function runtimeEnvelopeV1Dialect(options: RuntimeEnvelopeV1Options = {}) {
-  const prefix = options.prefix ?? 'runtime';
-  return defineDialect<JsonObject>({
+  return defineForeignDialect<z.infer<typeof EnvelopeV1>>({
     name: options.name ?? 'runtime-envelope-v1',
+    prefix: options.prefix ?? 'runtime',
+    separator: '.',
     schema: EnvelopeV1,
-    decode(body, ctx) {
-      const parsed = EnvelopeV1.safeParse(body);
-      if (!parsed.success) return invalidWire(fieldIssues(parsed.error));
-      if (ctx.sender === undefined || !Sender.safeParse(ctx.sender).success) {
-        return invalidWire([
-          {
-            path: '(envelope)',
-            message: 'an Envelope v1 names no sender: the request must be authenticated',
-          },
-        ]);
-      }
-      const { messageId, messageType, ts, traceId } = parsed.data;
-      // Members come from the body itself, not zod's copy: what was sent is what is kept.
+    typeOf: (envelope) => envelope.messageType,
+    split({ messageId, messageType, ts, traceId }, body, ctx, typeKept) {
       const {
         messageId: _id,
         messageType: _type,
@@ -83,37 +59,25 @@ export function runtimeEnvelopeV1Dialect(options: RuntimeEnvelopeV1Options = {})
         traceId: _trace,
         payload,
         ...rest
-      } = body as JsonObject;
-      const wireType = wireTypeOf(prefix, messageType, '.');
-      if (wireType === null) rest.messageType = messageType;
+      } = body;
+      if (typeKept) rest.messageType = messageType;
       let fields: JsonObject = {};
       if (isJsonObject(payload) && !Object.hasOwn(payload, ENVELOPE_KEY)) fields = payload;
       else if (payload !== undefined) rest.payload = payload;
-
-      const draft: Draft = {
-        wire: '1.1',
-        wire_id: messageId,
-        stream_id: ctx.streamId,
-        correlation_id: traceId,
-        causation_id: null,
-        type: wireType ?? verbatimType(prefix),
-        sender: ctx.sender,
-        ts,
-        payload: packPayload(fields, rest),
-      };
-      return { ok: true, draft };
+      return { wireId: messageId, correlationId: traceId, sender: ctx.sender, ts, fields, rest };
     },
-    encode(wire) {
-      const { fields, rest } = unpackPayload(wire.payload);
-      return {
-        messageId: wire.wire_id,
-        messageType: foreignTypeOf(prefix, wire.type, '.'),
-        ts: wire.ts,
-        ...(wire.correlation_id === null ? {} : { traceId: wire.correlation_id }),
-        payload: fields,
-        ...rest,
-      };
+    noSender: {
+      path: '(envelope)',
+      message: 'an Envelope v1 names no sender: the request must be authenticated',
     },
+    join: (wire, messageType, fields, rest) => ({
+      messageId: wire.wire_id,
+      messageType,
+      ts: wire.ts,
+      ...(wire.correlation_id === null ? {} : { traceId: wire.correlation_id }),
+      payload: fields,
+      ...rest,
+    }),
     pathOf(wirePath) {
       if (wirePath === 'payload' || wirePath.startsWith('payload.')) return wirePath;
       const field = ENVELOPE_FIELDS[wirePath];
