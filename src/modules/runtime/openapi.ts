@@ -91,6 +91,20 @@ function get(o: {
   };
 }
 
+const PLURAL = { channel: 'channels', worker: 'workers', branch: 'branches' } as const;
+
+/** `GET /v1/<kinds>/{<kind>_id}/state`: one instance's state (404 before it exists). */
+function stateOf(kind: keyof typeof PLURAL, summary: string, schema: z.ZodType): Operation {
+  return get({
+    path: `/v1/${PLURAL[kind]}/{${kind}_id}/state`,
+    operationId: `${kind}State`,
+    summary,
+    pathParams: { [`${kind}_id`]: PathId },
+    schema,
+    problems: ['invalid-stream-id', 'not-found'],
+  });
+}
+
 const Envelope = z.looseObject({ messageId: z.string(), messageType: z.string() });
 const ChannelState = z.looseObject({
   channelId: z.string(),
@@ -133,14 +147,11 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       '`compactor.summary.applied` with `fromSeq`, `toSeq` and the `summary`: the range is replaced, utilization drops.',
     pathParams: channel,
   }),
-  get({
-    path: '/v1/channels/{channel_id}/state',
-    operationId: 'channelState',
-    summary: "The channel's live state (policy, live context, workers, branches)",
-    pathParams: channel,
-    schema: ChannelState,
-    problems: ['invalid-stream-id', 'not-found'],
-  }),
+  stateOf(
+    'channel',
+    "The channel's live state (policy, live context, workers, branches)",
+    ChannelState,
+  ),
   get({
     path: '/v1/channels/{channel_id}/events',
     operationId: 'channelEvents',
@@ -170,14 +181,11 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       '`worker.progress` (`running` | `waiting`), `worker.completed` (a short report and artifact refs) or `worker.failed`; transitions are enforced (409 `invalid-transition`).',
     pathParams: worker,
   }),
-  get({
-    path: '/v1/workers/{worker_id}/state',
-    operationId: 'workerState',
-    summary: "The worker's status, spec and report",
-    pathParams: worker,
-    schema: z.looseObject({ workerId: z.string(), status: z.string() }),
-    problems: ['invalid-stream-id', 'not-found'],
-  }),
+  stateOf(
+    'worker',
+    "The worker's status, spec and report",
+    z.looseObject({ workerId: z.string(), status: z.string() }),
+  ),
   post({
     path: '/v1/branches/{branch_id}/conclusion',
     operationId: 'concludeBranch',
@@ -186,14 +194,11 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       '`branch.conclusion` with exactly `conclusion`, `artifactRefs`, `memoryRefs`, `tokenUsage` (no extensions): all the channel hears of the branch.',
     pathParams: branch,
   }),
-  get({
-    path: '/v1/branches/{branch_id}/state',
-    operationId: 'branchState',
-    summary: "The branch's status, its workers and its conclusion",
-    pathParams: branch,
-    schema: z.looseObject({ branchId: z.string(), status: z.string() }),
-    problems: ['invalid-stream-id', 'not-found'],
-  }),
+  stateOf(
+    'branch',
+    "The branch's status, its workers and its conclusion",
+    z.looseObject({ branchId: z.string(), status: z.string() }),
+  ),
   post({
     path: '/v1/branches/{branch_id}/memory',
     operationId: 'memorySave',
