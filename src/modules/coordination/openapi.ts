@@ -73,7 +73,8 @@ const Agent = z.looseObject({
 });
 const AgentList = z.object({ agents: z.array(Agent), next_cursor: Cursor });
 
-type Read = [description: string, schema: z.ZodType];
+/** A read's summary, then its answer's description and schema. */
+type Read = [summary: string, description: string, schema: z.ZodType];
 
 /**
  * A read model's two reads: `GET /v1/<kind>s` (a page, filtered by `query`)
@@ -81,32 +82,36 @@ type Read = [description: string, schema: z.ZodType];
  */
 function listAndOne(
   kind: 'task' | 'agent',
-  list: { summary: string; query: QueryShape; answer: Read },
-  one: { summary: string; answer: Read },
+  query: QueryShape,
+  reads: { list: Read; one: Read },
 ): Operation[] {
   const Kind = `${kind[0]?.toUpperCase()}${kind.slice(1)}`;
+  const [listSummary, ...page] = reads.list;
+  const [oneSummary, ...one] = reads.one;
   return [
-    readOperation({ path: `/v1/${kind}s`, operationId: `list${Kind}s`, ...list }),
+    readOperation({
+      path: `/v1/${kind}s`,
+      operationId: `list${Kind}s`,
+      summary: listSummary,
+      query,
+      answer: page,
+    }),
     readOperation({
       path: `/v1/${kind}s/{${kind}_id}`,
       operationId: `get${Kind}`,
+      summary: oneSummary,
       pathParams: { [`${kind}_id`]: Name },
       query: Freshness,
-      ...one,
+      answer: one,
     }),
   ];
 }
 
 export const COORDINATION_OPERATIONS: Operation[] = [
-  ...listAndOne(
-    'task',
-    {
-      summary: 'Task attempts (D1 read model task_run_state)',
-      query: TasksQuery,
-      answer: ['A page of task attempts', TaskList],
-    },
-    { summary: 'Every attempt of one task, current last', answer: ['The task', TaskDetail] },
-  ),
+  ...listAndOne('task', TasksQuery, {
+    list: ['Task attempts (D1 read model task_run_state)', 'A page of task attempts', TaskList],
+    one: ['Every attempt of one task, current last', 'The task', TaskDetail],
+  }),
   readOperation({
     path: '/v1/projects/{project_id}/progress',
     operationId: 'getProjectProgress',
@@ -116,15 +121,10 @@ export const COORDINATION_OPERATIONS: Operation[] = [
     query: Freshness,
     answer: ['The counts', ProjectProgress],
   }),
-  ...listAndOne(
-    'agent',
-    {
-      summary: 'Agents (D1 read model agent_runtime_state)',
-      query: AgentsQuery,
-      answer: ['A page of agents', AgentList],
-    },
-    { summary: 'One agent (`quinn-07` or `agent:quinn-07`)', answer: ['The agent', Agent] },
-  ),
+  ...listAndOne('agent', AgentsQuery, {
+    list: ['Agents (D1 read model agent_runtime_state)', 'A page of agents', AgentList],
+    one: ['One agent (`quinn-07` or `agent:quinn-07`)', 'The agent', Agent],
+  }),
   readScoped('Coordination', {
     path: '/v1/roles/{role}/wires',
     operationId: 'readRoleFeed',
