@@ -86,6 +86,14 @@ export function readScoped(
   return { method: 'get', tag, access: 'bearer', scope: 'read', ...rest, answers: { 200: answer } };
 }
 
+/** A bearer `POST` with the `append` scope, under `tag`. */
+export function appendScoped(
+  tag: string,
+  o: Omit<Operation, 'method' | 'tag' | 'access' | 'scope'>,
+): Operation {
+  return { method: 'post', tag, access: 'bearer', scope: 'append', ...o };
+}
+
 /**
  * A D1 read route: bearer with the `read` scope, freshness headers, and
  * `not-found` when it names one thing by path.

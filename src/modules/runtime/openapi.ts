@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, appendScoped, BODY, type Operation } from '../../api/openapi/operation';
 import { Receipt } from '../../api/openapi/responses';
 import type { FailureCode } from '../../protocol';
 import { EnvelopeV1 } from '../../protocol/dialects';
@@ -41,23 +41,17 @@ function post(o: {
   pathParams?: Record<string, z.ZodType>;
   extra?: FailureCode[];
 }): Operation {
-  return {
-    method: 'post',
-    path: o.path,
-    operationId: o.operationId,
-    tag: TAG,
-    summary: o.summary,
-    description: `${o.description} The body is one Envelope v1 (\`GET /v1/schema/runtime-envelope-v1.json\`); \`messageId\` makes it idempotent (the same envelope again: 200 and \`Idempotent-Replay: true\`).`,
-    access: 'bearer',
-    scope: 'append',
-    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
+  const { description, extra, ...head } = o;
+  return appendScoped(TAG, {
+    ...head,
+    description: `${description} The body is one Envelope v1 (\`GET /v1/schema/runtime-envelope-v1.json\`); \`messageId\` makes it idempotent (the same envelope again: 200 and \`Idempotent-Replay: true\`).`,
     body: { schema: EnvelopeV1, required: true, description: 'An Envelope v1' },
     answers: {
       201: { description: 'Stored', schema: Receipt, headers: ['ETag'] },
       200: { description: 'A replay', schema: Receipt, headers: ['ETag', 'IdempotentReplay'] },
     },
-    problems: [...APPEND, ...(o.extra ?? [])],
-  };
+    problems: [...APPEND, ...(extra ?? [])],
+  });
 }
 
 function get(o: {
