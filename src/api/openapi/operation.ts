@@ -106,17 +106,10 @@ export function readOperation(o: {
   pathParams?: Record<string, z.ZodType>;
   answer: [description: string, schema: z.ZodType];
 }): Operation {
-  return {
-    method: 'get',
-    path: o.path,
-    operationId: o.operationId,
-    tag: 'Read models',
-    summary: o.summary,
-    access: 'bearer',
-    scope: 'read',
-    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
-    query: o.query,
-    answers: { 200: readAnswer(...o.answer) },
+  const { answer, ...rest } = o;
+  return readScoped('Read models', {
+    ...rest,
+    answer: readAnswer(...answer),
     problems: [...AUTH, 'invalid-query', ...(o.pathParams ? (['not-found'] as const) : [])],
-  };
+  });
 }

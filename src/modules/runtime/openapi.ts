@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, appendScoped, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, appendScoped, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import { Receipt } from '../../api/openapi/responses';
 import type { FailureCode } from '../../protocol';
 import { EnvelopeV1 } from '../../protocol/dialects';
@@ -64,25 +64,12 @@ function get(o: {
   problems: FailureCode[];
   contentType?: string;
 }): Operation {
-  return {
-    method: 'get',
-    path: o.path,
-    operationId: o.operationId,
-    tag: TAG,
-    summary: o.summary,
-    access: 'bearer',
-    scope: 'read',
-    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
-    ...(o.query ? { query: o.query } : {}),
-    answers: {
-      200: {
-        description: o.summary,
-        schema: o.schema,
-        ...(o.contentType ? { contentType: o.contentType } : {}),
-      },
-    },
-    problems: [...AUTH, ...o.problems],
-  };
+  const { schema, problems, contentType, ...rest } = o;
+  return readScoped(TAG, {
+    ...rest,
+    answer: { description: o.summary, schema, ...(contentType ? { contentType } : {}) },
+    problems: [...AUTH, ...problems],
+  });
 }
 
 const PLURAL = { channel: 'channels', worker: 'workers', branch: 'branches' } as const;
