@@ -62,6 +62,10 @@ async function post(client: WirestreamClient, path: string, body: Json): Promise
   return (await client.http.request<Json>('POST', path, { body })).body;
 }
 
+async function get(client: WirestreamClient, path: string): Promise<Json> {
+  return (await client.http.request<Json>('GET', path)).body;
+}
+
 /** A worker's side of the runtime (FR-5). */
 export class RuntimeWorker {
   constructor(
@@ -119,13 +123,8 @@ export class RuntimeWorker {
     return this.#report('worker.failed', { reason, message });
   }
 
-  async state(): Promise<Json> {
-    return (
-      await this.client.http.request<Json>(
-        'GET',
-        `/v1/workers/${encodeURIComponent(this.workerId)}/state`,
-      )
-    ).body;
+  state(): Promise<Json> {
+    return get(this.client, `/v1/workers/${encodeURIComponent(this.workerId)}/state`);
   }
 
   /** Messages routed to this worker after `afterSeq`, read from its feed (a poll). */
@@ -201,12 +200,7 @@ export class RuntimeChannel {
     );
   }
 
-  async state(): Promise<Json> {
-    return (
-      await this.client.http.request<Json>(
-        'GET',
-        `/v1/channels/${encodeURIComponent(this.channelId)}/state`,
-      )
-    ).body;
+  state(): Promise<Json> {
+    return get(this.client, `/v1/channels/${encodeURIComponent(this.channelId)}/state`);
   }
 }

@@ -86,6 +86,14 @@ export function readScoped(
   return { method: 'get', tag, access: 'bearer', scope: 'read', ...rest, answers: { 200: answer } };
 }
 
+/** A bearer `POST` with the `append` scope, under `tag`. */
+export function appendScoped(
+  tag: string,
+  o: Omit<Operation, 'method' | 'tag' | 'access' | 'scope'>,
+): Operation {
+  return { method: 'post', tag, access: 'bearer', scope: 'append', ...o };
+}
+
 /**
  * A D1 read route: bearer with the `read` scope, freshness headers, and
  * `not-found` when it names one thing by path.
@@ -98,17 +106,10 @@ export function readOperation(o: {
   pathParams?: Record<string, z.ZodType>;
   answer: [description: string, schema: z.ZodType];
 }): Operation {
-  return {
-    method: 'get',
-    path: o.path,
-    operationId: o.operationId,
-    tag: 'Read models',
-    summary: o.summary,
-    access: 'bearer',
-    scope: 'read',
-    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
-    query: o.query,
-    answers: { 200: readAnswer(...o.answer) },
+  const { answer, ...rest } = o;
+  return readScoped('Read models', {
+    ...rest,
+    answer: readAnswer(...answer),
     problems: [...AUTH, 'invalid-query', ...(o.pathParams ? (['not-found'] as const) : [])],
-  };
+  });
 }

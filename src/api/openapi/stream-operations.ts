@@ -32,12 +32,36 @@ const wsAnswer: Answer = {
   frames: { server: R.ServerFrame, client: R.ClientFrame },
 };
 
-/** Access and path of the routes under `/v1/topics/{hcs_topic_id}`. */
-const topicRead = {
-  access: 'bearer',
-  scope: 'read (a token without stream prefixes)',
-  pathParams: { hcs_topic_id: z.string().meta({ description: 'An HCS topic id, `0.0.N`' }) },
-} satisfies Pick<Operation, 'access' | 'scope' | 'pathParams'>;
+const TopicIdParam = z.string().meta({ description: 'An HCS topic id, `0.0.N`' });
+
+/**
+ * A `GET` on the topics and what the listener found (not a stream's, so for
+ * a token without stream prefixes): under `/v1/topics/{hcs_topic_id}` it
+ * names a topic (404 when unknown); a query can be invalid.
+ */
+function anchoringRead(
+  o: Pick<Operation, 'path' | 'operationId' | 'summary' | 'description' | 'query'> & {
+    answer: [description: string, schema: z.ZodType];
+  },
+): Operation {
+  const { answer, query, ...head } = o;
+  const onTopic = o.path.startsWith('/v1/topics/{hcs_topic_id}');
+  return {
+    method: 'get',
+    ...head,
+    tag: 'Anchoring',
+    access: 'bearer',
+    scope: 'read (a token without stream prefixes)',
+    ...(onTopic ? { pathParams: { hcs_topic_id: TopicIdParam } } : {}),
+    ...(query ? { query } : {}),
+    answers: { 200: { description: answer[0], schema: answer[1] } },
+    problems: [
+      ...AUTH,
+      ...(query ? (['invalid-query'] as const) : []),
+      ...(onTopic ? (['not-found'] as const) : []),
+    ],
+  };
+}
 
 /** What every WebSocket follow route has in common: access, frames, refusals. */
 export function followOperation(
@@ -192,51 +216,33 @@ export const STREAM_OPERATIONS: Operation[] = [
     answer: { description: 'The proof', schema: R.Proof },
     problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
   }),
-  {
-    method: 'get',
+  anchoringRead({
     path: '/v1/topics',
     operationId: 'listTopics',
-    tag: 'Anchoring',
     summary: 'Every HCS topic and its anchoring progress',
-    access: 'bearer',
-    scope: 'read (a token without stream prefixes)',
-    answers: { 200: { description: 'The topics', schema: R.Topics } },
-    problems: AUTH,
-  },
-  {
-    method: 'get',
+    answer: ['The topics', R.Topics],
+  }),
+  anchoringRead({
     path: '/v1/topics/{hcs_topic_id}/anchors',
     operationId: 'topicAnchors',
-    tag: 'Anchoring',
     summary: 'The Wires anchored on a topic, with their exact messages',
-    ...topicRead,
     query: AnchorsQuery,
-    answers: { 200: { description: 'A page of anchors', schema: R.Anchors } },
-    problems: [...AUTH, 'invalid-query', 'not-found'],
-  },
-  {
-    method: 'get',
+    answer: ['A page of anchors', R.Anchors],
+  }),
+  anchoringRead({
     path: '/v1/topics/{hcs_topic_id}/log/consistency',
     operationId: 'logConsistency',
-    tag: 'Anchoring',
     summary: "A consistency proof between two of a log-mode topic's checkpoints",
     description:
       'Log mode (issue 31): `from` and `to` are tree sizes of checkpoints confirmed on HCS; the answer holds both signed checkpoints, their HCS anchors and the RFC 9162 consistency path.',
-    ...topicRead,
     query: ConsistencyQuery,
-    answers: { 200: { description: 'The consistency proof', schema: R.LogConsistency } },
-    problems: [...AUTH, 'invalid-query', 'not-found'],
-  },
-  {
-    method: 'get',
+    answer: ['The consistency proof', R.LogConsistency],
+  }),
+  anchoringRead({
     path: '/v1/alerts',
     operationId: 'listAlerts',
-    tag: 'Anchoring',
     summary: 'What the listener found wrong on the topics (and ingested)',
-    access: 'bearer',
-    scope: 'read (a token without stream prefixes)',
     query: AlertsQuery,
-    answers: { 200: { description: 'A page of alerts', schema: R.Alerts } },
-    problems: [...AUTH, 'invalid-query'],
-  },
+    answer: ['A page of alerts', R.Alerts],
+  }),
 ];

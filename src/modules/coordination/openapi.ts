@@ -8,6 +8,7 @@ import {
 } from '../../api/openapi/operation';
 import { Cursor, Seq, ServedWire } from '../../api/openapi/responses';
 import { followOperation } from '../../api/openapi/stream-operations';
+import type { QueryShape } from '../../api/query';
 import { Freshness, Name } from '../../api/routes/read-support';
 import { TASK_RUN_STATUSES } from './read-models/task-run-state';
 import { AgentsQuery } from './routes/read-agents';
@@ -72,21 +73,44 @@ const Agent = z.looseObject({
 });
 const AgentList = z.object({ agents: z.array(Agent), next_cursor: Cursor });
 
+/** A read's summary, then its answer's description and schema. */
+type Read = [summary: string, description: string, schema: z.ZodType];
+
+/**
+ * A read model's two reads: `GET /v1/<kind>s` (a page, filtered by `query`)
+ * and `GET /v1/<kind>s/{<kind>_id}` (one, `wait_for` allowed).
+ */
+function listAndOne(
+  kind: 'task' | 'agent',
+  query: QueryShape,
+  reads: { list: Read; one: Read },
+): Operation[] {
+  const Kind = `${kind[0]?.toUpperCase()}${kind.slice(1)}`;
+  const [listSummary, ...page] = reads.list;
+  const [oneSummary, ...one] = reads.one;
+  return [
+    readOperation({
+      path: `/v1/${kind}s`,
+      operationId: `list${Kind}s`,
+      summary: listSummary,
+      query,
+      answer: page,
+    }),
+    readOperation({
+      path: `/v1/${kind}s/{${kind}_id}`,
+      operationId: `get${Kind}`,
+      summary: oneSummary,
+      pathParams: { [`${kind}_id`]: Name },
+      query: Freshness,
+      answer: one,
+    }),
+  ];
+}
+
 export const COORDINATION_OPERATIONS: Operation[] = [
-  readOperation({
-    path: '/v1/tasks',
-    operationId: 'listTasks',
-    summary: 'Task attempts (D1 read model task_run_state)',
-    query: TasksQuery,
-    answer: ['A page of task attempts', TaskList],
-  }),
-  readOperation({
-    path: '/v1/tasks/{task_id}',
-    operationId: 'getTask',
-    summary: 'Every attempt of one task, current last',
-    pathParams: { task_id: Name },
-    query: Freshness,
-    answer: ['The task', TaskDetail],
+  ...listAndOne('task', TasksQuery, {
+    list: ['Task attempts (D1 read model task_run_state)', 'A page of task attempts', TaskList],
+    one: ['Every attempt of one task, current last', 'The task', TaskDetail],
   }),
   readOperation({
     path: '/v1/projects/{project_id}/progress',
@@ -97,20 +121,9 @@ export const COORDINATION_OPERATIONS: Operation[] = [
     query: Freshness,
     answer: ['The counts', ProjectProgress],
   }),
-  readOperation({
-    path: '/v1/agents',
-    operationId: 'listAgents',
-    summary: 'Agents (D1 read model agent_runtime_state)',
-    query: AgentsQuery,
-    answer: ['A page of agents', AgentList],
-  }),
-  readOperation({
-    path: '/v1/agents/{agent_id}',
-    operationId: 'getAgent',
-    summary: 'One agent (`quinn-07` or `agent:quinn-07`)',
-    pathParams: { agent_id: Name },
-    query: Freshness,
-    answer: ['The agent', Agent],
+  ...listAndOne('agent', AgentsQuery, {
+    list: ['Agents (D1 read model agent_runtime_state)', 'A page of agents', AgentList],
+    one: ['One agent (`quinn-07` or `agent:quinn-07`)', 'The agent', Agent],
   }),
   readScoped('Coordination', {
     path: '/v1/roles/{role}/wires',

@@ -36,5 +36,21 @@ export async function run(
   return outcomeOf(res, (p) => argumentOf(p, args, fallback));
 }
 
+/**
+ * `POST` tool arguments to `rest` under the workspace, as the caller (its
+ * `haid` added); a refusal names the argument at fault among `names` (by
+ * default the ones sent), else `fallback`.
+ */
+export function postAs(
+  ctx: McpToolContext,
+  workspace: string,
+  rest: string,
+  fields: Record<string, unknown>,
+  fallback: string,
+  names: readonly string[] = Object.keys(fields),
+): Promise<ToolOutcome> {
+  return run(ctx, 'POST', ws(workspace, rest), { ...fields, haid: ctx.haid }, names, fallback);
+}
+
 /** One tool, several actions: the kernel's dispatch (its needs checked by name). */
 export { dispatch } from '../../kernel/mcp-tool';

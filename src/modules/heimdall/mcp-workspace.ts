@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineTool, toolResult } from '../../kernel/mcp-tool';
-import { dispatch, enc, run, Workspace, WorkspaceId, ws } from './mcp-shared';
+import { dispatch, enc, postAs, run, Workspace, WorkspaceId, ws } from './mcp-shared';
 import { Name, Role } from './workspace/payloads';
 
 /**
@@ -130,17 +130,7 @@ export const WORKSPACE_TOOLS = [
       dry_run: z.boolean().optional(),
     }),
     output: z.looseObject({ tokens: z.number() }),
-    handler: (a, ctx) => {
-      const { workspace, ...body } = a;
-      return run(
-        ctx,
-        'POST',
-        ws(workspace, '/briefs'),
-        { ...body, ...by(ctx) },
-        Object.keys(body),
-        'task',
-      );
-    },
+    handler: ({ workspace, ...body }, ctx) => postAs(ctx, workspace, '/briefs', body, 'task'),
   }),
   defineTool({
     name: 'blackboard',
@@ -194,15 +184,7 @@ export const WORKSPACE_TOOLS = [
     output: Loose,
     handler: (a, ctx) => {
       const { workspace, action: _a, ...fields } = a;
-      const post = (what: string) =>
-        run(
-          ctx,
-          'POST',
-          ws(workspace, `/ledger/${what}`),
-          { ...fields, ...by(ctx) },
-          Object.keys(fields),
-          'role',
-        );
+      const post = (what: string) => postAs(ctx, workspace, `/ledger/${what}`, fields, 'role');
       return dispatch(
         a,
         {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineTool } from '../../kernel/mcp-tool';
-import { enc, run, Workspace, ws } from './mcp-shared';
+import { enc, postAs, run, Workspace, ws } from './mcp-shared';
 
 /**
  * The seed's heimdall-ledger-mcp tool contract (v1.0.0): its six tools with
@@ -37,17 +37,13 @@ export const HEIMDALL_TOOLS = [
       mode: z.enum(['exclusive', 'shared']).optional(),
     }),
     output: z.object({ claim: Claim }),
-    handler: (args, ctx) => {
-      const { workspace, ...claim } = args;
-      return run(
-        ctx,
-        'POST',
-        ws(workspace, '/claims'),
-        { ...claim, haid: ctx.haid },
-        ['surfaces', 'task', 'ttl_minutes', 'mode'],
+    handler: ({ workspace, ...claim }, ctx) =>
+      postAs(ctx, workspace, '/claims', claim, 'surfaces', [
         'surfaces',
-      );
-    },
+        'task',
+        'ttl_minutes',
+        'mode',
+      ]),
   }),
   defineTool({
     name: 'release_claim',
@@ -107,16 +103,6 @@ export const HEIMDALL_TOOLS = [
       displaced_intent: z.string().optional(),
     }),
     output: z.looseObject({ path: z.string(), decision_seq: z.number() }),
-    handler: (args, ctx) => {
-      const { workspace, ...record } = args;
-      return run(
-        ctx,
-        'POST',
-        ws(workspace, '/conflicts'),
-        { ...record, haid: ctx.haid },
-        Object.keys(record),
-        'id',
-      );
-    },
+    handler: ({ workspace, ...record }, ctx) => postAs(ctx, workspace, '/conflicts', record, 'id'),
   }),
 ];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import { Time } from '../../api/openapi/responses';
 import { op, READ, readOp, text, WRITE, WS } from './openapi-shared';
 import { ConflictBody, DecisionBody, LogQuery } from './routes/documents';
@@ -138,36 +138,30 @@ export const DOCUMENT_OPERATIONS: Operation[] = [
     },
     problems: [...WRITE, 'invalid-transition'],
   }),
-  op({
-    method: 'get',
+  readScoped('Heimdall', {
     path: '/v1/workspaces/{ws}/documents/decisions.md',
     operationId: 'decisionsDocument',
     summary: 'The decisions log as Markdown',
-    scope: 'read',
     pathParams: WS,
-    answers: { 200: text('decisions.md', 'text/markdown') },
+    answer: text('decisions.md', 'text/markdown'),
     problems: READ,
   }),
-  op({
-    method: 'get',
+  readScoped('Heimdall', {
     path: '/v1/workspaces/{ws}/documents/conflicts/{file}',
     operationId: 'conflictDocument',
     summary: 'A conflict record as Markdown',
-    scope: 'read',
     pathParams: { ...WS, file: z.string().meta({ description: '`2026-11-25-c1.md`' }) },
-    answers: { 200: text('The record', 'text/markdown') },
+    answer: text('The record', 'text/markdown'),
     problems: [...READ, 'not-found'],
   }),
-  op({
-    method: 'get',
+  readScoped('Heimdall', {
     path: '/v1/workspaces/{ws}/log',
     operationId: 'auditLog',
     summary:
       'The audit log: one tab-separated line per action (timestamp, mechanism, action, subject)',
-    scope: 'read',
     pathParams: WS,
     query: LogQuery,
-    answers: { 200: text('The last N lines', 'text/plain') },
+    answer: text('The last N lines', 'text/plain'),
     problems: [...READ, 'invalid-query'],
   }),
   op({

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import type { FailureCode } from '../../protocol';
 import { WorkspaceId } from './identity';
 import { Name } from './workspace/payloads';
@@ -34,10 +34,5 @@ export function readOp(
   },
 ): Operation {
   const { answer, ...rest } = o;
-  return op({
-    method: 'get',
-    scope: 'read',
-    ...rest,
-    answers: { 200: { description: answer[0], schema: answer[1] } },
-  });
+  return readScoped('Heimdall', { ...rest, answer: { description: answer[0], schema: answer[1] } });
 }

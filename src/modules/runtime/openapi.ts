@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation } from '../../api/openapi/operation';
+import { AUTH, appendScoped, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import { Receipt } from '../../api/openapi/responses';
 import type { FailureCode } from '../../protocol';
 import { EnvelopeV1 } from '../../protocol/dialects';
@@ -41,23 +41,17 @@ function post(o: {
   pathParams?: Record<string, z.ZodType>;
   extra?: FailureCode[];
 }): Operation {
-  return {
-    method: 'post',
-    path: o.path,
-    operationId: o.operationId,
-    tag: TAG,
-    summary: o.summary,
-    description: `${o.description} The body is one Envelope v1 (\`GET /v1/schema/runtime-envelope-v1.json\`); \`messageId\` makes it idempotent (the same envelope again: 200 and \`Idempotent-Replay: true\`).`,
-    access: 'bearer',
-    scope: 'append',
-    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
+  const { description, extra, ...head } = o;
+  return appendScoped(TAG, {
+    ...head,
+    description: `${description} The body is one Envelope v1 (\`GET /v1/schema/runtime-envelope-v1.json\`); \`messageId\` makes it idempotent (the same envelope again: 200 and \`Idempotent-Replay: true\`).`,
     body: { schema: EnvelopeV1, required: true, description: 'An Envelope v1' },
     answers: {
       201: { description: 'Stored', schema: Receipt, headers: ['ETag'] },
       200: { description: 'A replay', schema: Receipt, headers: ['ETag', 'IdempotentReplay'] },
     },
-    problems: [...APPEND, ...(o.extra ?? [])],
-  };
+    problems: [...APPEND, ...(extra ?? [])],
+  });
 }
 
 function get(o: {
@@ -70,25 +64,26 @@ function get(o: {
   problems: FailureCode[];
   contentType?: string;
 }): Operation {
-  return {
-    method: 'get',
-    path: o.path,
-    operationId: o.operationId,
-    tag: TAG,
-    summary: o.summary,
-    access: 'bearer',
-    scope: 'read',
-    ...(o.pathParams ? { pathParams: o.pathParams } : {}),
-    ...(o.query ? { query: o.query } : {}),
-    answers: {
-      200: {
-        description: o.summary,
-        schema: o.schema,
-        ...(o.contentType ? { contentType: o.contentType } : {}),
-      },
-    },
-    problems: [...AUTH, ...o.problems],
-  };
+  const { schema, problems, contentType, ...rest } = o;
+  return readScoped(TAG, {
+    ...rest,
+    answer: { description: o.summary, schema, ...(contentType ? { contentType } : {}) },
+    problems: [...AUTH, ...problems],
+  });
+}
+
+const PLURAL = { channel: 'channels', worker: 'workers', branch: 'branches' } as const;
+
+/** `GET /v1/<kinds>/{<kind>_id}/state`: one instance's state (404 before it exists). */
+function stateOf(kind: keyof typeof PLURAL, summary: string, schema: z.ZodType): Operation {
+  return get({
+    path: `/v1/${PLURAL[kind]}/{${kind}_id}/state`,
+    operationId: `${kind}State`,
+    summary,
+    pathParams: { [`${kind}_id`]: PathId },
+    schema,
+    problems: ['invalid-stream-id', 'not-found'],
+  });
 }
 
 const Envelope = z.looseObject({ messageId: z.string(), messageType: z.string() });
@@ -133,14 +128,11 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       '`compactor.summary.applied` with `fromSeq`, `toSeq` and the `summary`: the range is replaced, utilization drops.',
     pathParams: channel,
   }),
-  get({
-    path: '/v1/channels/{channel_id}/state',
-    operationId: 'channelState',
-    summary: "The channel's live state (policy, live context, workers, branches)",
-    pathParams: channel,
-    schema: ChannelState,
-    problems: ['invalid-stream-id', 'not-found'],
-  }),
+  stateOf(
+    'channel',
+    "The channel's live state (policy, live context, workers, branches)",
+    ChannelState,
+  ),
   get({
     path: '/v1/channels/{channel_id}/events',
     operationId: 'channelEvents',
@@ -170,14 +162,11 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       '`worker.progress` (`running` | `waiting`), `worker.completed` (a short report and artifact refs) or `worker.failed`; transitions are enforced (409 `invalid-transition`).',
     pathParams: worker,
   }),
-  get({
-    path: '/v1/workers/{worker_id}/state',
-    operationId: 'workerState',
-    summary: "The worker's status, spec and report",
-    pathParams: worker,
-    schema: z.looseObject({ workerId: z.string(), status: z.string() }),
-    problems: ['invalid-stream-id', 'not-found'],
-  }),
+  stateOf(
+    'worker',
+    "The worker's status, spec and report",
+    z.looseObject({ workerId: z.string(), status: z.string() }),
+  ),
   post({
     path: '/v1/branches/{branch_id}/conclusion',
     operationId: 'concludeBranch',
@@ -186,14 +175,11 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       '`branch.conclusion` with exactly `conclusion`, `artifactRefs`, `memoryRefs`, `tokenUsage` (no extensions): all the channel hears of the branch.',
     pathParams: branch,
   }),
-  get({
-    path: '/v1/branches/{branch_id}/state',
-    operationId: 'branchState',
-    summary: "The branch's status, its workers and its conclusion",
-    pathParams: branch,
-    schema: z.looseObject({ branchId: z.string(), status: z.string() }),
-    problems: ['invalid-stream-id', 'not-found'],
-  }),
+  stateOf(
+    'branch',
+    "The branch's status, its workers and its conclusion",
+    z.looseObject({ branchId: z.string(), status: z.string() }),
+  ),
   post({
     path: '/v1/branches/{branch_id}/memory',
     operationId: 'memorySave',

@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
+import { AUTH, appendScoped, BODY, type Operation, readScoped } from '../../api/openapi/operation';
 import { Seq, ServedWire } from '../../api/openapi/responses';
 import { followOperation } from '../../api/openapi/stream-operations';
+import type { FailureCode } from '../../protocol';
 import { RunId } from './ids';
 import { ActorMessage, CreateRun, WriterAnswer } from './messages';
 import { FollowLiveQuery, FollowPageQuery } from './routes/follow';
@@ -79,56 +80,56 @@ function planeOperations(plane: string, what: string): Operation[] {
   ];
 }
 
+/**
+ * A `POST` that stores on a run (bearer, `append`): 201, or 200 for a replay;
+ * besides its own `problems`, those of any body and of any append.
+ */
+function runAppend(
+  o: Pick<Operation, 'path' | 'operationId' | 'summary' | 'description' | 'pathParams'> & {
+    body: z.ZodType;
+    answer: [description: string, schema: z.ZodType];
+    problems: FailureCode[];
+  },
+): Operation {
+  const { body, answer, problems, ...head } = o;
+  return appendScoped(TAG, {
+    ...head,
+    body: { schema: body, required: true },
+    answers: { 201: { description: answer[0], schema: answer[1] } },
+    problems: [...AUTH, ...BODY, ...problems, 'rate-limited', 'secret-in-payload'],
+  });
+}
+
 export const WRITER_OPERATIONS: Operation[] = [
-  {
-    method: 'post',
+  runAppend({
     path: '/v1/runs',
     operationId: 'createRun',
-    tag: TAG,
     summary: 'Create a run: its sections, its one writer, conductors and workers',
     description:
       'Idempotent: the same body again answers 200 with `Idempotent-Replay: true`; another body for an existing run_id is a 409 `run-exists`. `human:` identities may always comment (send proposals).',
-    access: 'bearer',
-    scope: 'append',
-    body: { schema: CreateRun, required: true },
-    answers: { 201: { description: 'The run exists (200: a replay)', schema: Created } },
-    problems: [
-      ...AUTH,
-      ...BODY,
-      'invalid-body',
-      'invalid-wire',
-      'run-exists',
-      'rate-limited',
-      'secret-in-payload',
-    ],
-  },
-  {
-    method: 'post',
+    body: CreateRun,
+    answer: ['The run exists (200: a replay)', Created],
+    problems: ['invalid-body', 'invalid-wire', 'run-exists'],
+  }),
+  runAppend({
     path: '/v1/runs/{run_id}/messages',
     operationId: 'messageRun',
-    tag: TAG,
     summary:
       "Send one actor message to the run's writer authority; answers WriterAck or WriterReject",
     description:
       'The message and its verdict are stored together on `run:{run_id}`. A `WriterReject` (a patch that does not apply, a canon change from someone other than the writer, anything from the conductor but a request) is a protocol answer, 201 like an ack (header `Writer-Verdict`). A retry with the same `message_id` answers 200 with the same verdict; the same id with other content is a 409. HTTP errors mean nothing was stored: a malformed message, a run named other than by `run_id`, a sender with no capability in the run (403 `not-run-party`).',
-    access: 'bearer',
-    scope: 'append',
     pathParams,
-    body: { schema: ActorMessage, required: true },
-    answers: { 201: { description: 'The verdict (200: a replay)', schema: WriterAnswer } },
+    body: ActorMessage,
+    answer: ['The verdict (200: a replay)', WriterAnswer],
     problems: [
-      ...AUTH,
-      ...BODY,
       'invalid-query',
       'invalid-body',
       'invalid-wire',
       'run-not-found',
       'not-run-party',
       'wire-id-conflict',
-      'rate-limited',
-      'secret-in-payload',
     ],
-  },
+  }),
   readScoped(TAG, {
     path: '/v1/runs/{run_id}/document',
     operationId: 'readRunDocument',

@@ -1,4 +1,5 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import type * as z from 'zod';
 import type { AppEnv } from '../../../api/app-env';
 import { requireStream } from '../../../api/auth';
 import { followSocket } from '../../../api/limits/subscriber-cap';
@@ -51,21 +52,38 @@ export const RoleFeedQuery = {
 /** `GET /v1/roles/{role}/ws`: where to start. */
 export const RoleFollowQuery = { after_seq: RoleFeedQuery.after_seq, after: RoleFeedQuery.after };
 
-roleFeeds.get('/roles/:role/wires', async (c) => {
-  const role = roleStream(c.req.param('role'));
+/**
+ * The feed a `/roles/:role/…` request names, checked against the token, and
+ * its query with where to start (`after`, else `after_seq`, else 0); or the
+ * problem answer.
+ */
+function feedRequest<S extends typeof RoleFollowQuery>(
+  c: Context<AppEnv>,
+  shape: S,
+): Response | { streamId: string; after: number; query: z.infer<z.ZodObject<S>> } {
+  const role = roleStream(c.req.param('role') ?? '');
   if (!role.ok) return problem(c, role);
   const denied = requireStream(c, role.streamId);
   if (denied) return denied;
-  const parsed = parseQuery(c, RoleFeedQuery, { strict: false });
+  const parsed = parseQuery(c, shape, { strict: false });
   if (!parsed.ok) return problem(c, parsed);
-  const after = parsed.query.after ?? parsed.query.after_seq ?? 0;
-  const page = await streamStub(c.env, role.streamId).read(after, parsed.query.limit);
+  // S holds RoleFollowQuery's members, so its query holds their values.
+  const position = parsed.query as z.infer<z.ZodObject<typeof RoleFollowQuery>>;
+  const after = position.after ?? position.after_seq ?? 0;
+  return { streamId: role.streamId, after, query: parsed.query };
+}
+
+roleFeeds.get('/roles/:role/wires', async (c) => {
+  const feed = feedRequest(c, RoleFeedQuery);
+  if (feed instanceof Response) return feed;
+  const { streamId, after } = feed;
+  const page = await streamStub(c.env, streamId).read(after, feed.query.limit);
   const last = page.wires.at(-1)?.stream_seq ?? after;
   const next = last < page.last_seq ? last : null;
   return Response.json(
     {
       role: c.req.param('role'),
-      stream_id: role.streamId,
+      stream_id: streamId,
       wires: page.wires,
       last_seq: page.last_seq,
       next_after_seq: next,
@@ -76,14 +94,10 @@ roleFeeds.get('/roles/:role/wires', async (c) => {
 });
 
 roleFeeds.get('/roles/:role/ws', async (c) => {
-  const role = roleStream(c.req.param('role'));
-  if (!role.ok) return problem(c, role);
-  const denied = requireStream(c, role.streamId);
-  if (denied) return denied;
-  const parsed = parseQuery(c, RoleFollowQuery, { strict: false });
-  if (!parsed.ok) return problem(c, parsed);
-  const after = parsed.query.after ?? parsed.query.after_seq ?? 0;
-  const stream = streamStub(c.env, role.streamId);
+  const feed = feedRequest(c, RoleFollowQuery);
+  if (feed instanceof Response) return feed;
+  const { streamId, after } = feed;
+  const stream = streamStub(c.env, streamId);
   // Named as the client sent it (the SDK sends after_seq).
   const param = c.req.query('after') !== undefined ? 'after' : 'after_seq';
   // The StreamObject reads `after_seq`; the role API also accepts `after`.

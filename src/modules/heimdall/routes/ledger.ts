@@ -7,19 +7,13 @@ import { Haid } from '../identity';
 import { type Capsule, capsuleMarkdown, closure } from '../workspace/capsules';
 import { deltaLine, deltaPercent } from '../workspace/ledger';
 import { PROTOCOL_VERSION } from '../workspace/messages';
-import { Name, Role, Tokens } from '../workspace/payloads';
+import { LedgerLogFields, Name, Role, Tokens } from '../workspace/payloads';
 import { appendAs, bodyOf, callerHaid, workspaceState, workspaceTarget, writeAs } from './support';
 
 /** Mechanisms 4 and 6: delta briefs (`/briefs`) and the token ledger (`/ledger/…`). */
 export const ledgerRoutes = new Hono<AppEnv>();
 
-export const LedgerLogBody = z.strictObject({
-  role: Role,
-  kind: Name,
-  tokens: Tokens,
-  msg_id: z.string().min(1).max(200).optional(),
-  haid: Haid.optional(),
-});
+export const LedgerLogBody = z.strictObject(LedgerLogFields);
 export const LedgerBaselineBody = z.strictObject({
   role: Role,
   tokens: Tokens,

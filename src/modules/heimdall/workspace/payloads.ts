@@ -35,13 +35,15 @@ export const BlackboardSetPayload = z.looseObject({
   haid: Haid,
 });
 
-export const LedgerLoggedPayload = z.looseObject({
+/** A ledger line: the body `POST …/ledger/log` takes and the payload it stores. */
+export const LedgerLogFields = {
   role: Role,
   kind: Name,
   tokens: Tokens,
   msg_id: z.string().min(1).max(200).optional(),
   haid: Haid.optional(),
-});
+};
+export const LedgerLoggedPayload = z.looseObject(LedgerLogFields);
 export const LedgerBaselinePayload = z.looseObject({ role: Role, tokens: Tokens, haid: Haid });
 
 export const BriefBuiltPayload = z.looseObject({

@@ -2,7 +2,7 @@ import { accept, type Effect } from '../../../kernel/kind';
 import { fail, type Wire } from '../../../protocol';
 import { copyTo, envelopeMembers, memberOf, messageTypeOf } from '../envelope';
 import type { TokenUsage } from '../payloads';
-import { read, workerStatusOf } from './read';
+import { read, workerUpdate } from './read';
 import { runtimeKind } from './runtime-kind';
 
 /**
@@ -66,17 +66,11 @@ export function evolveBranch(state: BranchState, wire: Wire): BranchState {
       const { $envelope: _e, ...conclusion } = p;
       return { ...state, status: 'concluded', conclusion };
     }
-    case 'worker.spawned':
-    case 'worker.progress':
-    case 'worker.completed':
-    case 'worker.failed': {
-      const workerId = memberOf(wire.payload, 'workerId');
-      if (!workerId) return state;
-      const status = workerStatusOf(type, wire.payload);
-      return { ...state, workers: { ...state.workers, [workerId]: status } };
+    default: {
+      const update = workerUpdate(type, wire.payload);
+      if (!update) return state;
+      return { ...state, workers: { ...state.workers, [update.workerId]: update.status } };
     }
-    default:
-      return state;
   }
 }
 

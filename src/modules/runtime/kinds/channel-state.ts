@@ -2,7 +2,7 @@ import type { Wire } from '../../../protocol';
 import { memberOf, messageTypeOf } from '../envelope';
 import { estimateTokens, type RoutePolicy, type TokenUsage } from '../payloads';
 import { applySummary, levelOf, liveTokens, type Segment } from './compactor';
-import { read, workerStatusOf } from './read';
+import { read, workerUpdate } from './read';
 
 /** A channel's state: its policy, live context, and the branches and workers it knows. */
 export interface ChannelState {
@@ -119,26 +119,6 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
         tokenUsage: addUsage(state.tokenUsage, p.tokenUsage),
       };
     }
-    case 'worker.spawned':
-    case 'worker.progress':
-    case 'worker.completed':
-    case 'worker.failed': {
-      const workerId = memberOf(wire.payload, 'workerId');
-      if (!workerId) return state;
-      const known = state.workers[workerId];
-      const mode =
-        type === 'worker.spawned'
-          ? String(wire.payload.mode ?? 'fire_and_forget')
-          : (known?.mode ?? 'fire_and_forget');
-      const status = workerStatusOf(type, wire.payload);
-      const usage = wire.payload.tokenUsage as TokenUsage | undefined;
-      return {
-        ...state,
-        workers: { ...state.workers, [workerId]: { status, mode } },
-        tokenUsage:
-          type === 'worker.progress' ? state.tokenUsage : addUsage(state.tokenUsage, usage),
-      };
-    }
     case 'compactor.threshold.hit': {
       const level = ['soft', 'aggressive', 'emergency'].indexOf(String(wire.payload.level)) + 1;
       return {
@@ -168,7 +148,21 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
       ]);
       return { ...next, lastBulletinId: p.bulletinId };
     }
-    default:
-      return state;
+    default: {
+      const update = workerUpdate(type, wire.payload);
+      if (!update) return state;
+      const known = state.workers[update.workerId];
+      const mode =
+        type === 'worker.spawned'
+          ? String(wire.payload.mode ?? 'fire_and_forget')
+          : (known?.mode ?? 'fire_and_forget');
+      const usage = wire.payload.tokenUsage as TokenUsage | undefined;
+      return {
+        ...state,
+        workers: { ...state.workers, [update.workerId]: { status: update.status, mode } },
+        tokenUsage:
+          type === 'worker.progress' ? state.tokenUsage : addUsage(state.tokenUsage, usage),
+      };
+    }
   }
 }

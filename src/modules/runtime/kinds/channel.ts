@@ -1,6 +1,6 @@
 import { accept, type Effect } from '../../../kernel/kind';
 import { type Draft, fail, type Wire } from '../../../protocol';
-import { copyTo, memberOf, messageTypeOf, rtId, systemDraft } from '../envelope';
+import { copyTo, memberOf, messageTypeOf, rtId, type SystemEvent, systemDraft } from '../envelope';
 import { estimateTokens, LEVELS, type RouteAction } from '../payloads';
 import { type ChannelState, evolveChannel, initialChannel } from './channel-state';
 import { THRESHOLDS } from './compactor';
@@ -149,6 +149,10 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
   const type = messageTypeOf(wire.type);
   const channelId = channelIdOf(wire.stream_id);
   const base = { ts: wire.ts, traceId: wire.correlation_id, channelId };
+  /** One system Wire onto `target`, in the channel's trace. */
+  const emit = (target: string, e: Omit<SystemEvent, 'streamId' | keyof typeof base>): Effect[] => [
+    { target, draft: systemDraft({ ...base, streamId: target, ...e }) },
+  ];
   if (type === 'channel.route.decided') {
     const p = read('channel.route.decided', wire.payload);
     const message = after.lastMessage;
@@ -158,19 +162,12 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
       const goal =
         rule?.action === 'spawn_branch' && rule.goal ? rule.goal : message.text.slice(0, 500);
       const target = `branch:${p.branchId}`;
-      return [
-        {
-          target,
-          draft: systemDraft({
-            ...base,
-            streamId: target,
-            messageType: 'branch.spawned',
-            wireId: rtId('spawned', p.branchId),
-            branchId: p.branchId,
-            payload: { fromMessageId: p.messageId, goal },
-          }),
-        },
-      ];
+      return emit(target, {
+        messageType: 'branch.spawned',
+        wireId: rtId('spawned', p.branchId),
+        branchId: p.branchId,
+        payload: { fromMessageId: p.messageId, goal },
+      });
     }
     if (p.action === 'spawn_worker' && p.workerId && rule?.action === 'spawn_worker') {
       const target = `worker:${p.workerId}`;
@@ -180,19 +177,12 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
         mode: rule.mode,
         timeoutSeconds: rule.timeoutSeconds ?? 300,
       };
-      return [
-        {
-          target,
-          draft: systemDraft({
-            ...base,
-            streamId: target,
-            messageType: 'worker.spawned',
-            wireId: rtId('spawned', p.workerId),
-            workerId: p.workerId,
-            payload: spec,
-          }),
-        },
-      ];
+      return emit(target, {
+        messageType: 'worker.spawned',
+        wireId: rtId('spawned', p.workerId),
+        workerId: p.workerId,
+        payload: spec,
+      });
     }
     if (p.action === 'route_worker' && p.workerId) {
       const target = `worker:${p.workerId}`;
@@ -201,19 +191,12 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
         role: message.role,
       };
       if (message.metadata) payload.metadata = message.metadata;
-      return [
-        {
-          target,
-          draft: systemDraft({
-            ...base,
-            streamId: target,
-            messageType: 'channel.message.received',
-            wireId: rtId('routed', channelId, message.messageId),
-            workerId: p.workerId,
-            payload,
-          }),
-        },
-      ];
+      return emit(target, {
+        messageType: 'channel.message.received',
+        wireId: rtId('routed', channelId, message.messageId),
+        workerId: p.workerId,
+        payload,
+      });
     }
     return [];
   }
@@ -221,25 +204,18 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
     const p = read('compactor.threshold.hit', wire.payload);
     if (!p) return [];
     const target = `worker:${p.jobWorkerId}`;
-    return [
-      {
-        target,
-        draft: systemDraft({
-          ...base,
-          streamId: target,
-          messageType: 'worker.spawned',
-          wireId: rtId('spawned', p.jobWorkerId),
-          workerId: p.jobWorkerId,
-          payload: {
-            goal: `summarize seq ${p.fromSeq}-${p.toSeq} of channel ${channelId} (${p.level})`,
-            toolset: ['summarize'],
-            mode: 'fire_and_forget',
-            timeoutSeconds: 300,
-            job: { kind: 'summarize', level: p.level, fromSeq: p.fromSeq, toSeq: p.toSeq },
-          },
-        }),
+    return emit(target, {
+      messageType: 'worker.spawned',
+      wireId: rtId('spawned', p.jobWorkerId),
+      workerId: p.jobWorkerId,
+      payload: {
+        goal: `summarize seq ${p.fromSeq}-${p.toSeq} of channel ${channelId} (${p.level})`,
+        toolset: ['summarize'],
+        mode: 'fire_and_forget',
+        timeoutSeconds: 300,
+        job: { kind: 'summarize', level: p.level, fromSeq: p.fromSeq, toSeq: p.toSeq },
       },
-    ];
+    });
   }
   return [];
 }

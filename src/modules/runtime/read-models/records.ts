@@ -10,6 +10,14 @@ import { estimateTokens, type TokenUsage } from '../payloads';
  * a trigger in migrations/0009), `runtime_memory_bulletins` (`bulletin:<id>`).
  */
 
+/** An `evolve` that folds only messages of one type into the row (the others leave it). */
+function onlyOn<Row>(
+  type: string,
+  fold: (row: Row, payload: Wire['payload'], wire: Wire) => Row,
+): (row: Row, wire: Wire) => Row {
+  return (row, wire) => (messageTypeOf(wire.type) === type ? fold(row, wire.payload, wire) : row);
+}
+
 export interface ArtifactRow {
   [column: string]: string | number | null;
   stream_id: string;
@@ -56,9 +64,7 @@ export const runtimeArtifacts: Reducer<ArtifactRow> = {
     reducer_version: 0,
     last_seq: 0,
   }),
-  evolve(row, wire) {
-    if (messageTypeOf(wire.type) !== 'artifact.stored') return row;
-    const p = wire.payload;
+  evolve: onlyOn('artifact.stored', (row, p, wire) => {
     return {
       ...row,
       sha256: text(p, 'sha256') ?? row.sha256,
@@ -69,7 +75,7 @@ export const runtimeArtifacts: Reducer<ArtifactRow> = {
       uploaded_by: wire.sender,
       stored_at: isoOf(wire.ts),
     };
-  },
+  }),
 };
 
 export interface MemoryRow {
@@ -115,19 +121,18 @@ export const runtimeMemory: Reducer<MemoryRow> = {
     reducer_version: 0,
     last_seq: 0,
   }),
-  evolve(row, wire) {
-    if (messageTypeOf(wire.type) !== 'memory.saved') return row;
-    const tags = Array.isArray(wire.payload.tags) ? wire.payload.tags : [];
+  evolve: onlyOn('memory.saved', (row, p, wire) => {
+    const tags = Array.isArray(p.tags) ? p.tags : [];
     return {
       ...row,
-      text: text(wire.payload, 'text') ?? '',
+      text: text(p, 'text') ?? '',
       tags: canonicalJson(tags),
-      branch_id: memberOf(wire.payload, 'branchId') ?? null,
-      channel_id: memberOf(wire.payload, 'channelId') ?? null,
+      branch_id: memberOf(p, 'branchId') ?? null,
+      channel_id: memberOf(p, 'channelId') ?? null,
       saved_by: wire.sender,
       saved_at: isoOf(wire.ts),
     };
-  },
+  }),
 };
 
 export interface BulletinRow {
@@ -174,9 +179,7 @@ export const runtimeBulletins: Reducer<BulletinRow> = {
     reducer_version: 0,
     last_seq: 0,
   }),
-  evolve(row, wire) {
-    if (messageTypeOf(wire.type) !== 'visor.bulletin.generated') return row;
-    const p = wire.payload;
+  evolve: onlyOn('visor.bulletin.generated', (row, p, wire) => {
     const window = (p.window ?? {}) as { from?: string; to?: string };
     return {
       ...row,
@@ -187,7 +190,7 @@ export const runtimeBulletins: Reducer<BulletinRow> = {
       tokens: typeof p.tokens === 'number' ? p.tokens : 0,
       generated_at: isoOf(wire.ts),
     };
-  },
+  }),
 };
 
 export interface TokenUsageRow {
