@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { fromBase64 } from './running-hash';
+import { fromBase64 } from '../protocol/base64';
 
 /**
  * Mirror node REST reader for topic messages. Every answer is parsed with zod

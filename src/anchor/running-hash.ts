@@ -1,3 +1,5 @@
+import { fromBase64, toBase64 } from '../protocol/base64';
+
 /**
  * HCS running hash, version 3: SHA-384 over the previous running hash (48 B),
  * the version, the payer account, the topic, the consensus time, the sequence
@@ -67,19 +69,6 @@ export function entityNum(id: string): EntityNum {
 export function splitTimestamp(ts: string): { seconds: number; nanos: number } {
   const [s = '0', n = '0'] = ts.split('.');
   return { seconds: Number(s), nanos: Number(n.padEnd(9, '0').slice(0, 9)) };
-}
-
-export function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-export function fromBase64(text: string): Uint8Array {
-  const s = atob(text);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
 }
 
 /** The fields of a mirror node message the chain is computed from. */

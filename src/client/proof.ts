@@ -1,11 +1,10 @@
 import {
   emptyRunningHash,
   entityNum,
-  fromBase64,
   nextRunningHash,
   splitTimestamp,
-  toBase64,
 } from '../anchor/running-hash';
+import { fromBase64, toBase64 } from '../protocol/base64';
 import { errorFromResponse } from './errors';
 
 /** One message as the mirror node's REST API serves it. */

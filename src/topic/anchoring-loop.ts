@@ -1,5 +1,5 @@
 import { type Anchor, AnchorError, type ReceiptResult } from '../anchor/anchor';
-import { toBase64 } from '../anchor/running-hash';
+import { toBase64 } from '../protocol/base64';
 import { confirmOnMirror, type MirrorDeps, type QueueRow } from './mirror-confirm';
 import { txIdsOf } from './topic-log';
 

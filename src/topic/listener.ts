@@ -1,9 +1,10 @@
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
-import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
+import { emptyRunningHash, stepChain } from '../anchor/running-hash';
 import { draftOf } from '../kernel/append';
 import { parseRows, rowShape, type Sql } from '../kernel/sql';
 import { REGISTRY } from '../modules';
 import type { AnchorRecord, Draft } from '../protocol';
+import { fromBase64, toBase64 } from '../protocol/base64';
 import { type HcsFirstPolicy, hcsFirstProblem } from './hcs-first';
 import type { Alert, AlertKind } from './topic-directory';
 import type { TopicLog } from './topic-log';

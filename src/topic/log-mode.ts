@@ -6,9 +6,10 @@ import {
   rootAt,
   sha256,
 } from '../anchor/log/merkle';
-import { checkpointText, type NoteSigner, signNote, toBase64 } from '../anchor/log/note';
+import { checkpointText, type NoteSigner, signNote } from '../anchor/log/note';
 import { type Env, intVar } from '../env';
 import type { Sql } from '../kernel/sql';
+import { toBase64 } from '../protocol/base64';
 import { type CheckpointRow, Checkpoints, LogLeaves, SqlSubtrees } from './log-store';
 import type { TopicLog } from './topic-log';
 

@@ -1,7 +1,7 @@
 import type { Hash, SubtreeStore } from '../anchor/log/merkle';
-import { fromBase64, toBase64 } from '../anchor/log/note';
 import { firstRow, fixed, parseRows, type RowOf, rowShape, type Sql } from '../kernel/sql';
 import type { AnchorRecord } from '../protocol';
+import { fromBase64, toBase64 } from '../protocol/base64';
 import type { AnchorQueue } from './mirror-confirm';
 import { SENT_COLUMNS, SENT_COLUMNS_SQL, type TopicLog } from './topic-log';
 
@@ -40,7 +40,7 @@ export class SqlSubtrees implements SubtreeStore {
       HASH_ROW,
       this.sql`SELECT hash FROM log_subtrees WHERE level = ${level} AND idx = ${index}`,
     );
-    return row ? (fromBase64(row.hash) ?? undefined) : undefined;
+    return row ? fromBase64(row.hash) : undefined;
   }
 
   put(level: number, index: number, hash: Hash): void {

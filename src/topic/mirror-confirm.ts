@@ -1,6 +1,7 @@
 import { type MirrorMessage, transactionIdOf } from '../anchor/mirror';
-import { emptyRunningHash, fromBase64, stepChain, toBase64 } from '../anchor/running-hash';
+import { emptyRunningHash, stepChain } from '../anchor/running-hash';
 import type { AnchorRecord } from '../protocol';
+import { fromBase64, toBase64 } from '../protocol/base64';
 import { txIdsOf } from './topic-log';
 
 /**

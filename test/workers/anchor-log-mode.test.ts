@@ -1,14 +1,9 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { leafHash, verifyConsistency, verifyInclusion } from '../../src/anchor/log/merkle';
-import {
-  fromBase64,
-  openNote,
-  parseCheckpoint,
-  parseVerifierKey,
-  toBase64,
-} from '../../src/anchor/log/note';
+import { openNote, parseCheckpoint, parseVerifierKey } from '../../src/anchor/log/note';
 import { canonicalJson } from '../../src/protocol';
+import { fromBase64, toBase64 } from '../../src/protocol/base64';
 import { topicStub } from '../../src/topic/stub';
 import { api, type MirrorMessage, mirrorMessages, untilAnchored } from './helpers/anchoring';
 import { post, problemOf, uniqueStream, wire11 } from './helpers/wires';
@@ -44,8 +39,8 @@ const bodies: ReturnType<typeof wire11>[] = [];
 let topicId = '';
 let notes: string[] = [];
 
-const noteOf = (m: MirrorMessage) => new TextDecoder().decode(fromBase64(m.message) ?? undefined);
-const bytes = (b64: string) => fromBase64(b64) ?? new Uint8Array();
+const noteOf = (m: MirrorMessage) => new TextDecoder().decode(fromBase64(m.message));
+const bytes = (b64: string) => fromBase64(b64);
 const sha256 = async (text: string) =>
   toBase64(new Uint8Array(await crypto.subtle.digest('SHA-256', UTF8.encode(text))));
 

@@ -1,3 +1,4 @@
+import { parseBase64, toBase64 } from '../../protocol/base64';
 import { type Hash, sha256 } from './merkle';
 
 /**
@@ -18,17 +19,6 @@ const PKCS8_ED25519 = Uint8Array.from([
   0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
 ]);
 const UTF8 = new TextEncoder();
-
-export function toBase64(bytes: Uint8Array): string {
-  let binary = '';
-  for (const b of bytes) binary += String.fromCharCode(b);
-  return btoa(binary);
-}
-
-export function fromBase64(text: string): Uint8Array | null {
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return null;
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
-}
 
 const hex8 = (id: number) => id.toString(16).padStart(8, '0');
 
@@ -54,7 +44,7 @@ export interface NoteSigner extends NoteVerifier {
 /** Reads a verifier key (`name+hex+base64`); null if malformed or if its id does not match. */
 export async function parseVerifierKey(vkey: string): Promise<NoteVerifier | null> {
   const [name = '', id = '', ...key] = vkey.split('+'); // base64 may hold a '+'
-  const bytes = fromBase64(key.join('+'));
+  const bytes = parseBase64(key.join('+'));
   if (!validName(name) || !/^[0-9a-f]{8}$/.test(id)) return null;
   if (bytes?.length !== 33 || bytes[0] !== ED25519) return null;
   const publicKey = bytes.slice(1);
@@ -68,7 +58,7 @@ export const verifierKeyOf = (v: NoteVerifier): string =>
 /** A signer from a `PRIVATE+KEY+…` string (a `wrangler secret`); null if malformed. */
 export async function parseSignerKey(skey: string): Promise<NoteSigner | null> {
   const [p1, p2, name = '', id = '', ...key] = skey.split('+');
-  const bytes = fromBase64(key.join('+'));
+  const bytes = parseBase64(key.join('+'));
   if (p1 !== 'PRIVATE' || p2 !== 'KEY' || !validName(name)) return null;
   if (bytes?.length !== 33 || bytes[0] !== ED25519) return null;
   const pkcs8 = Uint8Array.of(...PKCS8_ED25519, ...bytes.slice(1));
@@ -76,7 +66,9 @@ export async function parseSignerKey(skey: string): Promise<NoteSigner | null> {
     'sign',
   ]);
   const jwk = (await crypto.subtle.exportKey('jwk', privateKey)) as JsonWebKey;
-  const publicKey = fromBase64((jwk.x ?? '').replace(/-/g, '+').replace(/_/g, '/').padEnd(44, '='));
+  const publicKey = parseBase64(
+    (jwk.x ?? '').replace(/-/g, '+').replace(/_/g, '/').padEnd(44, '='),
+  );
   if (!publicKey) return null;
   const computed = await keyId(name, publicKey);
   if (hex8(computed) !== id) return null;
@@ -135,7 +127,7 @@ export async function openNote(
   for (const line of lines) {
     const m = /^— (\S+) ([A-Za-z0-9+/=]+)$/.exec(line);
     if (!m) return { ok: false, reason: `malformed signature line: ${line}` };
-    const blob = fromBase64(m[2] as string);
+    const blob = parseBase64(m[2] as string);
     if (m[1] !== verifier.name || !blob || blob.length !== 68) continue;
     if (new DataView(blob.buffer).getUint32(0) !== verifier.id) continue;
     const key = await crypto.subtle.importKey(
@@ -172,7 +164,7 @@ export function checkpointText(c: Checkpoint): string {
 export function parseCheckpoint(text: string): Checkpoint | null {
   if (!text.endsWith('\n')) return null;
   const [origin = '', size = '', root = '', ...extensions] = text.slice(0, -1).split('\n');
-  const hash = fromBase64(root);
+  const hash = parseBase64(root);
   if (origin.length === 0 || !/^(0|[1-9]\d{0,15})$/.test(size) || hash?.length !== 32) return null;
   if (extensions.some((l) => l.length === 0)) return null;
   return { origin, size: Number(size), root: hash, extensions };

@@ -1,3 +1,5 @@
+import { fromBase64, toBase64 } from '../../protocol/base64';
+
 /**
  * Standard Webhooks signatures, made with WebCrypto (no Node crypto in the
  * Worker): `webhook-signature` is `v1,<base64 HMAC-SHA256>` over
@@ -43,14 +45,4 @@ export async function signatures(
     }),
   );
   return signed.join(' ');
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let text = '';
-  for (const b of bytes) text += String.fromCharCode(b);
-  return btoa(text);
-}
-
-function fromBase64(b64: string): Uint8Array {
-  return Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
 }

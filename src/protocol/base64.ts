@@ -1,0 +1,18 @@
+/** Standard base64 (RFC 4648 §4) for bytes, the form HCS, the mirror and C2SP notes use. */
+
+export function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** Decodes text known to be base64 (a mirror's or our own); throws on anything else. */
+export function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+/** Decodes untrusted text: null unless it is canonical, padded base64. */
+export function parseBase64(text: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return null;
+  return fromBase64(text);
+}
