@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
+import { archiveCheck } from './archive-verify';
 import { mirrorSource } from './mirror-source';
 import {
   markFailed,
@@ -103,6 +104,7 @@ export class Rebuilder extends DurableObject<Env> {
         streams: 0,
         wires: 0,
         skipped: 0,
+        refused: 0,
         ahead_of_mirror: 0,
         seconds: 0,
         wires_per_second: 0,
@@ -172,7 +174,9 @@ export class Rebuilder extends DurableObject<Env> {
     );
     if (!row) return;
     let state = JSON.parse(row.state) as RebuildState;
-    const source = mirrorSource(hederaConfig(this.env).mirrorUrl);
+    // Log-mode topics: checkpoints on HCS, entries from the R2 archive, verified.
+    const log = await archiveCheck(this.env);
+    const source = mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log);
     const report = (p: RebuildProgress) => this.#line(p);
     const until = Date.now() + SLICE_MS;
     // Failures in a row: a step that succeeds starts the count again.

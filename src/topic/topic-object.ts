@@ -11,7 +11,7 @@ import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
-import { LogAnchoring } from './log-anchoring';
+import { type AnchoringView, LogAnchoring } from './log-anchoring';
 import type { AnchoringSettings } from './log-mode';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
@@ -121,6 +121,9 @@ export class TopicObject extends DurableObject<Env> {
       this.#lastError = error instanceof Error ? error.message : String(error);
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
     }
+    // Log mode's R2 archive: a copy that catches up on its own, never in anchoring's way.
+    const archiveAt = await this.#logAnchoring.archive();
+    if (archiveAt !== null) dueAt = Math.min(dueAt ?? archiveAt, archiveAt);
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
     // Not awaited: the next pass need not wait for D1's gathering window.
     const projecting = this.#projection.pending();
@@ -243,6 +246,12 @@ export class TopicObject extends DurableObject<Env> {
     const settings = this.#logAnchoring.set(own);
     this.#wake();
     return settings;
+  }
+
+  /** The topic's anchoring settings, their sources and the archive's progress. */
+  anchoring(): AnchoringView & { name: string | null; hcs_topic_id: string | null } {
+    const name = this.#log.get('name');
+    return { name, hcs_topic_id: this.#log.get('hcs_topic_id'), ...this.#logAnchoring.view() };
   }
 
   /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */

@@ -3,6 +3,7 @@ import { REGISTRY } from '../../modules';
 import type { Operation } from './operation';
 import { READ_OPERATIONS } from './read-operations';
 import { STREAM_OPERATIONS } from './stream-operations';
+import { TOPIC_LOG_OPERATIONS } from './topic-log-operations';
 
 /**
  * Every route of the API as the OpenAPI document describes it: the request
@@ -12,6 +13,7 @@ import { STREAM_OPERATIONS } from './stream-operations';
  */
 export const OPERATIONS: Operation[] = [
   ...STREAM_OPERATIONS,
+  ...TOPIC_LOG_OPERATIONS,
   ...READ_OPERATIONS,
   ...MCP_OPERATIONS,
   // Each protocol module describes its own routes.
