@@ -1,0 +1,92 @@
+import { env, runInDurableObject } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { ArchiveReader, archiveKey } from '../../src/anchor/log/archive';
+import { parseSignerKey } from '../../src/anchor/log/note';
+import { sqlOf } from '../../src/kernel/sql';
+import { type StoredWire, wireMessage } from '../../src/protocol';
+import { LogArchiver } from '../../src/topic/log-archive';
+import { TopicLogMode } from '../../src/topic/log-mode';
+import { TopicLog } from '../../src/topic/topic-log';
+
+/**
+ * The archive is a copy behind a durable cursor: when R2 fails part way
+ * through a checkpoint, the cursor stays where it was, nothing in SQLite is
+ * lost, and a later pass writes the whole checkpoint again from there. Run
+ * on a Durable Object's real SQLite and the real R2 binding, with an outage
+ * injected in front of the bucket (R2 cannot be made to fail locally).
+ */
+const TOPIC_ID = '0.0.990001';
+const LEAVES = 5;
+
+/** The real bucket, failing every put from the `from`-th on. */
+function outage(bucket: R2Bucket, from: number): R2Bucket {
+  let puts = 0;
+  return new Proxy(bucket, {
+    get(target, key) {
+      if (key !== 'put') return Reflect.get(target, key);
+      return (...args: Parameters<R2Bucket['put']>) => {
+        puts += 1;
+        if (puts >= from) return Promise.reject(new Error('R2 is unavailable'));
+        return target.put(...args);
+      };
+    },
+  });
+}
+
+function wires(n: number): StoredWire[] {
+  return Array.from({ length: n }, (_, i) => ({
+    wire: '1.1',
+    wire_id: `wire_outage_${i}`,
+    stream_id: 'project:outage',
+    stream_seq: i + 1,
+    correlation_id: null,
+    causation_id: null,
+    type: 'review.concern',
+    sender: 'agent:quinn-07',
+    ts: '2026-05-01T16:00:00Z',
+    payload: { concern: `c${i}` },
+    received_at: '2026-05-01T16:00:01Z',
+  })) as StoredWire[];
+}
+
+describe('the log archive during an R2 outage', () => {
+  it('keeps its cursor, loses nothing, and catches up once R2 is back', async () => {
+    const bucket = env.LOG_ARCHIVE;
+    const signer = await parseSignerKey(env.LOG_SIGNER_KEY ?? '');
+    if (!bucket || !signer) throw new Error('LOG_ARCHIVE and LOG_SIGNER_KEY must be bound');
+    const stub = env.TOPICS.get(env.TOPICS.idFromName('archive-outage'));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = sqlOf(state.storage.sql);
+      const log = new TopicLog(sql, state.storage);
+      log.set('name', 'archive-outage');
+      log.set('hcs_topic_id', TOPIC_ID);
+      log.accept(wires(LEAVES), wireMessage, Date.now());
+      const mode = new TopicLogMode(sql, log);
+      await mode.grow();
+      const settings = { mode: 'log' as const, every: LEAVES, ms: 1 };
+      await mode.checkpoint(signer, `${signer.name}/${TOPIC_ID}`, settings, Date.now());
+
+      // The entry bundle goes in, then R2 fails on the hash tile.
+      const down = new LogArchiver(log, outage(bucket, 2));
+      const now = Date.now();
+      const retryAt = await down.catchUp(mode, now);
+      expect(retryAt).toBeGreaterThan(now);
+      expect(down.status()).toEqual({ archived_size: 0, last_error: 'R2 is unavailable' });
+      expect(await bucket.head(archiveKey(TOPIC_ID, 'tile/entries/000.p/5'))).not.toBeNull();
+      expect(await bucket.head(archiveKey(TOPIC_ID, 'checkpoint'))).toBeNull();
+
+      // Back (a later pass, or a restarted object): from the cursor kept in SQLite.
+      const up = new LogArchiver(log, bucket);
+      expect(up.status().archived_size).toBe(0);
+      expect(await up.catchUp(mode, Date.now())).toBeNull();
+      expect(up.status()).toEqual({ archived_size: LEAVES, last_error: null });
+      const reader = new ArchiveReader(bucket, TOPIC_ID);
+      const entries = await reader.entries(0, LEAVES);
+      const decoded = entries.map((e) => new TextDecoder().decode(e ?? new Uint8Array()));
+      expect(decoded).toEqual(mode.leaves.messages(0, LEAVES));
+      expect((await reader.leafHashes(0, LEAVES)).every((h) => h?.byteLength === 32)).toBe(true);
+      const checkpoint = await bucket.get(archiveKey(TOPIC_ID, 'checkpoint'));
+      expect(await checkpoint?.text()).toBe(mode.checkpoints.last()?.message);
+    });
+  });
+});
