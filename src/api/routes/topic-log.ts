@@ -1,4 +1,4 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import * as z from 'zod';
 import { archiveKey } from '../../anchor/log/archive';
 import { parseSignerKey } from '../../anchor/log/note';
@@ -27,21 +27,23 @@ const HCS_ID = /^\d{1,10}\.\d{1,10}\.\d{1,19}$/;
 /** A topic name (`default`, `roles.developer`, `project.<id>`, `stream.<stream id>`…) or HCS id. */
 const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._:~@+-]{0,255}$/;
 
+const wholeNumber = (unit: string, max: number, description: string) =>
+  z
+    .int({ error: `must be a whole number of ${unit}` })
+    .min(1)
+    .max(max)
+    .optional()
+    .meta({ description });
+
 /** `PUT /v1/topics/{topic}/anchoring`: the topic's own settings; a field left out follows the deployment. */
 export const AnchoringBody = z.strictObject({
   mode: z.enum(['envelope', 'log'], { error: 'must be "envelope" or "log"' }).optional(),
-  every: z
-    .int({ error: 'must be a whole number of Wires' })
-    .min(1)
-    .max(100_000)
-    .optional()
-    .meta({ description: 'Wires per checkpoint at most (log mode)' }),
-  ms: z
-    .int({ error: 'must be a whole number of milliseconds' })
-    .min(1)
-    .max(3_600_000)
-    .optional()
-    .meta({ description: 'Longest a Wire waits for its checkpoint, in ms (log mode)' }),
+  every: wholeNumber('Wires', 100_000, 'Wires per checkpoint at most (log mode)'),
+  ms: wholeNumber(
+    'milliseconds',
+    3_600_000,
+    'Longest a Wire waits for its checkpoint, in ms (log mode)',
+  ),
 });
 
 const TILE_CACHE = 'private, max-age=31536000, immutable';
@@ -108,21 +110,27 @@ async function anchoringAnswer(env: AppEnv['Bindings'], name: string) {
   return { topic: name, ...view };
 }
 
-topicLog.get('/topics/:topic/anchoring', async (c) => {
-  const denied =
-    requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics/{topic}/anchoring');
+/** The caller's right to the route, then the topic `{topic}` names; else the refusal. */
+async function guardedTopic(
+  c: Context<AppEnv>,
+  scope: 'read' | 'admin',
+): Promise<Response | string> {
+  const route = `${c.req.method} /v1/topics/{topic}/anchoring`;
+  const denied = requireScope(c, scope) ?? requireAllStreams(c, route);
   if (denied) return denied;
-  const named = await topicNamed(c.env, c.req.param('topic'));
-  if (!('name' in named)) return problem(c, named);
-  return Response.json(await anchoringAnswer(c.env, named.name));
+  const named = await topicNamed(c.env, c.req.param('topic') ?? '');
+  return 'name' in named ? named.name : problem(c, named);
+}
+
+topicLog.get('/topics/:topic/anchoring', async (c) => {
+  const name = await guardedTopic(c, 'read');
+  if (typeof name !== 'string') return name;
+  return Response.json(await anchoringAnswer(c.env, name));
 });
 
 topicLog.put('/topics/:topic/anchoring', async (c) => {
-  const denied =
-    requireScope(c, 'admin') ?? requireAllStreams(c, 'PUT /v1/topics/{topic}/anchoring');
-  if (denied) return denied;
-  const named = await topicNamed(c.env, c.req.param('topic'));
-  if (!('name' in named)) return problem(c, named);
+  const name = await guardedTopic(c, 'admin');
+  if (typeof name !== 'string') return name;
   const body = await readJsonBody(c, 1024);
   if (!body.ok) return problem(c, body);
   const parsed = AnchoringBody.safeParse(body.body);
@@ -136,6 +144,6 @@ topicLog.put('/topics/:topic/anchoring', async (c) => {
       fail('invalid-body', detail, { errors: [{ path: 'mode', message: detail }] }),
     );
   }
-  await topicStub(c.env, named.name).setAnchoring(own);
-  return Response.json(await anchoringAnswer(c.env, named.name));
+  await topicStub(c.env, name).setAnchoring(own);
+  return Response.json(await anchoringAnswer(c.env, name));
 });
