@@ -121,10 +121,11 @@ export class TopicObject extends DurableObject<Env> {
       this.#lastError = error instanceof Error ? error.message : String(error);
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
     }
-    // Log mode's R2 archive: a copy that catches up on its own, never in anchoring's way.
+    again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
+    // Log mode's R2 archive, after the anchors are on their way: a copy that catches up
+    // on its own (with backoff when R2 fails), never in anchoring's way.
     const archiveAt = await this.#logAnchoring.archive();
     if (archiveAt !== null) dueAt = Math.min(dueAt ?? archiveAt, archiveAt);
-    again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
     // Not awaited: the next pass need not wait for D1's gathering window.
     const projecting = this.#projection.pending();
     if (projecting) this.#projectLater();
