@@ -4,6 +4,11 @@ import { archiveKey } from '../../src/anchor/log/archive';
 import { edgeRoot, extendEdge, leafHash } from '../../src/anchor/log/merkle';
 import { openNote, parseCheckpoint, parseSignerKey } from '../../src/anchor/log/note';
 import { decodeBundle, decodeHashes, encodeBundle, encodeHashes } from '../../src/anchor/log/tiles';
+import {
+  archiveCheck,
+  expandCheckpoint,
+  type LogCursor,
+} from '../../src/projection/archive-verify';
 import { fromBase64 } from '../../src/protocol/base64';
 import { api, mirrorMessages, untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
@@ -170,6 +175,38 @@ describe('the log archive in R2', () => {
     expect(lines.at(-1)).toMatchObject({ phase: 'done', refused: 0 });
     expect(await comparableDump()).toEqual(live);
     expect((await streamRows()).map((r) => r.wire_id)).toEqual(bodies.map((b) => b.wire_id));
+  });
+
+  it('refuses a forged checkpoint, one that shrinks the tree, and one that skips its prev line', async () => {
+    const check = await archiveCheck(env);
+    if (!check) throw new Error('no LOG_SIGNER_KEY in vitest.config.ts');
+    const [first = ''] = notes;
+    const expand = (note: string, cursor?: LogCursor) =>
+      expandCheckpoint(check, topicId, UTF8.encode(note), 1, '1.0', cursor);
+    // One character of the signature changed.
+    const sig = first.lastIndexOf(' ') + 30; // past the 4-byte key id, in the signature
+    const forged = `${first.slice(0, sig)}${first[sig] === 'A' ? 'B' : 'A'}${first.slice(sig + 1)}`;
+    expect((await expand(forged))?.refused.map((r) => r.reason)).toEqual([
+      expect.stringMatching(
+        /^checkpoint refused: the signature of wirestream.test does not verify/,
+      ),
+    ]);
+    const later = { size: 20, edge: [], prev: null, broken: null };
+    const shrinking = await expand(first, later);
+    expect(shrinking?.refused.map((r) => r.reason)).toEqual([
+      'checkpoint of tree size 10 does not extend tree size 20',
+    ]);
+    expect(shrinking?.cursor).toEqual(later);
+    // A checkpoint that does not name the one before is reported; its leaves still verify.
+    const unchained = await expand(first, { size: 0, edge: [], prev: 'AAAA', broken: null });
+    expect(unchained?.refused.map((r) => r.reason)).toEqual([
+      'checkpoint does not commit to the previous checkpoint (prev line)',
+    ]);
+    expect(unchained?.wires.map((w) => w.wire_id)).toEqual(
+      bodies.slice(0, 10).map((b) => b.wire_id),
+    );
+    // Someone else's note is not this log's business.
+    expect(await expand('not a note at all\n')).toBeNull();
   });
 
   it('reports an altered archived entry by leaf and wire_id, and never projects it', async () => {
