@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ArchiveReader, archiveKey } from '../../src/anchor/log/archive';
+import { edgeRoot, extendEdge, rootAt } from '../../src/anchor/log/merkle';
 import { parseSignerKey } from '../../src/anchor/log/note';
 import { sqlOf } from '../../src/kernel/sql';
 import { type StoredWire, wireMessage } from '../../src/protocol';
@@ -9,7 +10,9 @@ import { TopicLogMode } from '../../src/topic/log-mode';
 import { TopicLog } from '../../src/topic/topic-log';
 
 /**
- * The archive is a copy behind a durable cursor: when R2 fails part way
+ * The archive writer (`topic/log-archive.ts`) on a Durable Object's real
+ * SQLite and the real R2 binding, driven directly (no HCS needed): the
+ * tiles of a log past one tile, and an R2 outage. The archive is a copy behind a durable cursor: when R2 fails part way
  * through a checkpoint, the cursor stays where it was, nothing in SQLite is
  * lost, and a later pass writes the whole checkpoint again from there. Run
  * on a Durable Object's real SQLite and the real R2 binding, with an outage
@@ -33,11 +36,11 @@ function outage(bucket: R2Bucket, from: number): R2Bucket {
   });
 }
 
-function wires(n: number): StoredWire[] {
+function wires(n: number, tag = 'outage'): StoredWire[] {
   return Array.from({ length: n }, (_, i) => ({
     wire: '1.1',
-    wire_id: `wire_outage_${i}`,
-    stream_id: 'project:outage',
+    wire_id: `wire_${tag}_${i}`,
+    stream_id: `project:${tag}`,
     stream_seq: i + 1,
     correlation_id: null,
     causation_id: null,
@@ -87,6 +90,52 @@ describe('the log archive during an R2 outage', () => {
       expect((await reader.leafHashes(0, LEAVES)).every((h) => h?.byteLength === 32)).toBe(true);
       const checkpoint = await bucket.get(archiveKey(TOPIC_ID, 'checkpoint'));
       expect(await checkpoint?.text()).toBe(mode.checkpoints.last()?.message);
+    });
+  });
+
+  it('archives a log past one tile: a full level-0 tile and a level-1 tile of its root', async () => {
+    const bucket = env.LOG_ARCHIVE;
+    const signer = await parseSignerKey(env.LOG_SIGNER_KEY ?? '');
+    if (!bucket || !signer) throw new Error('LOG_ARCHIVE and LOG_SIGNER_KEY must be bound');
+    const topicId = '0.0.990002';
+    const stub = env.TOPICS.get(env.TOPICS.idFromName('archive-wide'));
+    await runInDurableObject(stub, async (_object, state) => {
+      const sql = sqlOf(state.storage.sql);
+      const log = new TopicLog(sql, state.storage);
+      log.set('name', 'archive-wide');
+      log.set('hcs_topic_id', topicId);
+      log.accept(wires(300, 'wide'), wireMessage, Date.now());
+      const mode = new TopicLogMode(sql, log);
+      await mode.grow();
+      const settings = { mode: 'log' as const, every: 300, ms: 1 };
+      await mode.checkpoint(signer, `${signer.name}/${topicId}`, settings, Date.now());
+      const archiver = new LogArchiver(log, bucket);
+      expect(await archiver.catchUp(mode, Date.now())).toBeNull();
+      const listed = await bucket.list({ prefix: archiveKey(topicId, '') });
+      expect(listed.objects.map((o) => o.key.slice(archiveKey(topicId, '').length)).sort()).toEqual(
+        [
+          'checkpoint',
+          'tile/0/000',
+          'tile/0/001.p/44',
+          'tile/1/000.p/1',
+          'tile/entries/000',
+          'tile/entries/001.p/44',
+        ],
+      );
+      // The level-1 hash is the Merkle root of the first 256 leaves.
+      const level1 = await bucket.get(archiveKey(topicId, 'tile/1/000.p/1'));
+      expect(new Uint8Array((await level1?.arrayBuffer()) ?? new ArrayBuffer(0))).toEqual(
+        await rootAt(mode.tree, 256),
+      );
+      const reader = new ArchiveReader(bucket, topicId);
+      const leaves = await reader.entries(250, 300);
+      expect(leaves.map((e) => new TextDecoder().decode(e ?? new Uint8Array()))).toEqual(
+        mode.leaves.messages(250, 300),
+      );
+      const hashes = await reader.leafHashes(0, 300);
+      expect(await edgeRoot(await extendEdge([], 0, hashes as Uint8Array[]))).toEqual(
+        await rootAt(mode.tree, 300),
+      );
     });
   });
 });
