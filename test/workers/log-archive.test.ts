@@ -160,6 +160,9 @@ describe('the log archive in R2', () => {
     expect((await problemOf(bad)).errors?.map((e) => e.path)).toEqual(['tile_path']);
     expect((await tile('tile/0/000.p/256')).status).toBe(400);
     expect((await tile('tile/0/001')).status).toBe(404);
+    const query = await tile('tile/0/000.p/30?level=1');
+    expect(query.status).toBe(400);
+    expect((await problemOf(query)).errors?.map((e) => e.path)).toEqual(['level']);
     expect((await api('/v1/topics/0.0.999999/log/checkpoint')).status).toBe(404);
     const reader = await SELF.fetch(`https://ws.test/v1/topics/${topicId}/log/checkpoint`, {
       headers: await authHeaders('human:r', ['read'], { streams: ['project:'] }),
