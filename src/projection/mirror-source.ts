@@ -103,6 +103,7 @@ export function mirrorSource(
   mirrorUrl: string,
   pageSize = 100,
   log: ArchiveCheck | null = null,
+  pageWires = LOG_PAGE_WIRES,
 ): RebuildSource {
   return {
     async page(topic, cursor) {
@@ -116,7 +117,7 @@ export function mirrorSource(
       let read = 0;
       for (const m of page.messages) {
         // A checkpoint can stand for many Wires: memory holds a page, not the history.
-        if (wires.length >= LOG_PAGE_WIRES) break;
+        if (wires.length >= pageWires) break;
         read++;
         after = m.sequence_number;
         const whole = assembler.add(m);

@@ -1,5 +1,6 @@
 import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { hederaConfig } from '../../src/anchor/config';
 import { archiveKey } from '../../src/anchor/log/archive';
 import { edgeRoot, extendEdge, leafHash } from '../../src/anchor/log/merkle';
 import { openNote, parseCheckpoint, parseSignerKey } from '../../src/anchor/log/note';
@@ -9,6 +10,7 @@ import {
   expandCheckpoint,
   type LogCursor,
 } from '../../src/projection/archive-verify';
+import { mirrorSource } from '../../src/projection/mirror-source';
 import { fromBase64 } from '../../src/protocol/base64';
 import { api, mirrorMessages, untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
@@ -178,6 +180,25 @@ describe('the log archive in R2', () => {
     expect(lines.at(-1)).toMatchObject({ phase: 'done', refused: 0 });
     expect(await comparableDump()).toEqual(live);
     expect((await streamRows()).map((r) => r.wire_id)).toEqual(bodies.map((b) => b.wire_id));
+  });
+
+  it('pages a log-mode topic by Wires, not by HCS messages, and resumes after a cut', async () => {
+    const check = await archiveCheck(env);
+    // At most 15 Wires a page: checkpoints of 10 make pages of 20 and 10.
+    const source = mirrorSource(hederaConfig(env).mirrorUrl, 100, check, 15);
+    const first = await source.page(topicId, { after: 0, pending: [] });
+    expect([first.wires.length, first.messages, first.more, first.cursor.after]).toEqual([
+      20,
+      2,
+      true,
+      2,
+    ]);
+    expect(first.cursor.log?.size).toBe(20);
+    const second = await source.page(topicId, JSON.parse(JSON.stringify(first.cursor)));
+    expect([second.wires.length, second.more, second.refused]).toEqual([10, false, []]);
+    expect([...first.wires, ...second.wires].map((w) => w.wire_id)).toEqual(
+      bodies.map((b) => b.wire_id),
+    );
   });
 
   it('refuses a forged checkpoint, one that shrinks the tree, and one that skips its prev line', async () => {
