@@ -39,8 +39,8 @@ function outage(bucket: R2Bucket, from: number): R2Bucket {
 function wires(n: number, tag = 'outage'): StoredWire[] {
   return Array.from({ length: n }, (_, i) => ({
     wire: '1.1',
-    wire_id: `wire_${tag}_${i}`,
-    stream_id: `project:${tag}`,
+    wire_id: `wire_${tag.replace(/\W/g, '_')}_${i}`,
+    stream_id: `project:${tag.replace(/\W/g, '-')}`,
     stream_seq: i + 1,
     correlation_id: null,
     causation_id: null,
@@ -52,23 +52,36 @@ function wires(n: number, tag = 'outage'): StoredWire[] {
   })) as StoredWire[];
 }
 
+/**
+ * Runs `body` inside a scratch TopicObject whose log of `n` leaves has one
+ * signed checkpoint (its HCS id `topicId`, never sent: the archive does not need it).
+ */
+async function withLog(
+  topicId: string,
+  n: number,
+  body: (log: TopicLog, mode: TopicLogMode, bucket: R2Bucket) => Promise<void>,
+): Promise<void> {
+  const bucket = env.LOG_ARCHIVE;
+  const signer = await parseSignerKey(env.LOG_SIGNER_KEY ?? '');
+  if (!bucket || !signer) throw new Error('LOG_ARCHIVE and LOG_SIGNER_KEY must be bound');
+  const name = `archive-${topicId}`;
+  await runInDurableObject(env.TOPICS.get(env.TOPICS.idFromName(name)), async (_o, state) => {
+    const sql = sqlOf(state.storage.sql);
+    const log = new TopicLog(sql, state.storage);
+    log.set('name', name);
+    log.set('hcs_topic_id', topicId);
+    log.accept(wires(n, name), wireMessage, Date.now());
+    const mode = new TopicLogMode(sql, log);
+    await mode.grow();
+    const settings = { mode: 'log' as const, every: n, ms: 1 };
+    await mode.checkpoint(signer, `${signer.name}/${topicId}`, settings, Date.now());
+    await body(log, mode, bucket);
+  });
+}
+
 describe('the log archive during an R2 outage', () => {
   it('keeps its cursor, loses nothing, and catches up once R2 is back', async () => {
-    const bucket = env.LOG_ARCHIVE;
-    const signer = await parseSignerKey(env.LOG_SIGNER_KEY ?? '');
-    if (!bucket || !signer) throw new Error('LOG_ARCHIVE and LOG_SIGNER_KEY must be bound');
-    const stub = env.TOPICS.get(env.TOPICS.idFromName('archive-outage'));
-    await runInDurableObject(stub, async (_object, state) => {
-      const sql = sqlOf(state.storage.sql);
-      const log = new TopicLog(sql, state.storage);
-      log.set('name', 'archive-outage');
-      log.set('hcs_topic_id', TOPIC_ID);
-      log.accept(wires(LEAVES), wireMessage, Date.now());
-      const mode = new TopicLogMode(sql, log);
-      await mode.grow();
-      const settings = { mode: 'log' as const, every: LEAVES, ms: 1 };
-      await mode.checkpoint(signer, `${signer.name}/${TOPIC_ID}`, settings, Date.now());
-
+    await withLog(TOPIC_ID, LEAVES, async (log, mode, bucket) => {
       // The entry bundle goes in, then R2 fails on the hash tile.
       const down = new LogArchiver(log, outage(bucket, 2));
       const now = Date.now();
@@ -94,21 +107,8 @@ describe('the log archive during an R2 outage', () => {
   });
 
   it('archives a log past one tile: a full level-0 tile and a level-1 tile of its root', async () => {
-    const bucket = env.LOG_ARCHIVE;
-    const signer = await parseSignerKey(env.LOG_SIGNER_KEY ?? '');
-    if (!bucket || !signer) throw new Error('LOG_ARCHIVE and LOG_SIGNER_KEY must be bound');
     const topicId = '0.0.990002';
-    const stub = env.TOPICS.get(env.TOPICS.idFromName('archive-wide'));
-    await runInDurableObject(stub, async (_object, state) => {
-      const sql = sqlOf(state.storage.sql);
-      const log = new TopicLog(sql, state.storage);
-      log.set('name', 'archive-wide');
-      log.set('hcs_topic_id', topicId);
-      log.accept(wires(300, 'wide'), wireMessage, Date.now());
-      const mode = new TopicLogMode(sql, log);
-      await mode.grow();
-      const settings = { mode: 'log' as const, every: 300, ms: 1 };
-      await mode.checkpoint(signer, `${signer.name}/${topicId}`, settings, Date.now());
+    await withLog(topicId, 300, async (log, mode, bucket) => {
       const archiver = new LogArchiver(log, bucket);
       expect(await archiver.catchUp(mode, Date.now())).toBeNull();
       const listed = await bucket.list({ prefix: archiveKey(topicId, '') });
