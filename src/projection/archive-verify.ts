@@ -122,7 +122,9 @@ export async function expandCheckpoint(
   const entries = reader ? await reader.entries(from, size) : Array(size - from).fill(null);
   const trusted = await trustedHashes(cursor, checkpoint.root, size, reader, entries);
   if (!trusted) {
-    const broken = `the archive's leaves ${from}–${size - 1} do not give the root of the checkpoint at HCS sequence number ${seq} (tree size ${size}): altered or missing tiles`;
+    const broken = entries.every((e) => e === null)
+      ? `missing: the archive has no entries for leaves ${from}–${size - 1} of the checkpoint at HCS sequence number ${seq} (behind, or deleted)`
+      : `the archive's leaves ${from}–${size - 1} do not give the root of the checkpoint at HCS sequence number ${seq} (tree size ${size}): altered or missing tiles`;
     refused.push(range(broken));
     return { wires: [], refused, cursor: { ...cursor, size, prev, broken } };
   }

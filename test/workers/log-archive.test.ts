@@ -201,6 +201,28 @@ describe('the log archive in R2', () => {
     );
   });
 
+  it('says which leaves the archive lacks while it is behind, and projects the rest', async () => {
+    const keys = ['tile/entries/000.p/30', 'tile/0/000.p/30'].map((p) => archiveKey(topicId, p));
+    const saved = await Promise.all(
+      keys.map(async (k) => (await env.LOG_ARCHIVE?.get(k))?.arrayBuffer()),
+    );
+    await env.LOG_ARCHIVE?.delete(keys);
+    try {
+      const lines = await runRebuild();
+      expect(refusals(lines).map((l) => [l.leaf_index, l.to_leaf, l.checkpoint_seq])).toEqual([
+        [20, 29, 3],
+      ]);
+      expect(String(refusals(lines)[0]?.reason)).toMatch(
+        /^missing: the archive has no entries for leaves 20–29/,
+      );
+      expect(lines.at(-1)).toMatchObject({ phase: 'done', wires: 20, refused: 1 });
+    } finally {
+      await Promise.all(
+        keys.map((k, i) => env.LOG_ARCHIVE?.put(k, saved[i] ?? new ArrayBuffer(0))),
+      );
+    }
+  });
+
   it('refuses a forged checkpoint, one that shrinks the tree, and one that skips its prev line', async () => {
     const check = await archiveCheck(env);
     if (!check) throw new Error('no LOG_SIGNER_KEY in vitest.config.ts');
