@@ -60,12 +60,24 @@ export function decodeMessage(
   sequenceNumber: number,
   consensusTimestamp: string,
 ): ProjectedWire | null {
-  let json: unknown;
+  const json = jsonOf(bytes);
+  return json === undefined ? null : decodeJson(json, topicId, sequenceNumber, consensusTimestamp);
+}
+
+function jsonOf(bytes: Uint8Array): unknown {
   try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes));
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+function decodeJson(
+  json: unknown,
+  topicId: string,
+  sequenceNumber: number,
+  consensusTimestamp: string,
+): ProjectedWire | null {
   const parsed = HcsWire.safeParse(json);
   if (!parsed.success) return null;
   const w = parsed.data;
@@ -80,11 +92,21 @@ export function decodeMessage(
 }
 
 /**
+ * A private project's anchored envelope in the clear (src/private/sealer.ts,
+ * `envelopeOpener`); any other message as it is. Throws when it cannot open one.
+ */
+export type EnvelopeOpener = (json: unknown, where: string) => Promise<unknown>;
+
+/**
  * Reads topics from the mirror node REST API, reassembling chunked messages
  * (a chunked Wire is identified by its last chunk, as the anchoring loop
  * records it).
  */
-export function mirrorSource(mirrorUrl: string, pageSize = 100): RebuildSource {
+export function mirrorSource(
+  mirrorUrl: string,
+  pageSize = 100,
+  open: EnvelopeOpener = async (json) => json,
+): RebuildSource {
   return {
     async page(topic, cursor) {
       const assembler = new ChunkAssembler(cursor.pending);
@@ -96,12 +118,12 @@ export function mirrorSource(mirrorUrl: string, pageSize = 100): RebuildSource {
         after = m.sequence_number;
         const whole = assembler.add(m);
         if (!whole) continue;
-        const wire = decodeMessage(
-          whole.bytes,
-          topic,
-          whole.last.sequence_number,
-          whole.last.consensus_timestamp,
-        );
+        const { sequence_number: seq, consensus_timestamp: at } = whole.last;
+        const json = jsonOf(whole.bytes);
+        const wire =
+          json === undefined
+            ? null
+            : decodeJson(await open(json, `${topic} message ${seq}`), topic, seq, at);
         if (wire) wires.push(wire);
         else skipped++;
       }
