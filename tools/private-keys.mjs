@@ -12,9 +12,8 @@
 // The admin credential comes from WIRESTREAM_ADMIN_TOKEN, else from
 // ADMIN_TOKEN in .dev.vars (written by npm start).
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { adminToken } from './lib/admin-token.mjs';
-import { commandLine } from './lib/command-line.mjs';
+import { commandLine, printHeaderHelp } from './lib/command-line.mjs';
 
 const USAGE = 'usage: npm run private-keys -- [--url URL] [--rewrap | --new-kek ID]';
 const { values } = commandLine(
@@ -29,15 +28,7 @@ const { values } = commandLine(
   USAGE,
 );
 
-if (values.help) {
-  console.log(
-    readFileSync(new URL(import.meta.url), 'utf8')
-      .split('\n')
-      .slice(1, 14)
-      .join('\n'),
-  );
-  process.exit(0);
-}
+if (values.help) printHeaderHelp(import.meta.url, 13);
 
 const kid = values['new-kek'];
 if (kid !== undefined) {
