@@ -56,11 +56,12 @@ export async function disposeShared() {
 
 /**
  * Starts `bundle` (from build()) and resolves once it answers. `bindings`
- * adds or overrides plain vars (e.g. the stand-in's URL).
+ * adds or overrides plain vars (e.g. the stand-in's URL); `fresh` starts a new
+ * instance even in a quick run (a run whose vars differ from the shared one's).
  */
 export async function start(bundle, options = {}) {
   if (options.split) return startSplit(bundle, options);
-  if (!reuse) return startFresh(bundle, options);
+  if (!reuse || options.fresh) return startFresh(bundle, options);
   if (!shared.has(bundle.name)) shared.set(bundle.name, startFresh(bundle, options));
   const rt = await shared.get(bundle.name);
   return { ...rt, dispose: async () => {} };
