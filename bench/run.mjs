@@ -69,7 +69,7 @@ const SUSTAINED = quick
       holdMs: 60_000,
     };
 const sustainedParams = (o) => ({
-  modes: ['envelope', 'log'],
+  modes: quick ? ['envelope', 'log'] : ['envelope', 'log', 'envelope-split', 'log-split'],
   ...SUSTAINED,
   standin,
   bindings: BINDINGS,

@@ -123,7 +123,7 @@ async function startFresh(
  * one thread, so anchoring competes with appending; this shows the sequencer
  * without that. CPU and memory are the two processes' sums.
  */
-async function startSplit(bundle, { bindings = {} } = {}) {
+async function startSplit(bundle, { bindings = {}, inspectorPort } = {}) {
   const dir = mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'wirestream-split-'));
   const api = `bench-${bundle.name}-api`;
   const topics = `bench-${bundle.name}-topics`;
@@ -134,6 +134,8 @@ async function startSplit(bundle, { bindings = {} } = {}) {
   const remote = (className, scriptName) => ({ className, scriptName, useSQLite: true });
   const hcs = await startFresh(bundle, {
     bindings,
+    // With an inspector port, profile the HCS side (bench/profile.mjs --system wirestream-split).
+    inspectorPort,
     migrate: false,
     extra: {
       ...shared,

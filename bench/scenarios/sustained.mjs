@@ -124,13 +124,19 @@ const line = (mode, r) =>
  */
 export async function sustainedScenario(o, builds, log) {
   const out = {};
-  for (const mode of o.modes) {
+  for (const variant of o.modes) {
+    // `<mode>-split`: the HCS side in a second workerd process, as on Cloudflare
+    // where every Durable Object has a thread of its own (lib/runtime.mjs).
+    const [mode, split] = variant.split('-');
     const bindings = { ...o.bindings, ANCHOR_MODE: mode, LOG_SIGNER_KEY: logSignerKey('bench') };
-    const started = await startWithStandin({ ...o, bindings, fresh: true }, builds);
+    const started = await startWithStandin(
+      { ...o, bindings, fresh: true, split: split === 'split' },
+      builds,
+    );
     if (!started) return null;
     const { system, rt, headers } = started;
     started.mirrorUrl = o.standin.url;
-    const { common, subs } = await followedStream(system, rt.origin, headers, `sus-${mode}`, {
+    const { common, subs } = await followedStream(system, rt.origin, headers, `sus-${variant}`, {
       count: 1,
       ack: true,
       anchors: true,
@@ -146,13 +152,13 @@ export async function sustainedScenario(o, builds, log) {
       for (const [i, rate] of o.rates.entries()) {
         const r = await windowAt(started, common, subs, rate, o.stepMs);
         steps.push(r);
-        log(line(mode, r));
+        log(line(variant, r));
         if (!r.pass) break;
         best = i;
       }
       for (let i = best; i >= 0 && held === null; i--) {
         const r = await windowAt(started, common, subs, o.rates[i], o.holdMs);
-        log(line(mode, r));
+        log(line(variant, r));
         if (r.pass) held = r;
         else steps.push(r);
       }
@@ -161,7 +167,7 @@ export async function sustainedScenario(o, builds, log) {
       await subs.stop();
       await rt.dispose();
     }
-    out[mode] = { mode, held, steps, peakRssMiB };
+    out[variant] = { mode: variant, held, steps, peakRssMiB };
   }
   return out;
 }
