@@ -12,6 +12,10 @@ const SHIMMED_WORKERS = {
   } as Record<string, string>,
 };
 
+/** src/anchor/sdk-omitted: see `[alias]` in wrangler.toml. */
+const omittedFromSdk = (name: string) =>
+  path.join(import.meta.dirname, `src/anchor/sdk-omitted/${name}.ts`);
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
   return {
@@ -81,6 +85,11 @@ export default defineConfig(async () => {
                 'node_modules/@hashgraph/sdk/lib/browser.js',
               ),
               long: path.join(import.meta.dirname, 'node_modules/long/umd/index.js'),
+              // Same as wrangler.toml: SDK code the Worker never reaches.
+              '@ethersproject/abi': omittedFromSdk('ethers-abi'),
+              asn1js: omittedFromSdk('asn1js'),
+              'forge-light/lib/pem.js': omittedFromSdk('forge-pem'),
+              pino: omittedFromSdk('pino'),
             } as Record<string, string>,
           },
           test: {
