@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
+import { encOf } from '../private/seal';
 import { AnyPayload, draftOf, StreamId, WireId, WireType } from '../protocol';
 import type { ProjectedWire } from './types';
 
@@ -53,23 +54,24 @@ export function isoOfConsensus(timestamp: string): string {
   return new Date(Number(s) * 1000 + Math.floor(Number(n.padEnd(9, '0')) / 1e6)).toISOString();
 }
 
-/** Decodes one whole HCS message into a Wire with its anchor, or null. */
+/**
+ * Decodes one whole HCS message into a Wire with its anchor, or null. A
+ * private payload's sealed envelope (src/private/) decodes with `sealed` set
+ * and an empty payload, for `openSealed` to open.
+ */
 export function decodeMessage(
   bytes: Uint8Array,
   topicId: string,
   sequenceNumber: number,
   consensusTimestamp: string,
 ): ProjectedWire | null {
-  const json = jsonOf(bytes);
-  return json === undefined ? null : decodeJson(json, topicId, sequenceNumber, consensusTimestamp);
-}
-
-function jsonOf(bytes: Uint8Array): unknown {
+  let json: unknown;
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes));
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes));
   } catch {
-    return undefined;
+    return null;
   }
+  return decodeJson(json, topicId, sequenceNumber, consensusTimestamp);
 }
 
 function decodeJson(
@@ -78,7 +80,8 @@ function decodeJson(
   sequenceNumber: number,
   consensusTimestamp: string,
 ): ProjectedWire | null {
-  const parsed = HcsWire.safeParse(json);
+  const sealed = encOf(json) ? (json as Record<string, unknown>) : null;
+  const parsed = HcsWire.safeParse(sealed ? { ...sealed, payload: {} } : json);
   if (!parsed.success) return null;
   const w = parsed.data;
   return {
@@ -88,25 +91,49 @@ function decodeJson(
     hcs_topic_id: topicId,
     hcs_sequence_number: sequenceNumber,
     consensus_timestamp: consensusTimestamp,
+    ...(sealed ? { sealed } : {}),
   };
 }
 
-/**
- * A private project's anchored envelope in the clear (src/private/sealer.ts,
- * `envelopeOpener`); any other message as it is. Throws when it cannot open one.
- */
+/** A sealed envelope in the clear (`envelopeOpener`, src/private/sealer.ts); throws when it cannot. */
 export type EnvelopeOpener = (json: unknown, where: string) => Promise<unknown>;
+
+/**
+ * `source` with every private payload opened (the Rebuilder's sources: the
+ * mirror, and whatever stands for a log-mode topic's leaves). A rebuild with
+ * the key is exact; without it this throws, naming the message.
+ */
+export function openSealed(source: RebuildSource, open: EnvelopeOpener): RebuildSource {
+  return {
+    async page(topic, cursor) {
+      const page = await source.page(topic, cursor);
+      const wires = await Promise.all(
+        page.wires.map(async (w) => {
+          if (!w.sealed) return w;
+          const seq = w.hcs_sequence_number ?? 0;
+          const where = `${topic} message ${seq}`;
+          const opened = decodeJson(
+            await open(w.sealed, where),
+            topic,
+            seq,
+            w.consensus_timestamp ?? '',
+          );
+          if (!opened || opened.sealed)
+            throw new Error(`${where}: the opened envelope is not a Wire`);
+          return opened;
+        }),
+      );
+      return { ...page, wires };
+    },
+  };
+}
 
 /**
  * Reads topics from the mirror node REST API, reassembling chunked messages
  * (a chunked Wire is identified by its last chunk, as the anchoring loop
  * records it).
  */
-export function mirrorSource(
-  mirrorUrl: string,
-  pageSize = 100,
-  open: EnvelopeOpener = async (json) => json,
-): RebuildSource {
+export function mirrorSource(mirrorUrl: string, pageSize = 100): RebuildSource {
   return {
     async page(topic, cursor) {
       const assembler = new ChunkAssembler(cursor.pending);
@@ -118,12 +145,12 @@ export function mirrorSource(
         after = m.sequence_number;
         const whole = assembler.add(m);
         if (!whole) continue;
-        const { sequence_number: seq, consensus_timestamp: at } = whole.last;
-        const json = jsonOf(whole.bytes);
-        const wire =
-          json === undefined
-            ? null
-            : decodeJson(await open(json, `${topic} message ${seq}`), topic, seq, at);
+        const wire = decodeMessage(
+          whole.bytes,
+          topic,
+          whole.last.sequence_number,
+          whole.last.consensus_timestamp,
+        );
         if (wire) wires.push(wire);
         else skipped++;
       }

@@ -3,7 +3,7 @@ import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { envelopeOpener } from '../private/sealer';
-import { mirrorSource } from './mirror-source';
+import { mirrorSource, openSealed } from './mirror-source';
 import {
   markFailed,
   newRebuild,
@@ -174,7 +174,10 @@ export class Rebuilder extends DurableObject<Env> {
     if (!row) return;
     let state = JSON.parse(row.state) as RebuildState;
     // Private payloads are opened with their data keys (a rebuild with the key is exact).
-    const source = mirrorSource(hederaConfig(this.env).mirrorUrl, 100, envelopeOpener(this.env));
+    const source = openSealed(
+      mirrorSource(hederaConfig(this.env).mirrorUrl),
+      envelopeOpener(this.env),
+    );
     const report = (p: RebuildProgress) => this.#line(p);
     const until = Date.now() + SLICE_MS;
     // Failures in a row: a step that succeeds starts the count again.
