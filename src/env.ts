@@ -63,6 +63,10 @@ export interface Env {
   LOG_SIGNER_KEY?: string;
   /** Log mode: the R2 bucket its topics' logs are archived in, as C2SP tlog-tiles (src/topic/log-archive.ts). */
   LOG_ARCHIVE?: R2Bucket;
+  /** Private payloads (src/private/): JSON project → {streams, correlations} prefixes. README, Private payloads. */
+  PRIVATE_PROJECTS?: string;
+  /** Private payloads: key-encryption keys (secret), `<kid>:<base64 32 bytes>`, comma-separated, current first. */
+  PAYLOAD_KEK?: string;
   /** Anchoring network: local (default) | testnet | mainnet | previewnet. */
   HEDERA_NETWORK?: string;
   /** Payer account of HCS submissions (secret on public networks). */

@@ -34,6 +34,10 @@ const CORE_PROBLEMS: Record<string, ProblemMeta> = {
   'rebuild-running': { status: 409, title: 'A rebuild is running already' },
   'invalid-transition': { status: 409, title: 'Not allowed in the current state' },
   'coordination-unavailable': { status: 503, title: 'A coordinating object could not be reached' },
+  'private-payloads-unavailable': {
+    status: 503,
+    title: 'Private payloads are misconfigured: the Wire cannot be encrypted',
+  },
   internal: { status: 500, title: 'Internal error' },
 };
 

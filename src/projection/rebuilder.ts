@@ -2,8 +2,9 @@ import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
+import { envelopeOpener } from '../private/sealer';
 import { archiveCheck } from './archive-verify';
-import { mirrorSource } from './mirror-source';
+import { mirrorSource, openSealed } from './mirror-source';
 import {
   markFailed,
   newRebuild,
@@ -174,9 +175,13 @@ export class Rebuilder extends DurableObject<Env> {
     );
     if (!row) return;
     let state = JSON.parse(row.state) as RebuildState;
-    // Log-mode topics: checkpoints on HCS, entries from the R2 archive, verified.
+    // Log-mode topics: checkpoints on HCS, entries from the R2 archive, verified; private
+    // payloads opened with their data keys (a rebuild with the key is exact).
     const log = await archiveCheck(this.env);
-    const source = mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log);
+    const source = openSealed(
+      mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log),
+      envelopeOpener(this.env),
+    );
     const report = (p: RebuildProgress) => this.#line(p);
     const until = Date.now() + SLICE_MS;
     // Failures in a row: a step that succeeds starts the count again.

@@ -29,6 +29,8 @@ export type FailureCode =
   // a decider's verdicts that any protocol may return
   | 'invalid-transition'
   | 'coordination-unavailable'
+  // a private project's Wire the deployment cannot encrypt (src/private/)
+  | 'private-payloads-unavailable'
   // the codes protocol modules declare (their `problems`)
   | ModuleProblemCode;
 

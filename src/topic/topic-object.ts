@@ -3,8 +3,9 @@ import { AnchorError, anchorFor } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
 import { sqlOf } from '../kernel/sql';
+import { PayloadSealer } from '../private/sealer';
 import { useSettings } from '../projection/reducer';
-import type { AnchorRecord, StoredWire } from '../protocol';
+import type { AnchorRecord, StoredWire, Wire } from '../protocol';
 import { type Draft, wireMessage } from '../protocol';
 import { streamStub } from '../stream/stub';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
@@ -45,6 +46,7 @@ export class TopicObject extends DurableObject<Env> {
   readonly #log: TopicLog;
   readonly #projection: TopicProjection;
   readonly #logAnchoring: LogAnchoring;
+  readonly #sealer: PayloadSealer;
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
@@ -65,6 +67,7 @@ export class TopicObject extends DurableObject<Env> {
     this.#sql = sqlOf(ctx.storage.sql);
     this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
+    this.#sealer = new PayloadSealer(env);
     this.#logAnchoring = new LogAnchoring({
       sql: this.#sql,
       log: this.#log,
@@ -74,13 +77,21 @@ export class TopicObject extends DurableObject<Env> {
     });
   }
 
-  /** Takes Wires from a stream's outbox; idempotent by stream and wire_id. */
-  accept(name: string, wires: StoredWire[]): number {
-    if (this.#log.get('name') === null) this.#log.set('name', name);
-    const added = this.#log.accept(wires, wireMessage, Date.now());
-    this.#wake();
-    this.#projectLater();
-    return added;
+  /**
+   * Takes Wires from a stream's outbox; idempotent by stream and wire_id. A
+   * private project's Wires are stored with their payload sealed in the
+   * message anchored (src/private/); one that cannot be sealed is refused,
+   * and the outbox keeps it.
+   */
+  accept(name: string, wires: StoredWire[]): number | Promise<number> {
+    return this.#sealer.run(wires, (sealed) => {
+      if (this.#log.get('name') === null) this.#log.set('name', name);
+      const message = (w: Wire) => PayloadSealer.messageOf(sealed, w) ?? wireMessage(w);
+      const added = this.#log.accept(wires, message, Date.now());
+      this.#wake();
+      this.#projectLater();
+      return added;
+    });
   }
 
   /**

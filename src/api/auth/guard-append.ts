@@ -1,7 +1,8 @@
 import type { Context } from 'hono';
 import type { AppendGuards } from '../../kernel/append';
 import { REGISTRY } from '../../modules';
-import { fail } from '../../protocol';
+import { privacyProblem } from '../../private/config';
+import { type Draft, type Failure, fail } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { takeForSender } from '../limits/rate-limiter';
 import { appendRightsProblem } from './append-rights';
@@ -14,7 +15,7 @@ import { principalOf } from './require';
 export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   const principal = principalOf(c);
   return {
-    rights: (draft) => appendRightsProblem(principal, draft, REGISTRY),
+    rights: (draft) => appendRightsProblem(principal, draft, REGISTRY) ?? privacyFailure(c, draft),
     async rate() {
       const rate = await takeForSender(c.env, principal.sub);
       if (rate.ok) return null;
@@ -25,4 +26,10 @@ export function tokenGuards(c: Context<AppEnv>): AppendGuards {
       );
     },
   };
+}
+
+/** A private project's Wire the deployment cannot encrypt (bad config, no KEK): 503, never public. */
+function privacyFailure(c: Context<AppEnv>, draft: Draft): Failure | null {
+  const problem = privacyProblem(c.env, draft);
+  return problem === null ? null : fail('private-payloads-unavailable', problem);
 }

@@ -133,6 +133,7 @@ export const STREAM_OPERATIONS: Operation[] = [
       'insufficient-capacity',
       'invalid-transition',
       'coordination-unavailable',
+      'private-payloads-unavailable',
     ],
   },
   readScoped('Streams', {
