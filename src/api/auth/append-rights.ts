@@ -40,5 +40,12 @@ export function appendRightsProblem(
       { extra: { wire_type: draft.type } },
     );
   }
+  if (spec?.ownerOrOrchestration && draft.sender !== draft.stream_id && !isCoordinator(principal)) {
+    return fail(
+      'forbidden',
+      `only ${draft.stream_id} itself or an admin may post "${draft.type}" there; "${principal.sub}" is neither`,
+      { extra: { wire_type: draft.type } },
+    );
+  }
   return null;
 }
