@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { parseBase64Url } from './base64';
 import { canonicalJson } from './canonical-json';
+import { WIRE_FIELDS } from './wire11-fast-path';
 
 /**
  * Agent-signed Wires (issue 31): a Wire may carry `sig {kid, alg, value}`, an
@@ -49,17 +50,9 @@ export type Signature = z.infer<typeof Signature>;
  * `hcs_sequence_number`, `consensus_timestamp`, `running_hash`, …). `stream_id`
  * is covered, so a signature replayed on another stream does not verify.
  */
-export const SIGNED_FIELDS = [
-  'wire',
-  'wire_id',
-  'stream_id',
-  'correlation_id',
-  'causation_id',
-  'type',
-  'sender',
-  'ts',
-  'payload',
-] as const;
+export const SIGNED_FIELDS = WIRE_FIELDS.filter(
+  (field): field is Exclude<(typeof WIRE_FIELDS)[number], 'stream_seq'> => field !== 'stream_seq',
+);
 
 type Signable = { [K in (typeof SIGNED_FIELDS)[number]]?: unknown };
 

@@ -4,6 +4,7 @@ import { checkSignature, UNKEYED_TTL_MS } from '../../../src/kernel/signatures';
 import { REGISTRY } from '../../../src/modules';
 import { agentSigners } from '../../../src/modules/coordination/kinds/agent-keys';
 import { type Draft, signatureVerifies } from '../../../src/protocol';
+import { untilAnchored } from './anchoring';
 import { agentWire, newKey, postAs } from './signing';
 import { uniqueStream } from './wires';
 
@@ -35,6 +36,8 @@ export async function guardCosts(keyless: string): Promise<Record<string, number
   });
   const registered = await postAs(keyed, keyed, await signWire(registration, key));
   if (registered.status !== 201) throw new Error(`registration: ${registered.status}`);
+  // Measured once the registration is anchored, so the agent's object is otherwise idle.
+  await untilAnchored(keyed, []);
   const signed = (await signWire(draft(keyed), key)) as Draft;
   const costs = {
     human: await mean(() => checkSignature(human, env, REGISTRY)),
