@@ -82,17 +82,21 @@ export interface AnchoredEnvelope {
   envelope: Record<string, unknown>;
   /** `seconds.nanos`, from the mirror. */
   consensus_timestamp?: string;
+  /** The account that paid for the HCS message (the coordinator's operator for what it anchored). */
+  payer_account_id?: string;
 }
 
 /** The envelope an HCS message carries (a mirror message's base64 `message`), with its time. */
 export function anchoredFromMirror(message: {
   message: string;
   consensus_timestamp: string;
+  payer_account_id?: string;
 }): AnchoredEnvelope {
   const text = new TextDecoder().decode(fromBase64(message.message));
   return {
     envelope: JSON.parse(text) as Record<string, unknown>,
     consensus_timestamp: message.consensus_timestamp,
+    ...(message.payer_account_id ? { payer_account_id: message.payer_account_id } : {}),
   };
 }
 
@@ -113,10 +117,16 @@ export type AuditResult =
  * Wire signed by a key that was not active). A rotation retires a key without
  * doubting what it signed. A revocation says the key may be in other hands:
  * whatever it signed is reported `revoked`, whenever it was anchored.
+ *
+ * Anyone may put a message on a topic, and the coordinator refuses key Wires
+ * put on HCS directly, but the mirror still shows them: pass `coordinator`,
+ * the account that pays for what the coordinator anchors (its operator), and
+ * only key Wires it paid for count.
  */
 export async function verifyAnchoredWire(
   anchored: AnchoredEnvelope,
   history: readonly AnchoredEnvelope[],
+  options: { coordinator?: string } = {},
 ): Promise<AuditResult> {
   const wire = anchored.envelope;
   const sender = String(wire.sender ?? '');
@@ -130,6 +140,7 @@ export async function verifyAnchoredWire(
     const e = entry.envelope;
     const p = (e.payload ?? {}) as Record<string, unknown>;
     if (e.stream_id !== sender || p.kid !== sig.kid) continue;
+    if (options.coordinator && entry.payer_account_id !== options.coordinator) continue;
     if (e.type === 'agent.key.registered' || e.type === 'agent.key.rotated')
       publicKey = String(p.public_key);
     if (e.type === 'agent.key.revoked') revokedAt = entry.consensus_timestamp ?? 'an unknown time';

@@ -1,5 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AgentKey, signWire, verifyAnchoredWire } from '../../src/client';
+import {
+  type AgentKey,
+  type AnchoredEnvelope,
+  signWire,
+  verifyAnchoredWire,
+} from '../../src/client';
 import { untilAnchored } from './helpers/anchoring';
 import {
   ADMIN,
@@ -188,10 +193,12 @@ describe('agent-signed Wires', () => {
       expect.arrayContaining(['agent.key.registered', 'agent.key.rotated', 'agent.key.revoked']),
     );
     const results = [];
+    const anchoredWires: AnchoredEnvelope[] = [];
     for (const id of signedWires) {
       const served = wires.find((w) => w.wire_id === id);
       if (served?.anchor.status !== 'anchored') throw new Error(`${id} is not anchored`);
       const anchored = await fromMirror(served.anchor as never);
+      anchoredWires.push(anchored);
       results.push(await verifyAnchoredWire(anchored, history));
       const tampered = { ...anchored.envelope, payload: { concern: 'rewritten' } };
       expect(await verifyAnchoredWire({ ...anchored, envelope: tampered }, history)).toMatchObject({
@@ -205,19 +212,32 @@ describe('agent-signed Wires', () => {
       expect.objectContaining({ ok: false, reason: 'revoked' }),
       { ok: true, sender: agent, kid: keyC.kid },
     ]);
+    // A key "registered" by a message someone else paid to put on the topic counts only
+    // for an auditor who does not name the coordinator's paying account.
+    const payer = history[0]?.payer_account_id ?? '';
+    expect(payer).toMatch(/^0\.0\.\d+$/);
+    const intruder = await newKey(keyA.kid.replace('ed25519', 'intruder'));
+    const forged = await signWire(agentWire(project, agent), intruder);
+    const planted = {
+      envelope: registration(intruder),
+      consensus_timestamp: '1.0',
+      payer_account_id: '0.0.666',
+    };
+    const withPlanted = [...history, planted];
+    expect((await verifyAnchoredWire({ envelope: forged }, withPlanted)).ok).toBe(true);
+    expect(
+      await verifyAnchoredWire({ envelope: forged }, withPlanted, { coordinator: payer }),
+    ).toMatchObject({ ok: false, reason: 'unknown-kid' });
+    expect(
+      await verifyAnchoredWire(anchoredWires[0] ?? { envelope: {} }, history, {
+        coordinator: payer,
+      }),
+    ).toMatchObject({ ok: true, kid: keyA.kid });
     // Without its key's registration the history proves nothing about the Wire.
     const first = history.find((h) => h.envelope.type === 'agent.key.registered');
-    const early = await fromMirror(
-      (wires.find((w) => w.wire_id === signedWires[0])?.anchor ?? {}) as never,
-    );
+    const withoutFirst = history.filter((h) => h !== first);
     expect(
-      await verifyAnchoredWire(
-        early,
-        history.filter((h) => h !== first),
-      ),
-    ).toMatchObject({
-      ok: false,
-      reason: 'unknown-kid',
-    });
+      await verifyAnchoredWire(anchoredWires[0] ?? { envelope: {} }, withoutFirst),
+    ).toMatchObject({ ok: false, reason: 'unknown-kid' });
   });
 });

@@ -60,7 +60,12 @@ export async function fromMirror(anchor: {
   );
   const [message] = (
     (await res.json()) as {
-      messages: { message: string; consensus_timestamp: string; sequence_number: number }[];
+      messages: {
+        message: string;
+        consensus_timestamp: string;
+        sequence_number: number;
+        payer_account_id: string;
+      }[];
     }
   ).messages;
   if (message?.sequence_number !== seq) throw new Error(`no message ${seq} on ${topic}`);
