@@ -89,7 +89,17 @@ export async function checkSignature(
     );
   }
   if (sig === undefined && (unkeyed.get(draft.sender) ?? 0) > now) return null;
-  const keys = await directory.keysOf(env, draft.sender);
+  let keys: readonly SignerKey[];
+  try {
+    keys = await directory.keysOf(env, draft.sender);
+  } catch (error) {
+    // Unknown keys are no reason to let a Wire through: refuse, and the client retries.
+    console.error('signature guard: key lookup failed', draft.sender, error);
+    return fail(
+      'coordination-unavailable',
+      `the signing keys of ${draft.sender} could not be read; retry`,
+    );
+  }
   if (keys.length === 0) {
     if (unkeyed.size >= MAX_UNKEYED) unkeyed.clear();
     if (change === null) unkeyed.set(draft.sender, now + UNKEYED_TTL_MS);
