@@ -2,11 +2,12 @@ import { rmSync } from 'node:fs';
 import { type AgentKey, generateAgentKeyJwk, type WirestreamClient } from '../client';
 import { emit, type Output } from './format';
 import { readKeyFile, writeKeyFile } from './key-file';
+import { keysCheck } from './keys-check';
 import { envClient, envToken, processOutput, reportError, subjectOf } from './sub-main';
 import { parseLine, UsageError, valueFlags } from './usage';
 
 /**
- * `wirestream keys new|register|rotate|revoke`: an agent's Ed25519 signing
+ * `wirestream keys new|register|rotate|revoke|check`: an agent's Ed25519 signing
  * keys (agent-signed Wires). Registration, rotation and revocation are Wires
  * on the agent's own stream `agent:<id>`; once it has a key, every Wire the
  * agent posts must be signed: set WIRESTREAM_KEY to its key file and the CLI
@@ -18,10 +19,14 @@ export const KEYS_USAGE = `signing keys (agent-signed Wires; WIRESTREAM_KEY: the
   keys new [--kid K] [--out FILE]                 write a new Ed25519 key file (0600, ~/.wirestream/keys/)
   keys register --key FILE [--agent agent:ID]     register its public key (agent.key.registered)
   keys rotate [--key FILE] [--out FILE] [--kid K] a new key replaces FILE's (default WIRESTREAM_KEY)
-  keys revoke KID [--agent agent:ID] [--reason R] refuse KID's signatures from now on`;
+  keys revoke KID [--agent agent:ID] [--reason R] refuse KID's signatures from now on
+  keys check TOPIC SEQ [--keys-topic T] [--coordinator ACCOUNT] [--mirror URL]
+                                                  did the agent sign this HCS message? (mirror only)`;
 
 function parse(argv: string[]) {
-  return parseLine(argv, { ...valueFlags('kid', 'out', 'key', 'agent', 'reason') });
+  return parseLine(argv, {
+    ...valueFlags('kid', 'out', 'key', 'agent', 'reason', 'keys-topic', 'coordinator', 'mirror'),
+  });
 }
 type Flags = ReturnType<typeof parse>['values'];
 
@@ -112,6 +117,8 @@ export async function keysMain(argv: string[]): Promise<number> {
         return await rotate(values, output);
       case 'revoke':
         return await revoke(positionals[2], values, output);
+      case 'check':
+        return await keysCheck(positionals[2], positionals[3], values, output);
       default:
         throw new UsageError(
           `unknown keys command "${positionals[1] ?? ''}": new|register|rotate|revoke`,

@@ -41,6 +41,23 @@ function cli(args: string[], key?: string): Promise<ScriptRun> {
   return runScript(BIN, args, env);
 }
 
+interface Served {
+  sig?: { kid: string };
+  anchor: { status: string; hcs_topic_id: string; hcs_sequence_number: number };
+}
+
+/** The stream's Wires once all are anchored (anchoring to the stand-in runs by itself). */
+async function anchored(stream: string): Promise<Served[]> {
+  for (const deadline = Date.now() + 30_000; ; ) {
+    const res = await fetch(`${server.url}/v1/streams/${stream}/wires`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    const { wires } = (await res.json()) as { wires: Served[] };
+    if (wires.every((w) => w.anchor.status === 'anchored') || Date.now() > deadline) return wires;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 const json = (r: ScriptRun) => JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
 const append = (key?: string) =>
   cli(['append', PROJECT, '--type', 'review.concern', '--payload', '{"concern":"cli"}'], key);
@@ -85,11 +102,32 @@ describe('wirestream keys', { timeout: 90_000 }, () => {
     expect(after.stderr).toContain('revoked');
 
     // What the server stored carries the signature, for anyone reading the stream.
-    const res = await fetch(`${server.url}/v1/streams/${PROJECT}/wires`, {
-      headers: { Authorization: `Bearer ${token}` },
-    });
-    const wires = ((await res.json()) as { wires: { sig?: { kid: string } }[] }).wires;
+    const wires = await anchored(PROJECT);
     expect(wires.map((w) => w.sig?.kid ?? null)).toEqual([null, first.kid, second.kid]);
+
+    // The auditor, from the mirror alone: where each Wire and the agent's key Wires sit on HCS.
+    const keysTopic = (await anchored(AGENT))[0]?.anchor.hcs_topic_id ?? '';
+    const check = (w: (typeof wires)[number]) =>
+      cli([
+        'keys',
+        'check',
+        w.anchor.hcs_topic_id,
+        String(w.anchor.hcs_sequence_number),
+        '--keys-topic',
+        keysTopic,
+        '--coordinator',
+        server.standin.ledger.operator.accountId,
+        '--mirror',
+        server.standin.url,
+        '--json',
+      ]);
+    const [plain, byFirst, bySecond] = await Promise.all(wires.map(check));
+    expect(byFirst?.code, byFirst?.stderr).toBe(0);
+    expect(json(byFirst as ScriptRun)).toMatchObject({ ok: true, sender: AGENT, kid: first.kid });
+    expect(plain?.code).toBe(1);
+    expect(json(plain as ScriptRun)).toMatchObject({ ok: false, reason: 'unsigned' });
+    expect(bySecond?.code).toBe(1);
+    expect(json(bySecond as ScriptRun)).toMatchObject({ ok: false, reason: 'revoked' });
   });
 
   it('refuses to write a key file inside a git work tree', async () => {
