@@ -45,6 +45,17 @@ export const UNKEYED_TTL_MS = 2000;
 const MAX_UNKEYED = 4096;
 /** Senders known to have no key, until when (per isolate). */
 const unkeyed = new Map<string, number>();
+/**
+ * Senders whose keys this isolate saw change, until when: not remembered as
+ * keyless meanwhile, lest an append racing a first registration (looked up
+ * just before it is stored) keep the sender "keyless" after it.
+ */
+const changing = new Map<string, number>();
+
+function remember(map: Map<string, number>, sender: string, until: number): void {
+  if (map.size >= MAX_UNKEYED) map.clear();
+  map.set(sender, until);
+}
 
 function signatureRequired(sender: string, keys: readonly SignerKey[]): Failure {
   const active = keys.filter((k) => k.status === 'active').map((k) => k.kid);
@@ -76,7 +87,10 @@ export async function checkSignature(
 ): Promise<Failure | null> {
   let change: ReturnType<SignerDirectory['keyChange']> = null;
   for (const d of registry.signerDirectories) change ??= d.keyChange(draft);
-  if (change !== null) unkeyed.delete(change.sender);
+  if (change !== null) {
+    unkeyed.delete(change.sender);
+    remember(changing, change.sender, now + UNKEYED_TTL_MS);
+  }
   const directory = registry.signerDirectories.find((d) => d.holds(draft.sender)) ?? null;
   const sig = draft.sig;
   if (directory === null) {
@@ -101,8 +115,9 @@ export async function checkSignature(
     );
   }
   if (keys.length === 0) {
-    if (unkeyed.size >= MAX_UNKEYED) unkeyed.clear();
-    if (change === null) unkeyed.set(draft.sender, now + UNKEYED_TTL_MS);
+    if ((changing.get(draft.sender) ?? 0) <= now) {
+      remember(unkeyed, draft.sender, now + UNKEYED_TTL_MS);
+    }
     if (sig === undefined) return null;
   } else {
     unkeyed.delete(draft.sender);
