@@ -23,10 +23,10 @@ export interface TypeSpec {
   orchestration?: boolean;
   /**
    * Only the identity the stream belongs to (sender = stream id, `agent:a1` on
-   * `agent:a1`) or a coordinator/admin may post it, and only with a token:
-   * never put on HCS directly, which proves no identity (signing keys).
+   * `agent:a1`) or an admin may post it, and only with a token: never put on
+   * HCS directly, which proves no identity (signing keys).
    */
-  ownerOrOrchestration?: boolean;
+  ownerOrAdmin?: boolean;
   /** The status a Wire of this type gives its stream in `stream_state`. */
   status?: string;
   /** What a Wire of this type adds to its stream's `stream_state` summary (pure). */

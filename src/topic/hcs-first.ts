@@ -73,7 +73,7 @@ export function hcsFirstProblem(
   }
   if (draft.sender === 'system') return 'sender "system" is reserved for the coordinator itself';
   const spec = registry.typeSpec(draft.type);
-  if (spec?.ownerOrOrchestration) {
+  if (spec?.ownerOrAdmin) {
     return `"${draft.type}" needs a token-proven identity, which a Wire put on HCS directly cannot give; post it with POST /v1/streams/{id}/wires`;
   }
   if (spec?.orchestration) {

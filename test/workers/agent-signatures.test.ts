@@ -172,10 +172,13 @@ describe('agent-signed Wires', () => {
   });
 
   it('lets an admin, and no other identity, register a new key for the agent', async () => {
-    const forOther = { ...registration(keyC), sender: 'agent:sig-someone-else' };
-    expect((await refusal(await postAs('agent:sig-someone-else', agent, forOther))).status).toBe(
-      403,
-    );
+    for (const other of ['agent:sig-someone-else', 'coordinator:sig-conductor']) {
+      const forOther = { ...registration(keyC), sender: other };
+      expect(await refusal(await postAs(other, agent, forOther))).toMatchObject({
+        status: 403,
+        type: '/problems/forbidden',
+      });
+    }
     const byAdmin = { ...registration(keyC), sender: 'human:sig-ops' };
     expect((await postAs('human:sig-ops', agent, byAdmin, ADMIN)).status).toBe(201);
     const res = await signedPost(agent, project, keyC);

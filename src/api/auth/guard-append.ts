@@ -10,7 +10,8 @@ import { principalOf } from './require';
 
 /**
  * The guards of an append made with a bearer token: rights and secrets (403,
- * 422), the sender's signature once it has keys (403), then the sender's rate (429, `retry_after_seconds` for Retry-After).
+ * 422), the sender's signature once it has keys (403), then the sender's
+ * rate (429, `retry_after_seconds` for Retry-After).
  */
 export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   const principal = principalOf(c);

@@ -119,10 +119,10 @@ export const COORDINATION_TYPES: Types = {
   // the agent's signing keys (kinds/agent-keys.ts): the agent itself or an admin
   'agent.key.registered': {
     payload: KEY_PAYLOADS['agent.key.registered'],
-    ownerOrOrchestration: true,
+    ownerOrAdmin: true,
   },
-  'agent.key.rotated': { payload: KEY_PAYLOADS['agent.key.rotated'], ownerOrOrchestration: true },
-  'agent.key.revoked': { payload: KEY_PAYLOADS['agent.key.revoked'], ownerOrOrchestration: true },
+  'agent.key.rotated': { payload: KEY_PAYLOADS['agent.key.rotated'], ownerOrAdmin: true },
+  'agent.key.revoked': { payload: KEY_PAYLOADS['agent.key.revoked'], ownerOrAdmin: true },
 };
 
 /** Every `project.*` type shapes the plan. */

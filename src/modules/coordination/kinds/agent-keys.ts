@@ -21,7 +21,7 @@ import { streamStub } from '../../../stream/stub';
  *   agent.key.rotated     {kid, alg, public_key, previous_kid} new key active, previous retired
  *   agent.key.revoked     {kid, reason?}                       the key is refused from now on
  *
- * Posted by the agent itself or an admin (`ownerOrOrchestration`); once the
+ * Posted by the agent itself or an admin (`ownerOrAdmin`); once the
  * agent has a key, its own key Wires must be signed like all its Wires
  * (`kernel/signatures.ts`), so a stolen token alone cannot swap its keys.
  */
