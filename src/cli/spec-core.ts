@@ -128,4 +128,5 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
 ];
 
 export const ENVIRONMENT = `environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
-             WIRESTREAM_MIRROR_URL (verify), WIRESTREAM_WORKSPACE, WIRESTREAM_PROJECT`;
+             WIRESTREAM_MIRROR_URL (verify), WIRESTREAM_WORKSPACE, WIRESTREAM_PROJECT,
+             WIRESTREAM_KEY (a key file: sign every Wire, see keys)`;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { encOf } from '../private/seal';
-import { AnyPayload, draftOf, StreamId, WireId, WireType } from '../protocol';
+import { AnyPayload, draftOf, Signature, StreamId, WireId, WireType } from '../protocol';
 import {
   type ArchiveCheck,
   type ArchiveRefusal,
@@ -56,6 +56,8 @@ const HcsWire = z.looseObject({
   sender: z.string().min(1),
   ts: z.string().min(1),
   payload: AnyPayload,
+  // An agent's signature travels with its Wire; a malformed one is dropped, not the Wire.
+  sig: Signature.optional().catch(undefined),
 });
 
 /** `seconds.nanos` → ISO 8601 (HCS carries no receive time: consensus time stands in). */

@@ -26,6 +26,9 @@ export type FailureCode =
   | 'too-many-subscribers'
   | 'invalid-body'
   | 'rebuild-running'
+  // agent-signed Wires (kernel/signatures.ts)
+  | 'signature-required'
+  | 'signature-invalid'
   // a decider's verdicts that any protocol may return
   | 'invalid-transition'
   | 'coordination-unavailable'

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { AppendGuards } from '../../kernel/append';
+import { checkSignature } from '../../kernel/signatures';
 import { REGISTRY } from '../../modules';
 import { privacyProblem } from '../../private/config';
 import { type Draft, type Failure, fail } from '../../protocol';
@@ -10,12 +11,14 @@ import { principalOf } from './require';
 
 /**
  * The guards of an append made with a bearer token: rights and secrets (403,
- * 422), then the sender's rate (429, `retry_after_seconds` for Retry-After).
+ * 422), the sender's signature once it has keys (403), then the sender's
+ * rate (429, `retry_after_seconds` for Retry-After).
  */
 export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   const principal = principalOf(c);
   return {
     rights: (draft) => appendRightsProblem(principal, draft, REGISTRY) ?? privacyFailure(c, draft),
+    signature: (draft) => checkSignature(draft, c.env, REGISTRY),
     async rate() {
       const rate = await takeForSender(c.env, principal.sub);
       if (rate.ok) return null;
