@@ -13,7 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { build, ensurePeers, snapshotHead } from './lib/build.mjs';
 import { markdown, printAll, printMcp, printRuntime } from './lib/report.mjs';
-import { printSustained } from './lib/report-sustained.mjs';
+import { printSustainedAll } from './lib/report-sustained.mjs';
 import { disposeShared, reuseInstances } from './lib/runtime.mjs';
 import { startStandin } from './lib/standin.mjs';
 import { BENCH_BINDINGS, OUT, PROJECTS, ROOT } from './lib/targets.mjs';
@@ -83,7 +83,13 @@ if (!quick && !alone) ensurePeers();
 const srcDir = worktree ? ROOT : snapshotHead().dir;
 const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
 log(`building bundles from ${worktree ? 'the working tree' : `HEAD ${commit}`}`);
-const names = alone ? ['wirestream'] : quick ? ['wirestream', 'ceiling'] : Object.keys(PROJECTS);
+const names = sustainedOnly
+  ? ['wirestream', 'ceiling']
+  : alone
+    ? ['wirestream']
+    : quick
+      ? ['wirestream', 'ceiling']
+      : Object.keys(PROJECTS);
 const built = await Promise.all(names.map((n) => build(n, { srcDir })));
 const builds = Object.fromEntries(names.map((n, i) => [n, built[i]]));
 const sizes = Object.fromEntries(names.map((n) => [n, { ...builds[n], label: PROJECTS[n].label }]));
@@ -99,9 +105,35 @@ const mcpParams = { calls: quick ? 50 : 300, warm: quick ? 10 : 30, bindings: BI
 if (alone) {
   try {
     if (sustainedOnly) {
+      // The bare DO's closed loop in the same run: what the log-mode target is a share of.
+      log('scenario 1, ceiling only: append, one stream, closed loop');
+      const append1 = await appendScenario(
+        {
+          id: 'append1',
+          systems: ['ceiling-rpc'],
+          streams: 1,
+          clients: 16,
+          reps: P.reps,
+          closedMs: P.closedMs,
+          openMs: P.openMs,
+          rateFactor: 0.3,
+          bindings: BINDINGS,
+          warmMs: P.warmMs,
+        },
+        builds,
+        log,
+      );
       log('scenario 10: sustained rate, envelope and log mode');
       const sustained = await sustainedScenario(sustainedParams(), builds, log);
-      console.log(`\n${printSustained({ sustained })}\n`);
+      console.log(`\n${printSustainedAll({ sustained, append1 })}\n`);
+      writeFileSync(
+        path.join(OUT, 'sustained.json'),
+        JSON.stringify(
+          { sustained, append1 },
+          (k, v) => (k.endsWith('Samples') ? undefined : v),
+          2,
+        ),
+      );
     } else if (runtimeOnly) {
       log('scenario 9: Runtime v1 route decision and worker-message delivery');
       const runtime = await runtimeScenario(mcpParams, builds, log);

@@ -62,7 +62,7 @@ function sustainedRows(r) {
   });
 }
 
-export function printSustained(r) {
+function printSustained(r) {
   return consoleTable(SUSTAINED_HEAD, sustainedRows(r));
 }
 
@@ -137,8 +137,7 @@ export function sustainedTargetRows(r) {
 
 export function printSustainedAll(r) {
   return [
-    consoleTable(ORDINARY_HEAD, ordinaryRows(r)),
-    '',
+    r.ordinary ? `${consoleTable(ORDINARY_HEAD, ordinaryRows(r))}\n` : '',
     printSustained(r),
     '',
     consoleTable(['Target', 'Measured', 'Verdict'], sustainedTargetRows(r)),
