@@ -169,7 +169,7 @@ async function compare(
   const { anchor: _a, received_at: _r, ...envelope } = served;
   // A private payload is sealed on HCS: without its key, the clear fields are what compares.
   if (encOf(parsed))
-    return sameClearFields(envelope, parsed as Record<string, unknown>)
+    return (await sameClearFields(envelope, parsed as Record<string, unknown>))
       ? null
       : `wire ${reported.wire_id}: the routing fields served differ from the sealed envelope on HCS`;
   // Messages anchored before Wirestream used RFC 8785 carry the earlier

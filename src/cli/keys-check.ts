@@ -13,6 +13,8 @@ import { UsageError } from './usage';
  * [--mirror URL]`: the auditor's check from mirror data alone. Reads the Wire
  * at that place on HCS, the key Wires of its sender from the topic its agent
  * stream anchors on, and tells whether the agent signed it (exit 0) or not (1).
+ * A private project's sealed Wire is checked without its key, over the clear
+ * fields and `sig.commitment` (`verifyAnchoredWire`).
  */
 export interface CheckFlags {
   'keys-topic'?: string | undefined;
@@ -60,7 +62,7 @@ export async function keysCheck(
   const options = flags.coordinator ? { coordinator: flags.coordinator } : {};
   const result = await verifyAnchoredWire(anchored, history, options);
   const human = result.ok
-    ? `signed by ${result.sender} with ${result.kid} (${history.length} key Wires read)`
+    ? `signed by ${result.sender} with ${result.kid}${result.payload === 'sealed' ? " (private: over the sealed payload's commitment)" : ''} (${history.length} key Wires read)`
     : `not verified (${result.reason}): ${result.detail}`;
   emit(
     output,

@@ -1,5 +1,12 @@
+import { encOf, openEnvelope } from '../private/seal';
 import { fromBase64, parseBase64Url, toBase64Url } from '../protocol/base64';
-import { SIG_ALG, type Signature, signatureVerifies, signingInput } from '../protocol/signature';
+import {
+  payloadCommitment,
+  SIG_ALG,
+  type Signature,
+  signatureVerifies,
+  signingInput,
+} from '../protocol/signature';
 
 /**
  * Agent-signed Wires from the SDK's side: make and read Ed25519 key files
@@ -66,15 +73,27 @@ export async function agentKeyFromJwk(jwk: unknown): Promise<AgentKey> {
   return { kid: j.kid, public_key: j.x, privateKey };
 }
 
-/** The Wire with `sig` by `key` over its signing input (`protocol/signature.ts`). */
+/**
+ * The Wire with `sig` by `key` over its signing input (`protocol/signature.ts`).
+ * By default in the committed form: a fresh random salt, `sig.salt`, and the
+ * signature over `payload_commitment` in place of the payload, which any
+ * project accepts and a private project requires (its sealed envelope stays
+ * verifiable without the key). `{ form: 'plain' }` signs the payload itself,
+ * as before (public Wires only).
+ */
 export async function signWire<W extends Parameters<typeof signingInput>[0]>(
   wire: W,
   key: AgentKey,
+  options: { form?: 'committed' | 'plain' } = {},
 ): Promise<W & { sig: Signature }> {
+  const salt =
+    options.form === 'plain' ? undefined : toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
+  const commitment = salt === undefined ? undefined : await payloadCommitment(wire.payload, salt);
   const value = new Uint8Array(
-    await crypto.subtle.sign(SIG_ALG, key.privateKey, signingInput(wire)),
+    await crypto.subtle.sign(SIG_ALG, key.privateKey, signingInput(wire, commitment ?? undefined)),
   );
-  return { ...wire, sig: { kid: key.kid, alg: SIG_ALG, value: toBase64Url(value) } };
+  const sig: Signature = { kid: key.kid, alg: SIG_ALG, value: toBase64Url(value) };
+  return { ...wire, sig: salt === undefined ? sig : { ...sig, salt } };
 }
 
 /** A Wire as the auditor holds it: the anchored envelope (JSON) and its consensus time. */
@@ -101,12 +120,39 @@ export function anchoredFromMirror(message: {
 }
 
 export type AuditResult =
-  | { ok: true; sender: string; kid: string }
+  | {
+      ok: true;
+      sender: string;
+      kid: string;
+      /**
+       * For a sealed (private) envelope only: `sealed` when the signature was
+       * checked over the clear fields and the payload commitment (no key),
+       * `opened` when the payload was also decrypted and found to make it.
+       */
+      payload?: 'sealed' | 'opened';
+    }
   | {
       ok: false;
-      reason: 'unsigned' | 'unknown-kid' | 'bad-signature' | 'revoked';
+      reason:
+        | 'unsigned'
+        | 'unknown-kid'
+        | 'bad-signature'
+        | 'revoked'
+        | 'needs-key'
+        | 'payload-mismatch';
       detail: string;
     };
+
+/** Opens a sealed envelope with its data key, for `verifyAnchoredWire`: the clear Wire, or why not. */
+async function opened(
+  envelope: Record<string, unknown>,
+  dataKey: ((kid: string) => CryptoKey | Promise<CryptoKey>) | undefined,
+): Promise<Record<string, unknown> | AuditResult | null> {
+  const enc = encOf(envelope);
+  if (enc === null || dataKey === undefined) return null;
+  const result = await openEnvelope(envelope, await dataKey(enc.kid));
+  return result.ok ? result.wire : { ok: false, reason: 'payload-mismatch', detail: result.detail };
+}
 
 /**
  * The auditor's check: did the agent sign this anchored Wire with one of its
@@ -122,17 +168,35 @@ export type AuditResult =
  * put on HCS directly, but the mirror still shows them: pass `coordinator`,
  * the account that pays for what the coordinator anchors (its operator), and
  * only key Wires it paid for count.
+ *
+ * A private project's envelope is sealed (`enc`): its signature (committed
+ * form) is checked over the clear fields and `sig.commitment`, without the
+ * key. Pass `dataKey` (the project's data key by its `enc.kid`) to also
+ * decrypt the payload and check that it and the salt make the commitment.
  */
 export async function verifyAnchoredWire(
   anchored: AnchoredEnvelope,
   history: readonly AnchoredEnvelope[],
-  options: { coordinator?: string } = {},
+  options: {
+    coordinator?: string;
+    dataKey?: (kid: string) => CryptoKey | Promise<CryptoKey>;
+  } = {},
 ): Promise<AuditResult> {
   const wire = anchored.envelope;
   const sender = String(wire.sender ?? '');
-  const sig = wire.sig as Signature | undefined;
+  const sig = wire.sig as (Signature & { commitment?: unknown }) | undefined;
   if (!sig || typeof sig.kid !== 'string' || typeof sig.value !== 'string') {
     return { ok: false, reason: 'unsigned', detail: 'the Wire carries no sig' };
+  }
+  const sealed = encOf(wire) !== null;
+  const clear = await opened(wire, options.dataKey);
+  if (clear !== null && 'ok' in clear) return clear as AuditResult;
+  if (sealed && sig.commitment === undefined && clear === null) {
+    return {
+      ok: false,
+      reason: 'needs-key',
+      detail: `the payload is sealed and sig signs it in the plain form: only the data key ${encOf(wire)?.kid} can check it`,
+    };
   }
   let publicKey: string | null = null;
   let revokedAt: string | null = null;
@@ -152,7 +216,10 @@ export async function verifyAnchoredWire(
       detail: `${sender} registered no key "${sig.kid}" in the history given`,
     };
   }
-  if (!(await signatureVerifies(wire, sig, publicKey))) {
+  // A commitment proves nothing about a payload in the clear: only a sealed envelope carries one.
+  const signed = sealed && sig.commitment !== undefined ? wire : (clear ?? wire);
+  const commitmentOk = sealed || sig.commitment === undefined;
+  if (!commitmentOk || !(await signatureVerifies(signed, signed.sig as Signature, publicKey))) {
     return {
       ok: false,
       reason: 'bad-signature',
@@ -166,5 +233,6 @@ export async function verifyAnchoredWire(
       detail: `key "${sig.kid}" of ${sender} was revoked (anchored at ${revokedAt}): what it signed cannot be attributed to ${sender} with certainty`,
     };
   }
-  return { ok: true, sender, kid: sig.kid };
+  if (!sealed) return { ok: true, sender, kid: sig.kid };
+  return { ok: true, sender, kid: sig.kid, payload: clear === null ? 'sealed' : 'opened' };
 }

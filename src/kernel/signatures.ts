@@ -145,7 +145,7 @@ export async function checkSignature(
   }
   if (!(await signatureVerifies(draft, sig, key.public_key))) {
     return invalid(
-      `sig.value: not a valid Ed25519 signature by key "${sig.kid}" of ${draft.sender} over this Wire (RFC 8785 JSON of wire, wire_id, stream_id, correlation_id, causation_id, type, sender, ts, payload)`,
+      `sig.value: not a valid Ed25519 signature by key "${sig.kid}" of ${draft.sender} over this Wire (RFC 8785 JSON of wire, wire_id, stream_id, correlation_id, causation_id, type, sender, ts and ${sig.salt === undefined ? 'payload' : 'payload_commitment = base64url(SHA-256(salt ‖ RFC 8785 JSON of payload))'})`,
       sig.kid,
       'bad-signature',
       keys,

@@ -100,6 +100,15 @@ export function projectOf(
   return null;
 }
 
+/** The private project of a Wire under this deployment's `PRIVATE_PROJECTS`, or null (public, or unreadable config). */
+export function privateProjectOf(
+  env: Pick<Env, 'PRIVATE_PROJECTS'>,
+  wire: { stream_id: string; correlation_id: string | null },
+): string | null {
+  const projects = privateProjects(env);
+  return projects.ok ? projectOf(projects.value, wire) : null;
+}
+
 /** `PAYLOAD_KEK`: the key-encryption keys, current first. */
 export function payloadKeks(env: Pick<Env, 'PAYLOAD_KEK'>): Parsed<Kek[]> {
   const raw = env.PAYLOAD_KEK?.trim() ?? '';

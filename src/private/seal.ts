@@ -1,6 +1,7 @@
 import { fromBase64, parseBase64, toBase64 } from '../protocol/base64';
 import { canonicalJson } from '../protocol/canonical-json';
 import type { Wire } from '../protocol/envelope';
+import { payloadCommitment, type Signature } from '../protocol/signature';
 
 /**
  * A private Wire as it leaves the coordinator (HCS, the log's leaves and its
@@ -15,6 +16,13 @@ import type { Wire } from '../protocol/envelope';
  * data is the canonical JSON of the whole envelope without `payload` (so
  * `enc` and every routing field, signatures included): ciphertext moved to
  * another Wire, or a routing field changed, fails to decrypt.
+ *
+ * A signature in the committed form (`sig.salt`, `protocol/signature.ts`)
+ * leaves its salt to the ciphertext: the clear envelope carries
+ * `sig {kid, alg, value, commitment}`, the plaintext is the canonical JSON of
+ * `{"payload":…,"salt":…}`. Whoever has the mirror's copy checks the
+ * signature over the clear fields and the commitment; whoever has the key
+ * also checks that payload and salt make that commitment (`openEnvelope`).
  */
 export const ALG = 'A256GCM';
 
@@ -32,16 +40,38 @@ function additionalData(envelope: Record<string, unknown>): Uint8Array {
   return UTF8.encode(canonicalJson(clear));
 }
 
+/**
+ * A Wire split for sealing: what stays in the clear (all but `payload`; a
+ * committed signature's salt replaced by its commitment) and what is encrypted.
+ */
+async function sealedParts(
+  wire: Record<string, unknown>,
+): Promise<{ clear: Record<string, unknown>; plain: unknown }> {
+  const { payload, ...clear } = wire;
+  const sig = clear.sig as Signature | undefined;
+  if (sig?.salt === undefined) return { clear, plain: payload };
+  const { salt, ...signed } = sig;
+  const commitment = await payloadCommitment(payload, salt);
+  if (commitment === null) throw new Error('sig.salt is not 32 bytes in base64url');
+  return { clear: { ...clear, sig: { ...signed, commitment } }, plain: { payload, salt } };
+}
+
+/** A sealed envelope's `sig.commitment`, when its signature is in the committed form. */
+function commitmentOf(envelope: Record<string, unknown>): string | null {
+  const commitment = (envelope.sig as { commitment?: unknown } | null | undefined)?.commitment;
+  return typeof commitment === 'string' ? commitment : null;
+}
+
 /** The anchored message of a private Wire: canonical JSON, its payload sealed under `key`. */
 export async function sealWire(wire: Wire, kid: string, key: CryptoKey): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const enc: EncHeader = { alg: ALG, kid, iv: toBase64(iv) };
-  const { payload, ...clear } = wire as Wire & Record<string, unknown>;
+  const { clear, plain } = await sealedParts(wire as Wire & Record<string, unknown>);
   const envelope = { ...clear, enc };
   const sealed = await crypto.subtle.encrypt(
     { name: 'AES-GCM', iv, additionalData: additionalData(envelope) },
     key,
-    UTF8.encode(canonicalJson(payload)),
+    UTF8.encode(canonicalJson(plain)),
   );
   return canonicalJson({ ...envelope, payload: toBase64(new Uint8Array(sealed)) });
 }
@@ -56,8 +86,9 @@ export function encOf(json: unknown): EncHeader | null {
 
 /**
  * The envelope a sealed one was made from (without `enc`, payload in the
- * clear), or why not: the key does not open it (wrong key, or anything in
- * the envelope changed).
+ * clear, a committed signature's salt back in `sig`), or why not: the key does
+ * not open it (wrong key, or anything in the envelope changed), or the
+ * payload and salt inside do not make the clear `sig.commitment`.
  */
 export async function openEnvelope(
   envelope: Record<string, unknown>,
@@ -67,30 +98,39 @@ export async function openEnvelope(
   const iv = enc ? parseBase64(enc.iv) : null;
   const sealed = typeof envelope.payload === 'string' ? parseBase64(envelope.payload) : null;
   if (!enc || iv?.length !== 12 || !sealed) return { ok: false, detail: 'not a sealed envelope' };
+  let plain: unknown;
   try {
-    const plain = await crypto.subtle.decrypt(
+    const bytes = await crypto.subtle.decrypt(
       { name: 'AES-GCM', iv, additionalData: additionalData(envelope) },
       key,
       sealed,
     );
-    const { enc: _e, ...clear } = envelope;
-    return { ok: true, wire: { ...clear, payload: JSON.parse(new TextDecoder().decode(plain)) } };
+    plain = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return { ok: false, detail: `data key ${enc.kid} does not open it (altered, or another key)` };
   }
+  const { enc: _e, ...clear } = envelope;
+  const commitment = commitmentOf(envelope);
+  if (commitment === null) return { ok: true, wire: { ...clear, payload: plain } };
+  const { payload, salt } = (plain ?? {}) as { payload?: unknown; salt?: unknown };
+  const made = typeof salt === 'string' ? await payloadCommitment(payload, salt) : null;
+  if (made !== commitment)
+    return { ok: false, detail: 'the sealed payload and salt do not make sig.commitment' };
+  const { commitment: _c, ...signed } = clear.sig as Record<string, unknown>;
+  return { ok: true, wire: { ...clear, sig: { ...signed, salt }, payload } };
 }
 
 /**
  * Whether a served Wire and a sealed anchored envelope agree on everything
  * outside the payload (what an auditor without the key can compare).
  */
-export function sameClearFields(
+export async function sameClearFields(
   served: Record<string, unknown>,
   anchored: Record<string, unknown>,
-): boolean {
-  const { payload: _s, ...clearServed } = served;
+): Promise<boolean> {
+  const { clear } = await sealedParts(served).catch(() => ({ clear: served }));
   const { payload: _a, enc: _e, ...clearAnchored } = anchored;
-  return canonicalJson(clearServed) === canonicalJson(clearAnchored);
+  return canonicalJson(clear) === canonicalJson(clearAnchored);
 }
 
 /** An AES-256-GCM key from raw bytes, for data keys and key-encryption keys alike. */

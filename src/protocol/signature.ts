@@ -1,12 +1,16 @@
 import * as z from 'zod';
-import { parseBase64Url } from './base64';
+import { parseBase64Url, toBase64Url } from './base64';
 import { canonicalJson } from './canonical-json';
 import { WIRE_FIELDS } from './wire11-fast-path';
 
 /**
  * Agent-signed Wires (issue 31): a Wire may carry `sig {kid, alg, value}`, an
  * Ed25519 signature by one of its sender's registered keys over the signing
- * input below. The signature travels inside the stored and anchored envelope
+ * input below. Two forms: the plain form signs the payload itself; the
+ * committed form (`sig.salt`) signs `payload_commitment` instead, a salted
+ * SHA-256 of the payload, so a private project's sealed envelope, which
+ * carries the commitment in place of the salt, stays verifiable without the
+ * payload's key (`private/seal.ts`). The signature travels inside the stored and anchored envelope
  * (the HCS message, the log-mode leaf), so anyone holding the mirror's copy and
  * the agent's key history can check that the agent said it. Shared by the
  * server's guard (`kernel/signatures.ts`), the SDK that signs and the auditor's
@@ -22,11 +26,14 @@ export const Kid = z
     'kid must be 1-64 characters: letters, digits, . _ : - (starting with a letter or digit)',
   );
 
+/** 32 bytes in base64url without padding (43 characters): a key, a salt, a SHA-256 commitment. */
+const BYTES32 = /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+
 /** An Ed25519 public key: its 32 raw bytes in base64url, as a JWK's `x`. */
 export const PublicKey = z
   .string()
   .regex(
-    /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/,
+    BYTES32,
     'public_key must be a 32-byte Ed25519 public key in base64url without padding (43 characters, a JWK\'s "x")',
   );
 
@@ -39,8 +46,24 @@ export const Signature = z.strictObject({
       /^[A-Za-z0-9_-]{85}[AQgw]$/,
       'sig.value must be a 64-byte Ed25519 signature in base64url without padding (86 characters)',
     ),
+  /** The committed form: the random salt of `payload_commitment`. */
+  salt: z
+    .string()
+    .regex(BYTES32, 'sig.salt must be 32 random bytes in base64url without padding (43 characters)')
+    .optional(),
 });
 export type Signature = z.infer<typeof Signature>;
+
+/**
+ * `sig` as a sealed envelope carries it: the salt went into the ciphertext,
+ * the commitment it made stays in the clear. Only ever in anchored messages.
+ */
+export interface SealedSignature {
+  kid: string;
+  alg: typeof SIG_ALG;
+  value: string;
+  commitment: string;
+}
 
 /**
  * The members a signature covers, exactly as the client sends them (absent
@@ -56,11 +79,36 @@ export const SIGNED_FIELDS = WIRE_FIELDS.filter(
 
 type Signable = { [K in (typeof SIGNED_FIELDS)[number]]?: unknown };
 
-/** The signing input: RFC 8785 canonical JSON of the signed members, UTF-8. */
-export function signingInput(envelope: Signable): Uint8Array {
+const UTF8 = new TextEncoder();
+
+/**
+ * The signing input: RFC 8785 canonical JSON of the signed members, UTF-8.
+ * In the committed form (`commitment` given) `payload` is replaced by
+ * `payload_commitment`.
+ */
+export function signingInput(envelope: Signable, commitment?: string): Uint8Array {
   const signed: Record<string, unknown> = {};
   for (const field of SIGNED_FIELDS) signed[field] = envelope[field] ?? null;
-  return new TextEncoder().encode(canonicalJson(signed));
+  if (commitment !== undefined) {
+    delete signed.payload;
+    signed.payload_commitment = commitment;
+  }
+  return UTF8.encode(canonicalJson(signed));
+}
+
+/**
+ * `payload_commitment`: base64url(SHA-256(salt ‖ RFC 8785 JSON of payload)),
+ * salt being the 32 bytes `sig.salt` names. Without the salt it reveals
+ * nothing about the payload, not even whether two payloads are equal.
+ */
+export async function payloadCommitment(payload: unknown, salt: string): Promise<string | null> {
+  const raw = parseBase64Url(salt);
+  if (raw?.length !== 32) return null;
+  const json = UTF8.encode(canonicalJson(payload));
+  const input = new Uint8Array(32 + json.length);
+  input.set(raw);
+  input.set(json, 32);
+  return toBase64Url(new Uint8Array(await crypto.subtle.digest('SHA-256', input)));
 }
 
 const keys = new Map<string, Promise<CryptoKey>>();
@@ -78,17 +126,36 @@ function importPublicKey(publicKey: string): Promise<CryptoKey> | null {
   return key;
 }
 
-/** Whether `sig` is `publicKey`'s Ed25519 signature of the envelope's signing input (WebCrypto). */
+/**
+ * Whether `sig` is `publicKey`'s Ed25519 signature of the envelope's signing
+ * input (WebCrypto), in whichever form `sig` is: plain, committed with the
+ * salt (the commitment recomputed from the envelope's payload), or sealed
+ * (its `commitment` taken as it is: the payload is ciphertext).
+ */
 export async function signatureVerifies(
   envelope: Signable,
-  sig: Pick<Signature, 'value'>,
+  sig: { value: string; salt?: unknown; commitment?: unknown },
   publicKey: string,
 ): Promise<boolean> {
   const key = importPublicKey(publicKey);
   const value = parseBase64Url(sig.value);
   if (key === null || value?.length !== 64) return false;
+  if (sig.salt !== undefined && sig.commitment !== undefined) return false;
+  let commitment: string | null | undefined;
+  if (sig.salt !== undefined)
+    commitment =
+      typeof sig.salt === 'string' ? await payloadCommitment(envelope.payload, sig.salt) : null;
+  else if (sig.commitment !== undefined)
+    commitment =
+      typeof sig.commitment === 'string' && BYTES32.test(sig.commitment) ? sig.commitment : null;
+  if (commitment === null) return false;
   try {
-    return await crypto.subtle.verify(SIG_ALG, await key, value, signingInput(envelope));
+    return await crypto.subtle.verify(
+      SIG_ALG,
+      await key,
+      value,
+      signingInput(envelope, commitment),
+    );
   } catch {
     return false;
   }
