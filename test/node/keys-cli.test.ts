@@ -14,12 +14,18 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/wirestream.mjs');
 const AGENT = `agent:keys-cli-${Date.now().toString(36)}`;
 const PROJECT = `project:keys-cli-${Date.now().toString(36)}`;
+/** A private project's stream (PRIVATE_PROJECTS below): its payloads are sealed on HCS. */
+const SECRET_STREAM = `project:keys-cli-sec-${Date.now().toString(36)}`;
+const PRIVATE = {
+  PRIVATE_PROJECTS: '{"sec":{"streams":["project:keys-cli-sec-"]}}',
+  PAYLOAD_KEK: `test-kek:${Buffer.alloc(32, 7).toString('base64')}`,
+};
 let server: DevServer;
 let token = '';
 let home = '';
 
 beforeAll(async () => {
-  server = await startDevServer();
+  server = await startDevServer(PRIVATE);
   token = (await tokenFor(server, AGENT)) ?? '';
   home = mkdtempSync(path.join(tmpdir(), 'wirestream-keys-'));
 }, 120_000);
@@ -59,8 +65,8 @@ async function anchored(stream: string): Promise<Served[]> {
 }
 
 const json = (r: ScriptRun) => JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
-const append = (key?: string) =>
-  cli(['append', PROJECT, '--type', 'review.concern', '--payload', '{"concern":"cli"}'], key);
+const append = (key?: string, stream = PROJECT) =>
+  cli(['append', stream, '--type', 'review.concern', '--payload', '{"concern":"cli"}'], key);
 
 describe('wirestream keys', { timeout: 90_000 }, () => {
   it('makes a key, registers it, signs with it, rotates it and revokes the new one', async () => {
@@ -82,6 +88,9 @@ describe('wirestream keys', { timeout: 90_000 }, () => {
     expect(unsigned.stderr).toContain(first.kid);
     const signed = await append(first.file);
     expect(signed.code, signed.stderr).toBe(0);
+    // The CLI signs in the committed form, which a private project requires.
+    const sealed = await append(first.file, SECRET_STREAM);
+    expect(sealed.code, sealed.stderr).toBe(0);
 
     const rotated = await cli(['keys', 'rotate', '--json'], first.file);
     expect(rotated.code, rotated.stderr).toBe(0);
@@ -128,6 +137,12 @@ describe('wirestream keys', { timeout: 90_000 }, () => {
     expect(json(plain as ScriptRun)).toMatchObject({ ok: false, reason: 'unsigned' });
     expect(bySecond?.code).toBe(1);
     expect(json(bySecond as ScriptRun)).toMatchObject({ ok: false, reason: 'revoked' });
+
+    // A private project's Wire: checked on the mirror without its data key.
+    const [secret] = await anchored(SECRET_STREAM);
+    const bySealed = await check(secret as Served);
+    expect(bySealed.code, bySealed.stderr).toBe(0);
+    expect(json(bySealed)).toMatchObject({ ok: true, kid: first.kid, payload: 'sealed' });
   });
 
   it('refuses to write a key file inside a git work tree', async () => {
