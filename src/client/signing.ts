@@ -143,15 +143,26 @@ export type AuditResult =
       detail: string;
     };
 
-/** Opens a sealed envelope with its data key, for `verifyAnchoredWire`: the clear Wire, or why not. */
+/**
+ * A sealed envelope opened with its data key, for `verifyAnchoredWire`: the
+ * clear Wire, why it does not open, or null (not sealed, or no key given).
+ */
 async function opened(
   envelope: Record<string, unknown>,
   dataKey: ((kid: string) => CryptoKey | Promise<CryptoKey>) | undefined,
-): Promise<Record<string, unknown> | AuditResult | null> {
+): Promise<{ wire: Record<string, unknown> } | { failure: AuditResult } | null> {
   const enc = encOf(envelope);
   if (enc === null || dataKey === undefined) return null;
-  const result = await openEnvelope(envelope, await dataKey(enc.kid));
-  return result.ok ? result.wire : { ok: false, reason: 'payload-mismatch', detail: result.detail };
+  let key: CryptoKey;
+  try {
+    key = await dataKey(enc.kid);
+  } catch (error) {
+    const detail = `no data key ${enc.kid}: ${(error as Error).message}`;
+    return { failure: { ok: false, reason: 'needs-key', detail } };
+  }
+  const result = await openEnvelope(envelope, key);
+  if (result.ok) return { wire: result.wire };
+  return { failure: { ok: false, reason: 'payload-mismatch', detail: result.detail } };
 }
 
 /**
@@ -189,8 +200,9 @@ export async function verifyAnchoredWire(
     return { ok: false, reason: 'unsigned', detail: 'the Wire carries no sig' };
   }
   const sealed = encOf(wire) !== null;
-  const clear = await opened(wire, options.dataKey);
-  if (clear !== null && 'ok' in clear) return clear as AuditResult;
+  const open = await opened(wire, options.dataKey);
+  if (open !== null && 'failure' in open) return open.failure;
+  const clear = open?.wire ?? null;
   if (sealed && sig.commitment === undefined && clear === null) {
     return {
       ok: false,
