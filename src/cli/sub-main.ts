@@ -28,11 +28,15 @@ export function subjectOf(jwt: string | undefined): string | undefined {
  * the error (see `reportError`), not a minute of silent backoff; 5xx and 429
  * are retried as the SDK does, each retry said on stderr.
  */
-export function envClient(output: Output = processOutput([]), sender?: string): WirestreamClient {
+export function envClient(
+  output: Output = processOutput([]),
+  sender?: string,
+  baseUrl = serverUrl(),
+): WirestreamClient {
   const token = envToken();
   let networkRetries = 0;
   return new WirestreamClient({
-    baseUrl: serverUrl(),
+    baseUrl,
     ...(token ? { token } : {}),
     ...(sender ? { sender } : {}),
     WebSocket: WebSocket as unknown as WebSocketConstructor,
@@ -42,7 +46,7 @@ export function envClient(output: Output = processOutput([]), sender?: string): 
         return;
       }
       if (networkRetries++ > 0) throw error;
-      output.err(`no answer from ${serverUrl()} (${error.detail}); retrying once…`);
+      output.err(`no answer from ${baseUrl} (${error.detail}); retrying once…`);
     },
   });
 }
