@@ -1,0 +1,242 @@
+// An outsider's verifier of log mode (issue 31), written for the acceptance
+// test from the specifications alone — RFC 9162 §2.1 (Merkle tree hashes,
+// inclusion and consistency verification), C2SP signed-note and
+// tlog-checkpoint, Hedera's topic running hash v3 — with node:crypto and
+// fetch. It deliberately imports nothing from src/: if the project's Merkle,
+// note or running-hash code were wrong, this would disagree with it.
+import {
+  createHash,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  verify,
+} from 'node:crypto';
+
+const sha = (algorithm: string, ...parts: (Buffer | string)[]) => {
+  const h = createHash(algorithm);
+  for (const p of parts) h.update(p);
+  return h.digest();
+};
+const sha256 = (...parts: (Buffer | string)[]) => sha('sha256', ...parts);
+
+// ---- RFC 9162 §2.1 ---------------------------------------------------------
+
+export const leafHash = (leaf: string) => sha256(Buffer.of(0), Buffer.from(leaf, 'utf8'));
+const nodeHash = (left: Buffer, right: Buffer) => sha256(Buffer.of(1), left, right);
+
+/** RFC 9162 §2.1.3.2, step by step. */
+export function inclusionHolds(
+  index: number,
+  size: number,
+  leaf: Buffer,
+  path: Buffer[],
+  root: Buffer,
+): boolean {
+  if (index >= size) return false;
+  let fn = index;
+  let sn = size - 1;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      r = nodeHash(p, r);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 && r.equals(root);
+}
+
+/** RFC 9162 §2.1.4.2, step by step. */
+export function consistencyHolds(
+  first: number,
+  second: number,
+  firstRoot: Buffer,
+  secondRoot: Buffer,
+  proof: Buffer[],
+): boolean {
+  if (first === second) return proof.length === 0 && firstRoot.equals(secondRoot);
+  if (first < 1 || first > second || proof.length === 0) return false;
+  const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : [...proof];
+  if (path.length === 0) return false;
+  let fn = first - 1;
+  let sn = second - 1;
+  while (fn % 2 === 1) {
+    fn >>= 1;
+    sn >>= 1;
+  }
+  let fr = path[0] as Buffer;
+  let sr = path[0] as Buffer;
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      if (fn % 2 === 0) {
+        while (fn % 2 === 0 && fn !== 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1;
+    sn >>= 1;
+  }
+  return sn === 0 && fr.equals(firstRoot) && sr.equals(secondRoot);
+}
+
+// ---- C2SP signed-note / tlog-checkpoint (ed25519) --------------------------
+
+const SPKI_ED25519 = Buffer.from('302a300506032b6570032100', 'hex');
+const keyHash = (name: string, publicKey: Buffer) =>
+  sha256(`${name}\n`, Buffer.of(1), publicKey).subarray(0, 4);
+
+export interface Key {
+  name: string;
+  hash: Buffer;
+  publicKey: KeyObject;
+}
+
+export function readVerifierKey(vkey: string): Key {
+  const [name = '', hex = '', ...rest] = vkey.split('+');
+  const raw = Buffer.from(rest.join('+'), 'base64');
+  if (raw.length !== 33 || raw[0] !== 1) throw new Error(`not an ed25519 verifier key: ${vkey}`);
+  const pub = raw.subarray(1);
+  if (keyHash(name, pub).toString('hex') !== hex) throw new Error(`key hash mismatch: ${vkey}`);
+  const publicKey = createPublicKey({
+    key: Buffer.concat([SPKI_ED25519, pub]),
+    format: 'der',
+    type: 'spki',
+  });
+  return { name, hash: keyHash(name, pub), publicKey };
+}
+
+/** A fresh key pair in C2SP form (signer key for `LOG_SIGNER_KEY`), and a signer for forgeries. */
+export function newLogKey(name: string) {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32);
+  const pub = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  const hex = keyHash(name, pub).toString('hex');
+  return {
+    signer: `PRIVATE+KEY+${name}+${hex}+${Buffer.concat([Buffer.of(1), seed]).toString('base64')}`,
+    verifier: `${name}+${hex}+${Buffer.concat([Buffer.of(1), pub]).toString('base64')}`,
+    signNote: (text: string) => {
+      const sig = sign(null, Buffer.from(text, 'utf8'), privateKey);
+      const blob = Buffer.concat([keyHash(name, pub), sig]).toString('base64');
+      return `${text}\n— ${name} ${blob}\n`;
+    },
+  };
+}
+
+export interface Checkpoint {
+  origin: string;
+  size: number;
+  root: Buffer;
+  extensions: string[];
+}
+
+/** The checkpoint a note carries, or null; `signed` says whether `key` signed it. */
+export function readNote(
+  note: string,
+  key: Key,
+): { checkpoint: Checkpoint | null; signed: boolean } {
+  const cut = note.lastIndexOf('\n\n');
+  const text = note.slice(0, cut + 1);
+  const [origin = '', size = '', root = '', ...extensions] = text.slice(0, -1).split('\n');
+  const checkpoint =
+    cut > 0 && /^\d+$/.test(size)
+      ? { origin, size: Number(size), root: Buffer.from(root, 'base64'), extensions }
+      : null;
+  let signed = false;
+  for (const line of note.slice(cut + 2, -1).split('\n')) {
+    const [dash, name, b64 = ''] = line.split(' ');
+    const blob = Buffer.from(b64, 'base64');
+    if (
+      dash !== '—' ||
+      name !== key.name ||
+      blob.length !== 68 ||
+      !blob.subarray(0, 4).equals(key.hash)
+    )
+      continue;
+    signed = verify(null, Buffer.from(text, 'utf8'), key.publicKey, blob.subarray(4));
+  }
+  return { checkpoint, signed };
+}
+
+export const prevLineOf = (note: string) => `prev ${sha256(note).toString('base64')}`;
+
+// ---- HCS running hash v3 and the mirror node's REST API --------------------
+
+export interface MirrorMessage {
+  consensus_timestamp: string;
+  message: string;
+  payer_account_id: string;
+  running_hash: string;
+  sequence_number: number;
+  topic_id: string;
+}
+
+const u64 = (n: number | bigint) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64BE(BigInt(n));
+  return b;
+};
+const entity = (id: string) => id.split('.').map((part) => u64(Number(part)));
+
+/** SHA-384(previous ‖ 3 ‖ payer ‖ topic ‖ seconds ‖ nanos(u32) ‖ sequence ‖ SHA-384(message)). */
+export function runningHash(previous: Buffer, m: MirrorMessage): Buffer {
+  const [seconds = '0', nanos = '0'] = m.consensus_timestamp.split('.');
+  const n = Buffer.alloc(4);
+  n.writeUInt32BE(Number(nanos.padEnd(9, '0')));
+  return sha(
+    'sha384',
+    previous,
+    u64(3),
+    ...entity(m.payer_account_id),
+    ...entity(m.topic_id),
+    u64(BigInt(seconds)),
+    n,
+    u64(m.sequence_number),
+    sha('sha384', Buffer.from(m.message, 'base64')),
+  );
+}
+
+export async function allMessages(mirror: string, topicId: string): Promise<MirrorMessage[]> {
+  const out: MirrorMessage[] = [];
+  let next: string | null = `/api/v1/topics/${topicId}/messages?limit=25&order=asc`;
+  while (next) {
+    const page = (await (await fetch(new URL(next, mirror))).json()) as {
+      messages: MirrorMessage[];
+      links?: { next?: string | null };
+    };
+    out.push(...page.messages);
+    next = page.messages.length > 0 ? (page.links?.next ?? null) : null;
+  }
+  return out;
+}
+
+/** Sequence numbers whose running hash does not follow from the one before. */
+export function brokenRunningHashes(messages: MirrorMessage[]): number[] {
+  let previous = Buffer.alloc(48);
+  const broken: number[] = [];
+  for (const [i, m] of messages.entries()) {
+    if (
+      m.sequence_number !== i + 1 ||
+      !runningHash(previous, m).equals(Buffer.from(m.running_hash, 'base64'))
+    )
+      broken.push(m.sequence_number);
+    previous = Buffer.from(m.running_hash, 'base64');
+  }
+  return broken;
+}

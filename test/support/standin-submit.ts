@@ -1,0 +1,37 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * Submits `messages` to HCS topic `topicId` on the stand-in at `url` (a new
+ * topic when `topicId` is null) as its operator, with the SDK's gRPC-web
+ * build, the way any holder of the topic's submit key could. Returns the id.
+ */
+export async function submitToStandin(
+  url: string,
+  topicId: string | null,
+  messages: string[],
+): Promise<string> {
+  (globalThis as { window?: unknown }).window ??= globalThis;
+  const sdk = await import(
+    pathToFileURL(path.join(ROOT, 'node_modules/@hashgraph/sdk/lib/browser.js')).href
+  );
+  const info = (await (await fetch(`${url}/__standin/info`)).json()) as Record<string, string>;
+  const host = url.replace(/^http:\/\//, '');
+  const client = new sdk.Client({ network: { [host]: '0.0.3' }, scheduleNetworkUpdate: false });
+  client.setOperator(info.operatorId, sdk.PrivateKey.fromStringDer(info.operatorKey));
+  let id = topicId;
+  if (id === null) {
+    const created = await (await new sdk.TopicCreateTransaction().execute(client)).getReceipt(
+      client,
+    );
+    id = String(created.topicId.toString());
+  }
+  for (const message of messages) {
+    const tx = new sdk.TopicMessageSubmitTransaction({ topicId: id, message });
+    await (await tx.execute(client)).getReceipt(client);
+  }
+  client.close();
+  return id;
+}
