@@ -240,3 +240,78 @@ export function brokenRunningHashes(messages: MirrorMessage[]): number[] {
   }
   return broken;
 }
+
+// ---- The checks, from a proof's JSON and the mirror ------------------------
+
+/** The fields of `GET /v1/wires/{id}/proof` (mode "log") these checks read. */
+export interface Proof {
+  wire_id: string;
+  stream_seq: number;
+  leaf: string;
+  leaf_index: number;
+  inclusion_path: string[];
+  checkpoint: string;
+  checkpoint_anchor: { hcs_topic_id: string; hcs_sequence_number: number; running_hash: string };
+}
+
+export const b64 = (s: string) => Buffer.from(s, 'base64');
+export const textOf = (m: MirrorMessage) => b64(m.message).toString('utf8');
+
+/** What the independent verifier finds wrong with one proof (nothing: []). */
+export async function checkProof(mirror: string, vkey: string, p: Proof): Promise<string[]> {
+  const key = readVerifierKey(vkey);
+  const messages = await allMessages(mirror, p.checkpoint_anchor.hcs_topic_id);
+  const seq = p.checkpoint_anchor.hcs_sequence_number;
+  const onHcs = messages[seq - 1];
+  const found: string[] = [];
+  const leaf = JSON.parse(p.leaf) as Record<string, unknown>;
+  if (leaf.wire_id !== p.wire_id || leaf.stream_seq !== p.stream_seq) found.push('leaf');
+  if (!onHcs || textOf(onHcs) !== p.checkpoint) found.push('on-hcs');
+  if (!readNote(p.checkpoint, key).signed) found.push('signature');
+  const cp = onHcs ? readNote(textOf(onHcs), key).checkpoint : null;
+  const path = p.inclusion_path.map(b64);
+  if (!cp || !inclusionHolds(p.leaf_index, cp.size, leafHash(p.leaf), path, cp.root))
+    found.push('inclusion');
+  if (
+    brokenRunningHashes(messages).includes(seq) ||
+    onHcs?.running_hash !== p.checkpoint_anchor.running_hash
+  )
+    found.push('running-hash');
+  return found;
+}
+
+/** What the independent verifier finds wrong with the topic's checkpoint chain, by HCS message. */
+export async function checkChain(
+  mirror: string,
+  vkey: string,
+  topicId: string,
+  consistencyPath: (from: number, to: number) => Promise<string[]>,
+): Promise<{ checkpoints: number; found: string[] }> {
+  const key = readVerifierKey(vkey);
+  const origin = `${key.name}/${topicId}`;
+  const messages = await allMessages(mirror, topicId);
+  const found = brokenRunningHashes(messages).map((seq) => `running-hash #${seq}`);
+  let previous: { note: string; size: number; root: Buffer } | null = null;
+  let checkpoints = 0;
+  for (const m of messages) {
+    const note = textOf(m);
+    const { checkpoint: cp, signed } = readNote(note, key);
+    if (cp?.origin !== origin) continue;
+    checkpoints++;
+    if (!signed) {
+      found.push(`signature #${m.sequence_number}`);
+      continue;
+    }
+    const prev = cp.extensions.find((l) => l.startsWith('prev '));
+    if (prev !== (previous ? prevLineOf(previous.note) : undefined))
+      found.push(`prev #${m.sequence_number}`);
+    if (previous) {
+      const proof =
+        previous.size === cp.size ? [] : (await consistencyPath(previous.size, cp.size)).map(b64);
+      if (!consistencyHolds(previous.size, cp.size, previous.root, cp.root, proof))
+        found.push(`consistency #${m.sequence_number}`);
+    }
+    previous = { note, size: cp.size, root: cp.root };
+  }
+  return { checkpoints, found };
+}

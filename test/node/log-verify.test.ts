@@ -14,15 +14,14 @@ import { runScript } from '../support/run-script';
 import { submitToStandin } from '../support/standin-submit';
 import {
   allMessages,
-  brokenRunningHashes,
-  consistencyHolds,
-  inclusionHolds,
-  leafHash,
+  b64,
+  checkChain,
+  checkProof,
   type MirrorMessage,
   newLogKey,
   prevLineOf,
-  readNote,
   readVerifierKey,
+  textOf,
 } from './independent-log-verifier';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -38,8 +37,6 @@ const dev = devServerForFile(SENDER, 120_000, {
 const STREAMS = 12;
 const ROUNDS = 4;
 const run = Date.now().toString(36);
-const b64 = (s: string) => Buffer.from(s, 'base64');
-const textOf = (m: MirrorMessage) => b64(m.message).toString('utf8');
 
 let client: WirestreamClient;
 let topicId = '';
@@ -50,61 +47,15 @@ const consistency = (from: number, to: number) =>
     `/v1/topics/${topicId}/log/consistency?from=${from}&to=${to}`,
   );
 
-/** What the independent verifier finds wrong with one proof (nothing: []). */
-async function independentProof(p: LogProof): Promise<string[]> {
-  const key = readVerifierKey(KEY.verifier);
-  const messages = await allMessages(mirror(), p.checkpoint_anchor.hcs_topic_id);
-  const seq = p.checkpoint_anchor.hcs_sequence_number;
-  const onHcs = messages[seq - 1];
-  const found: string[] = [];
-  const leaf = JSON.parse(p.leaf) as Record<string, unknown>;
-  if (leaf.wire_id !== p.wire_id || leaf.stream_seq !== p.stream_seq) found.push('leaf');
-  if (!onHcs || textOf(onHcs) !== p.checkpoint) found.push('on-hcs');
-  if (!readNote(p.checkpoint, key).signed) found.push('signature');
-  const cp = onHcs ? readNote(textOf(onHcs), key).checkpoint : null;
-  const path = p.inclusion_path.map(b64);
-  if (!cp || !inclusionHolds(p.leaf_index, cp.size, leafHash(p.leaf), path, cp.root))
-    found.push('inclusion');
-  if (
-    brokenRunningHashes(messages).includes(seq) ||
-    onHcs?.running_hash !== p.checkpoint_anchor.running_hash
-  )
-    found.push('running-hash');
-  return found;
-}
-
-/** What the independent verifier finds wrong with the topic's checkpoint chain, by HCS message. */
-async function independentChain(): Promise<{ checkpoints: number; found: string[] }> {
-  const key = readVerifierKey(KEY.verifier);
-  const origin = `${key.name}/${topicId}`;
-  const messages = await allMessages(mirror(), topicId);
-  const found = brokenRunningHashes(messages).map((seq) => `running-hash #${seq}`);
-  let previous: { note: string; size: number; root: Buffer } | null = null;
-  let checkpoints = 0;
-  for (const m of messages) {
-    const note = textOf(m);
-    const { checkpoint: cp, signed } = readNote(note, key);
-    if (cp?.origin !== origin) continue;
-    checkpoints++;
-    if (!signed) {
-      found.push(`signature #${m.sequence_number}`);
-      continue;
-    }
-    const prev = cp.extensions.find((l) => l.startsWith('prev '));
-    if (prev !== (previous ? prevLineOf(previous.note) : undefined))
-      found.push(`prev #${m.sequence_number}`);
-    if (previous) {
-      const proof =
-        previous.size === cp.size
-          ? []
-          : (await consistency(previous.size, cp.size)).consistency_path.map(b64);
-      if (!consistencyHolds(previous.size, cp.size, previous.root, cp.root, proof))
-        found.push(`consistency #${m.sequence_number}`);
-    }
-    previous = { note, size: cp.size, root: cp.root };
-  }
-  return { checkpoints, found };
-}
+/** What the independent verifier finds wrong with one proof, or with the topic's checkpoints. */
+const independentProof = (p: LogProof) => checkProof(mirror(), KEY.verifier, p);
+const independentChain = () =>
+  checkChain(
+    mirror(),
+    KEY.verifier,
+    topicId,
+    async (from, to) => (await consistency(from, to)).consistency_path,
+  );
 
 function cli(args: string[]) {
   const env = { ...process.env, WIRESTREAM_URL: dev.server.url, WIRESTREAM_TOKEN: dev.token ?? '' };
