@@ -7,6 +7,14 @@ import { emit, type Output } from './format';
 import { ProgressBar } from './progress';
 import { UsageError } from './usage';
 
+/** What a log-mode check needs: the mirror, the pinned key if any, the API and the output. */
+interface LogContext {
+  mirrorUrl: string;
+  key: string | undefined;
+  client: () => WirestreamClient;
+  output: Output;
+}
+
 export interface VerifyFlags {
   mirror?: string;
   proof?: string;
@@ -29,7 +37,7 @@ export async function verify(
   const mirrorUrl = flags.mirror ?? process.env.WIRESTREAM_MIRROR_URL ?? 'http://127.0.0.1:5551';
   if (flags.proof !== undefined) {
     if (target !== undefined) throw new UsageError('verify --proof takes no topic');
-    return verifyProof(flags.proof, { mirrorUrl, key: flags.key }, client, output);
+    return verifyProof(flags.proof, { mirrorUrl, key: flags.key, client, output });
   }
   if (target === undefined) throw new UsageError('missing argument: wirestream verify <topic>');
   if (!/^\d+\.\d+\.\d+$/.test(target)) {
@@ -38,8 +46,14 @@ export async function verify(
   if (flags.key !== undefined && !flags.log)
     throw new UsageError('--key goes with --log or --proof');
   return flags.log
-    ? verifyLog(target, { mirrorUrl, key: flags.key }, client, output)
+    ? verifyLog(target, { mirrorUrl, key: flags.key, client, output })
     : verifyChain(target, mirrorUrl, output);
+}
+
+/** Prints the result; its exit code: 0 only when every check held. */
+function report(output: Output, result: { ok: boolean }, human: string): number {
+  emit(output, result, human);
+  return result.ok ? 0 : 1;
 }
 
 async function verifyChain(topicId: string, mirrorUrl: string, output: Output): Promise<number> {
@@ -53,17 +67,11 @@ async function verifyChain(topicId: string, mirrorUrl: string, output: Output): 
   const human = result.ok
     ? `ok: ${result.checked} messages of ${topicId} chain to running hash #${result.last_sequence_number}`
     : `FAILED at #${result.problem?.sequence_number}: ${result.problem?.reason} (${result.checked} checked before)`;
-  emit(output, result, human);
-  return result.ok ? 0 : 1;
+  return report(output, result, human);
 }
 
-async function verifyLog(
-  topicId: string,
-  o: { mirrorUrl: string; key: string | undefined },
-  client: () => WirestreamClient,
-  output: Output,
-): Promise<number> {
-  const api = client();
+async function verifyLog(topicId: string, o: LogContext): Promise<number> {
+  const api = o.client();
   const total = await latestSequence({ mirrorUrl: o.mirrorUrl }, topicId);
   const bar = new ProgressBar(`verify ${topicId} --log`, total);
   const result = await verifyLogChain(
@@ -83,8 +91,7 @@ async function verifyLog(
   const human = result.ok
     ? `ok: ${result.checkpoints} checkpoints of ${result.log_origin ?? topicId} signed, chained and consistent (${result.consistency_checked} consistency proofs, tree of ${result.last_tree_size} leaves); running hashes of ${result.messages} messages recomputed${key}`
     : [`FAILED: ${result.findings.length} finding(s) on ${topicId}${key}`, ...lines].join('\n');
-  emit(output, result, human);
-  return result.ok ? 0 : 1;
+  return report(o.output, result, human);
 }
 
 /** A proof from a file (`-` is stdin) or, for anything else, the API's proof of that wire_id. */
@@ -103,16 +110,11 @@ async function proofOf(source: string, client: () => WirestreamClient): Promise<
   return client().proof(source);
 }
 
-async function verifyProof(
-  source: string,
-  o: { mirrorUrl: string; key: string | undefined },
-  client: () => WirestreamClient,
-  output: Output,
-): Promise<number> {
-  const proof = (await proofOf(source, client)) as Record<string, unknown>;
+async function verifyProof(source: string, o: LogContext): Promise<number> {
+  const proof = (await proofOf(source, o.client)) as Record<string, unknown>;
   if (proof?.mode !== 'log') {
     if (o.key !== undefined) throw new UsageError('--key is for log-mode proofs only');
-    return verifyEnvelopeProof(proof, { mirrorUrl: o.mirrorUrl }, output);
+    return verifyEnvelopeProof(proof, { mirrorUrl: o.mirrorUrl }, o.output);
   }
   const result = await verifyLogProof(
     { mirrorUrl: o.mirrorUrl, ...(o.key !== undefined ? { verifierKey: o.key } : {}) },
@@ -125,8 +127,7 @@ async function verifyProof(
   const head = result.ok
     ? `ok: Wire ${result.wire_id} is leaf ${result.leaf_index} of the checkpoint at ${where}${key}`
     : `FAILED ${result.problem?.check}: ${result.problem?.reason}`;
-  emit(output, result, [head, ...lines].join('\n'));
-  return result.ok ? 0 : 1;
+  return report(o.output, result, [head, ...lines].join('\n'));
 }
 
 /** An envelope-mode proof: the Wire is the message at its sequence number, whose running hash follows. */
@@ -157,6 +158,5 @@ async function verifyEnvelopeProof(
   const human = checked.ok
     ? `ok: Wire ${String(proof.wire_id)} is message ${topicId}#${seq}, its running hash follows`
     : `FAILED: ${checked.reason}`;
-  emit(output, result, human);
-  return checked.ok ? 0 : 1;
+  return report(output, result, human);
 }

@@ -25,7 +25,33 @@ const sha256 = (...parts: (Buffer | string)[]) => sha('sha256', ...parts);
 export const leafHash = (leaf: string) => sha256(Buffer.of(0), Buffer.from(leaf, 'utf8'));
 const nodeHash = (left: Buffer, right: Buffer) => sha256(Buffer.of(1), left, right);
 
-/** RFC 9162 §2.1.3.2, step by step. */
+/**
+ * The walk up the tree that RFC 9162 §2.1.3.2 and §2.1.4.2 share: each path
+ * element is a left sibling (`left`) or a right one (`right`); false if the
+ * path is too long or too short for the tree.
+ */
+function walk(
+  fn0: number,
+  sn0: number,
+  path: Buffer[],
+  left: (c: Buffer) => void,
+  right: (c: Buffer) => void,
+): boolean {
+  let [fn, sn] = [fn0, sn0];
+  for (const c of path) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      left(c);
+      while (fn % 2 === 0 && fn !== 0) [fn, sn] = [fn >> 1, sn >> 1];
+    } else {
+      right(c);
+    }
+    [fn, sn] = [fn >> 1, sn >> 1];
+  }
+  return sn === 0;
+}
+
+/** RFC 9162 §2.1.3.2. */
 export function inclusionHolds(
   index: number,
   size: number,
@@ -34,29 +60,22 @@ export function inclusionHolds(
   root: Buffer,
 ): boolean {
   if (index >= size) return false;
-  let fn = index;
-  let sn = size - 1;
   let r = leaf;
-  for (const p of path) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
-      r = nodeHash(p, r);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn >>= 1;
-          sn >>= 1;
-        }
-      }
-    } else {
-      r = nodeHash(r, p);
-    }
-    fn >>= 1;
-    sn >>= 1;
-  }
-  return sn === 0 && r.equals(root);
+  const fits = walk(
+    index,
+    size - 1,
+    path,
+    (c) => {
+      r = nodeHash(c, r);
+    },
+    (c) => {
+      r = nodeHash(r, c);
+    },
+  );
+  return fits && r.equals(root);
 }
 
-/** RFC 9162 §2.1.4.2, step by step. */
+/** RFC 9162 §2.1.4.2. */
 export function consistencyHolds(
   first: number,
   second: number,
@@ -67,33 +86,23 @@ export function consistencyHolds(
   if (first === second) return proof.length === 0 && firstRoot.equals(secondRoot);
   if (first < 1 || first > second || proof.length === 0) return false;
   const path = (first & (first - 1)) === 0 ? [firstRoot, ...proof] : [...proof];
-  if (path.length === 0) return false;
-  let fn = first - 1;
-  let sn = second - 1;
-  while (fn % 2 === 1) {
-    fn >>= 1;
-    sn >>= 1;
-  }
+  let [fn, sn] = [first - 1, second - 1];
+  while (fn % 2 === 1) [fn, sn] = [fn >> 1, sn >> 1];
   let fr = path[0] as Buffer;
-  let sr = path[0] as Buffer;
-  for (const c of path.slice(1)) {
-    if (sn === 0) return false;
-    if (fn % 2 === 1 || fn === sn) {
+  let sr = fr;
+  const fits = walk(
+    fn,
+    sn,
+    path.slice(1),
+    (c) => {
       fr = nodeHash(c, fr);
       sr = nodeHash(c, sr);
-      if (fn % 2 === 0) {
-        while (fn % 2 === 0 && fn !== 0) {
-          fn >>= 1;
-          sn >>= 1;
-        }
-      }
-    } else {
+    },
+    (c) => {
       sr = nodeHash(sr, c);
-    }
-    fn >>= 1;
-    sn >>= 1;
-  }
-  return sn === 0 && fr.equals(firstRoot) && sr.equals(secondRoot);
+    },
+  );
+  return fits && fr.equals(firstRoot) && sr.equals(secondRoot);
 }
 
 // ---- C2SP signed-note / tlog-checkpoint (ed25519) --------------------------
