@@ -109,7 +109,7 @@ export async function verifyLogChain(
   });
   if (claims.length === 0) return result(null, null);
 
-  const key = await keyFor(options, claims[0] as Claim);
+  const key = await keyFor(options, claims);
   if (!key.ok) {
     findings.push({ check: 'key', sequence_number: 0, tree_size: null, detail: key.reason });
     return result(null, null);
@@ -122,7 +122,7 @@ export async function verifyLogChain(
 /** The log's key: pinned by the caller, else as the API serves it (trust on first use). */
 async function keyFor(
   options: { verifierKey?: string; api?: ApiGet },
-  first: Claim,
+  claims: Claim[],
 ): Promise<
   { ok: true; verifier: NoteVerifier; source: 'pinned' | 'api' } | { ok: false; reason: string }
 > {
@@ -130,20 +130,26 @@ async function keyFor(
     const pinned = await logVerifier(options.verifierKey, '');
     return pinned.ok ? { ...pinned, source: 'pinned' } : pinned;
   }
-  if (!options.api) return { ok: false, reason: 'no verifier key: pin one or give the API' };
-  const size = first.checkpoint.size;
-  const answer = (await options
-    .api(consistencyPath(first.checkpoint, size, size))
-    .catch((error: Error) => ({ error: error.message }))) as ConsistencyAnswer & { error?: string };
-  if (typeof answer.verifier_key !== 'string') {
-    return {
-      ok: false,
-      reason: `the API serves no verifier key: ${answer.error ?? 'none in its answer'}`,
-    };
+  const api = options.api;
+  if (!api) return { ok: false, reason: 'no verifier key: pin one or give the API' };
+  // The API knows only its own checkpoints' sizes: a forged first claim may name another.
+  let why = 'none in its answer';
+  for (const size of [...new Set(claims.map((c) => c.checkpoint.size))].slice(0, KEY_TRIES)) {
+    const path = consistencyPath((claims[0] as Claim).checkpoint, size, size);
+    const answer = (await api(path).catch((error: Error) => ({
+      error: error.message,
+    }))) as ConsistencyAnswer & { error?: string };
+    if (typeof answer.verifier_key === 'string') {
+      const served = await logVerifier(undefined, answer.verifier_key);
+      return served.ok ? { ...served, source: 'api' } : served;
+    }
+    why = answer.error ?? why;
   }
-  const served = await logVerifier(undefined, answer.verifier_key);
-  return served.ok ? { ...served, source: 'api' } : served;
+  return { ok: false, reason: `the API serves no verifier key: ${why}` };
 }
+
+/** Tree sizes asked of the API for the log's key at most, when none is pinned. */
+const KEY_TRIES = 10;
 
 const consistencyPath = (cp: Checkpoint, from: number, to: number) =>
   `/v1/topics/${cp.origin.slice(cp.origin.lastIndexOf('/') + 1)}/log/consistency?from=${from}&to=${to}`;
