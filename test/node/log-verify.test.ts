@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type LogProof, verifyLogChain, verifyLogProof, WirestreamClient } from '../../src/client';
 import { devServerForFile } from '../support/dev-server';
 import { runScript } from '../support/run-script';
-import { submitToStandin } from '../support/standin-submit';
+import { submitToStandin, whileTampered } from '../support/standin-submit';
 import {
   allMessages,
   b64,
@@ -212,14 +212,7 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
 
   it('catches a mirror serving a wrong running hash for a checkpoint', async () => {
     const seq = proofs[0]?.checkpoint_anchor.hcs_sequence_number ?? 0;
-    const tamper = (restore: boolean) =>
-      fetch(`${mirror()}/__standin/tamper`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ topicId, sequenceNumber: seq, restore }),
-      });
-    expect((await tamper(false)).status).toBe(200);
-    try {
+    await whileTampered(mirror(), topicId, seq, async () => {
       const sdk = await verifyLogProof({ mirrorUrl: mirror() }, proofs[0]);
       expect(sdk.problem?.check).toBe('running-hash');
       expect(await independentProof(proofs[0] as LogProof)).toEqual(['running-hash']);
@@ -229,9 +222,7 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
       expect(JSON.parse(log.stdout).findings).toContainEqual(
         expect.objectContaining({ check: 'running-hash', sequence_number: seq }),
       );
-    } finally {
-      await tamper(true);
-    }
+    });
   });
 
   it('catches checkpoints on HCS that are forged or do not extend the one before', async () => {

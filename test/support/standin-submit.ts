@@ -35,3 +35,28 @@ export async function submitToStandin(
   client.close();
   return id;
 }
+
+/**
+ * Runs `check` while the stand-in's mirror serves a wrong running hash for
+ * message `seq` of `topicId` (`POST /__standin/tamper`), then restores it.
+ */
+export async function whileTampered<T>(
+  url: string,
+  topicId: string,
+  seq: number,
+  check: () => Promise<T>,
+): Promise<T> {
+  const tamper = (restore: boolean) =>
+    fetch(`${url}/__standin/tamper`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ topicId, sequenceNumber: seq, restore }),
+    });
+  const res = await tamper(false);
+  if (res.status !== 200) throw new Error(`tamper: ${res.status} ${await res.text()}`);
+  try {
+    return await check();
+  } finally {
+    await tamper(true);
+  }
+}
