@@ -12,6 +12,10 @@ const SHIMMED_WORKERS = {
   } as Record<string, string>,
 };
 
+/** src/anchor/sdk-omitted: see `[alias]` in wrangler.toml. */
+const omittedFromSdk = (name: string) =>
+  path.join(import.meta.dirname, `src/anchor/sdk-omitted/${name}.ts`);
+
 export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(import.meta.dirname, 'migrations'));
   return {
@@ -35,6 +39,12 @@ export default defineConfig(async () => {
                   // puts its topics in log mode with the TopicObject's `setAnchoring`.
                   LOG_SIGNER_KEY:
                     'PRIVATE+KEY+wirestream.test+c07c376f+AUVctE9S48GrbgDQKiQNZuYpwZ63ofDEyZzxSqLs0Frr',
+                  // Private payloads (test/workers/private-payloads.test.ts): the "vault"
+                  // project, and two test-only KEKs mid-rotation (b current, a still readable).
+                  PRIVATE_PROJECTS:
+                    '{"vault":{"streams":["project:vault-"],"correlations":["vault-"]}}',
+                  PAYLOAD_KEK:
+                    'test-kek-b:2tsPjRfQHA9ds+rT76tj7Jdik9boPYVIeCQN/JP5iY4=,test-kek-a:6GgIBn4OtmB2NoN5nIYbFK9P+FCQ6Ejl9hM07BxQ7Qk=',
                   // Off for suites that post fast from few senders (and spares them a
                   // Durable Object hop per append); security-limits sets its own.
                   RATE_PER_SECOND: '0',
@@ -75,6 +85,11 @@ export default defineConfig(async () => {
                 'node_modules/@hashgraph/sdk/lib/browser.js',
               ),
               long: path.join(import.meta.dirname, 'node_modules/long/umd/index.js'),
+              // Same as wrangler.toml: SDK code the Worker never reaches.
+              '@ethersproject/abi': omittedFromSdk('ethers-abi'),
+              asn1js: omittedFromSdk('asn1js'),
+              'forge-light/lib/pem.js': omittedFromSdk('forge-pem'),
+              pino: omittedFromSdk('pino'),
             } as Record<string, string>,
           },
           test: {

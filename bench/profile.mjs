@@ -35,10 +35,12 @@ const inspectorPort = 9300 + Math.floor(Math.random() * 500);
 const rt = await start(bundle, {
   bindings: { ...BENCH_BINDINGS, ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}) },
   inspectorPort,
+  split: system.split,
 });
 
 const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
 const target = targets.find((t) => t.title?.includes(`bench-${system.project}`)) ?? targets[0];
+// Split: the inspector is the HCS side's (TopicObject, TopicDirectory): anchoring alone.
 const ws = new WebSocket(target.webSocketDebuggerUrl);
 await new Promise((r) => ws.once('open', r));
 let id = 0;

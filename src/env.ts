@@ -61,6 +61,10 @@ export interface Env {
   LOG_CHECKPOINT_MS?: string;
   /** Log mode: the C2SP signer key of the deployment's log (secret), `PRIVATE+KEY+<name>+<id>+<key>`. */
   LOG_SIGNER_KEY?: string;
+  /** Private payloads (src/private/): JSON project → {streams, correlations} prefixes. README, Private payloads. */
+  PRIVATE_PROJECTS?: string;
+  /** Private payloads: key-encryption keys (secret), `<kid>:<base64 32 bytes>`, comma-separated, current first. */
+  PAYLOAD_KEK?: string;
   /** Anchoring network: local (default) | testnet | mainnet | previewnet. */
   HEDERA_NETWORK?: string;
   /** Payer account of HCS submissions (secret on public networks). */

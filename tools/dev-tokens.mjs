@@ -1,5 +1,5 @@
 // Development secrets and tokens for `npm start`: fills TOKEN_SECRET,
-// ADMIN_TOKEN and LOG_SIGNER_KEY in .dev.vars with fresh values when they are
+// ADMIN_TOKEN, LOG_SIGNER_KEY and PAYLOAD_KEK in .dev.vars with fresh values when they are
 // missing or still the placeholder from .dev.vars.example, and prints the
 // dashboard's address (with a read-only token) and a ready agent token.
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -37,6 +37,9 @@ const FRESH = {
   TOKEN_SECRET: () => randomBytes(32).toString('base64url'),
   ADMIN_TOKEN: () => randomBytes(32).toString('base64url'),
   LOG_SIGNER_KEY: () => logSignerKey(),
+  // Private payloads' key-encryption key (README, Private payloads): <kid>:<base64 32 bytes>.
+  PAYLOAD_KEK: () =>
+    `dev-${new Date().toISOString().slice(0, 10)}:${randomBytes(32).toString('base64')}`,
 };
 
 /** Makes sure `file` holds real secrets; returns them. */

@@ -12,8 +12,8 @@
 //
 // The admin credential comes from WIRESTREAM_ADMIN_TOKEN, else from
 // ADMIN_TOKEN in .dev.vars (written by npm start).
-import { existsSync, readFileSync } from 'node:fs';
-import { commandLine } from './lib/command-line.mjs';
+import { adminToken } from './lib/admin-token.mjs';
+import { commandLine, printHeaderHelp } from './lib/command-line.mjs';
 
 const { values } = commandLine(
   {
@@ -28,27 +28,7 @@ const { values } = commandLine(
   'usage: npm run rebuild -- [--url URL] [--models a,b | --stale | --follow]',
 );
 
-if (values.help) {
-  console.log(
-    readFileSync(new URL(import.meta.url), 'utf8')
-      .split('\n')
-      .slice(1, 14)
-      .join('\n'),
-  );
-  process.exit(0);
-}
-
-function adminToken() {
-  if (process.env.WIRESTREAM_ADMIN_TOKEN) return process.env.WIRESTREAM_ADMIN_TOKEN;
-  if (existsSync('.dev.vars')) {
-    const match = /^\s*ADMIN_TOKEN\s*=\s*"?([^"\n]+)"?\s*$/m.exec(
-      readFileSync('.dev.vars', 'utf8'),
-    );
-    if (match) return match[1];
-  }
-  console.error('no admin token: set WIRESTREAM_ADMIN_TOKEN or run npm start once (.dev.vars)');
-  process.exit(2);
-}
+if (values.help) printHeaderHelp(import.meta.url, 14);
 
 const body = values.stale
   ? { models: 'stale' }

@@ -119,6 +119,11 @@ export async function measure(o) {
         result.delivered = d.delivered / Math.max(1, d.total);
         result.closes = record.closes;
       }
+      // CPU per append including the work the appends left behind (for
+      // Wirestream: anchoring and projection), counted until workerd is quiet.
+      await settle(rt, { windowMs: 250 });
+      const cpu2 = rt.cpuSplit();
+      result.openCpuWithTailPerAppendUs = (cpu2.user + cpu2.system - cpu0.user - cpu0.system) / n;
       appended += open.sent.length;
     }
     result.peakRssMiB = rt.peakRss();

@@ -12,7 +12,11 @@ import { oneStream, SYSTEMS } from './targets.mjs';
  */
 export async function startWithStandin(o, builds) {
   if (!o.standin) return null;
-  const rt = await start(builds.wirestream, { bindings: o.bindings });
+  const rt = await start(builds.wirestream, {
+    bindings: o.bindings,
+    fresh: o.fresh,
+    split: o.split,
+  });
   return { system: SYSTEMS.wirestream, rt, headers: await benchHeaders() };
 }
 

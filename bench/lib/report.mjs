@@ -1,4 +1,6 @@
 // Turns the results into the printed table and BENCHMARKS.md.
+
+import { printSustainedAll, sustainedSection } from './report-sustained.mjs';
 import { fmt, pct, ratio, summarize } from './stats.mjs';
 import { consoleTable, markdownTable } from './table.mjs';
 
@@ -396,6 +398,8 @@ export function printAll(r) {
     '',
     printRuntime(r),
     '',
+    printSustainedAll(r),
+    '',
     consoleTable(['Target', 'Measured', 'Verdict'], targetRows(r)),
   ].join('\n');
 }
@@ -422,7 +426,7 @@ ${partsLine(r)}
 
 ${markdownTable(['Scenario', 'Pair', 'Value', ''], ratioRows(r))}
 
-${mcpSection(r)}${runtimeSection(r)}
+${sustainedSection(r)}${mcpSection(r)}${runtimeSection(r)}
 ## Targets
 
 ${markdownTable(['Target', 'Measured', 'Verdict'], targetRows(r))}

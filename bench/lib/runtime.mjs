@@ -56,11 +56,12 @@ export async function disposeShared() {
 
 /**
  * Starts `bundle` (from build()) and resolves once it answers. `bindings`
- * adds or overrides plain vars (e.g. the stand-in's URL).
+ * adds or overrides plain vars (e.g. the stand-in's URL); `fresh` starts a new
+ * instance even in a quick run (a run whose vars differ from the shared one's).
  */
 export async function start(bundle, options = {}) {
   if (options.split) return startSplit(bundle, options);
-  if (!reuse) return startFresh(bundle, options);
+  if (!reuse || options.fresh) return startFresh(bundle, options);
   if (!shared.has(bundle.name)) shared.set(bundle.name, startFresh(bundle, options));
   const rt = await shared.get(bundle.name);
   return { ...rt, dispose: async () => {} };
@@ -122,7 +123,7 @@ async function startFresh(
  * one thread, so anchoring competes with appending; this shows the sequencer
  * without that. CPU and memory are the two processes' sums.
  */
-async function startSplit(bundle, { bindings = {} } = {}) {
+async function startSplit(bundle, { bindings = {}, inspectorPort } = {}) {
   const dir = mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'wirestream-split-'));
   const api = `bench-${bundle.name}-api`;
   const topics = `bench-${bundle.name}-topics`;
@@ -133,6 +134,8 @@ async function startSplit(bundle, { bindings = {} } = {}) {
   const remote = (className, scriptName) => ({ className, scriptName, useSQLite: true });
   const hcs = await startFresh(bundle, {
     bindings,
+    // With an inspector port, profile the HCS side (bench/profile.mjs --system wirestream-split).
+    inspectorPort,
     migrate: false,
     extra: {
       ...shared,

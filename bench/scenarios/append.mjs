@@ -63,6 +63,7 @@ export async function appendScenario(o, builds, log) {
       throughputs: list.map((r) => r.throughput),
       cpuPerAppendUs: o.clients ? median(list.map((r) => r.cpuPerAppendUs)) : Number.NaN,
       openCpuPerAppendUs: median(list.map((r) => r.open.openCpuPerAppendUs)),
+      openCpuWithTailPerAppendUs: median(list.map((r) => r.open.openCpuWithTailPerAppendUs)),
       closedSamples: list.flatMap((r) => r.closedSamples ?? []),
       openSamples: list.flatMap((r) => r.open.openSamples),
       deliverySamples: list.flatMap((r) => r.open.deliverySamples ?? []),

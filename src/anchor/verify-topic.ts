@@ -1,3 +1,4 @@
+import { encOf, sameClearFields } from '../private/seal';
 import { legacyCanonicalJson, storedCanonicalJson } from '../protocol/canonical-json';
 import { checkLogProof, readLogProof } from './log/check-proof';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from './mirror';
@@ -211,6 +212,11 @@ async function compare(
   const served = (await servedWires(api, reported.stream_id, streams)).get(reported.stream_seq);
   if (!served) return `stream ${reported.stream_id} does not serve seq ${reported.stream_seq}`;
   const { anchor: _a, received_at: _r, ...envelope } = served;
+  // A private payload is sealed on HCS: without its key, the clear fields are what compares.
+  if (encOf(parsed))
+    return sameClearFields(envelope, parsed as Record<string, unknown>)
+      ? null
+      : `wire ${reported.wire_id}: the routing fields served differ from the sealed envelope on HCS`;
   // Messages anchored before Wirestream used RFC 8785 carry the earlier
   // key order; either serialisation of the served Wire proves the same content.
   return storedCanonicalJson(envelope) === onTopic || legacyCanonicalJson(envelope) === onTopic

@@ -10,6 +10,7 @@ import { corsForApi, securityHeaders } from './browser-hygiene';
 import { documentedQuery } from './documented-query';
 import { httpExceptionProblem } from './http-exception';
 import { problem, problemMeta } from './problem';
+import { adminPrivate } from './routes/admin-private';
 import { adminRebuild } from './routes/admin-rebuild';
 import { anchoring } from './routes/anchoring';
 import { dashboardFile } from './routes/dashboard';
@@ -57,6 +58,7 @@ export function createApp() {
   app.route('/v1', readStreams);
   app.route('/v1', readWires);
   app.route('/v1', adminRebuild);
+  app.route('/v1', adminPrivate);
   // MCP: `/mcp` (Streamable HTTP) re-enters this app for each tool; the HAID registry.
   app.route('/v1', haids);
   app.route('/', mcpRoutes(app));

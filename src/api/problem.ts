@@ -27,6 +27,8 @@ const CORE_PROBLEMS: Record<string, ProblemMeta> = {
   unauthenticated: { status: 401, title: 'A valid bearer token is required' },
   forbidden: { status: 403, title: 'The token does not allow this' },
   'secret-in-payload': { status: 422, title: 'The Wire holds a secret-shaped value' },
+  'signature-required': { status: 403, title: "The sender's Wires must be signed" },
+  'signature-invalid': { status: 403, title: 'The signature does not verify' },
   'json-too-deep': { status: 400, title: 'The JSON is nested too deeply' },
   'rate-limited': { status: 429, title: 'Too many Wires from this sender' },
   'too-many-subscribers': { status: 429, title: 'The stream has too many subscribers' },
@@ -34,6 +36,10 @@ const CORE_PROBLEMS: Record<string, ProblemMeta> = {
   'rebuild-running': { status: 409, title: 'A rebuild is running already' },
   'invalid-transition': { status: 409, title: 'Not allowed in the current state' },
   'coordination-unavailable': { status: 503, title: 'A coordinating object could not be reached' },
+  'private-payloads-unavailable': {
+    status: 503,
+    title: 'Private payloads are misconfigured: the Wire cannot be encrypted',
+  },
   internal: { status: 500, title: 'Internal error' },
 };
 

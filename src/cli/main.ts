@@ -13,6 +13,7 @@ import {
   parseOptions,
   unknownCommand,
 } from './help';
+import { KEYS_COMMANDS, KEYS_USAGE, keysMain } from './keys';
 import { RUNTIME_COMMANDS, RUNTIME_USAGE, runtimeMain } from './runtime';
 import { ENVIRONMENT } from './spec-core';
 import { COMMAND_SPECS, specFor } from './spec-index';
@@ -34,6 +35,7 @@ const FAMILIES: {
   { commands: HEIMDALL_COMMANDS, run: heimdallMain, usage: HEIMDALL_USAGE },
   { commands: EVENTS_COMMANDS, run: eventsMain, usage: EVENTS_USAGE },
   { commands: RUNTIME_COMMANDS, run: runtimeMain, usage: RUNTIME_USAGE },
+  { commands: KEYS_COMMANDS, run: keysMain, usage: KEYS_USAGE },
 ];
 const familyOf = (name: string | undefined) => FAMILIES.find((f) => f.commands.has(name ?? ''));
 
@@ -114,7 +116,7 @@ async function core(spec: CommandSpec, argv: string[], output: Output): Promise<
   const target = positionals[0];
   const tokenValue = envToken();
   const client = (): WirestreamClient =>
-    envClient(output, flags.sender ?? subjectOf(tokenValue) ?? 'human:cli', flags.api);
+    envClient(output, flags.sender ?? subjectOf(tokenValue) ?? 'human:cli', undefined, flags.api);
   const need = (what: string) => {
     if (!target) throw new UsageError(`missing argument: wirestream ${spec.name} <${what}>`);
     return target;

@@ -149,4 +149,5 @@ Exit 0 only when every check holds, 1 when one fails (each failure is named), 2 
 ];
 
 export const ENVIRONMENT = `environment: WIRESTREAM_URL (default http://127.0.0.1:8787), WIRESTREAM_TOKEN,
-             WIRESTREAM_MIRROR_URL (verify), WIRESTREAM_WORKSPACE, WIRESTREAM_PROJECT`;
+             WIRESTREAM_MIRROR_URL (verify), WIRESTREAM_WORKSPACE, WIRESTREAM_PROJECT,
+             WIRESTREAM_KEY (a key file: sign every Wire, see keys)`;

@@ -1,7 +1,13 @@
 import WebSocket from 'ws';
-import { type WebSocketConstructor, WirestreamClient, WirestreamError } from '../client';
+import {
+  type AgentKey,
+  type WebSocketConstructor,
+  WirestreamClient,
+  WirestreamError,
+} from '../client';
 import type { Output } from './format';
 import { jwtClaims } from './jwt-claims';
+import { readKeyFile } from './key-file';
 import { UsageError } from './usage';
 
 /** stdout/stderr as an `Output`; `--json` anywhere on the line switches to JSON lines. */
@@ -26,19 +32,27 @@ export function subjectOf(jwt: string | undefined): string | undefined {
  * The client the environment names (WIRESTREAM_URL, WIRESTREAM_TOKEN). A
  * server that does not answer gets one short retry line and one retry, then
  * the error (see `reportError`), not a minute of silent backoff; 5xx and 429
- * are retried as the SDK does, each retry said on stderr.
+ * are retried as the SDK does, each retry said on stderr. With WIRESTREAM_KEY
+ * (a key file from `wirestream keys new`), or `key`, every appended Wire is signed.
  */
 export function envClient(
   output: Output = processOutput([]),
   sender?: string,
+  key?: AgentKey,
   baseUrl = serverUrl(),
 ): WirestreamClient {
   const token = envToken();
+  const keyFile = process.env.WIRESTREAM_KEY;
+  const fromFile = keyFile && !key ? readKeyFile(keyFile) : undefined;
+  // Awaited when the first Wire is signed; a bad file is that append's error, not an unhandled one.
+  fromFile?.catch(() => {});
+  const signingKey = key ?? fromFile;
   let networkRetries = 0;
   return new WirestreamClient({
     baseUrl,
     ...(token ? { token } : {}),
     ...(sender ? { sender } : {}),
+    ...(signingKey ? { signingKey } : {}),
     WebSocket: WebSocket as unknown as WebSocketConstructor,
     onRetry: ({ attempt, delayMs, error }) => {
       if (error.code !== 'network') {

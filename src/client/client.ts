@@ -7,6 +7,7 @@ import { Http, type TokenSource } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
 import { type LogProof, verifyLogProof } from './log-proof';
 import { verifyMessage } from './proof';
+import { type AgentKey, signWire } from './signing';
 import { type SubscribeOptions, Subscription } from './subscription';
 import type { AppendReceipt, ServedWire, WebSocketConstructor, WireProof } from './types';
 
@@ -26,6 +27,8 @@ export interface ClientOptions {
   /** Keep-alive ping interval on live feeds (default 20 s). */
   pingMs?: number;
   onRetry?: ConstructorParameters<typeof Http>[0]['onRetry'];
+  /** Signs every appended Wire with this key (`agentKeyFromJwk` of a key file; see signing.ts). */
+  signingKey?: AgentKey | Promise<AgentKey>;
 }
 
 /** What a caller gives `append`: the envelope minus what the client fills in. */
@@ -99,7 +102,7 @@ export class WirestreamClient {
     const { ifMatch, ...fields } = input;
     const sender = fields.sender ?? this.#options.sender;
     if (!sender) throw new TypeError('append needs a sender (in the input or the client options)');
-    const wire = {
+    const unsigned = {
       ...fields,
       wire: '1.1' as const,
       wire_id: fields.wire_id ?? newWireId(),
@@ -107,6 +110,8 @@ export class WirestreamClient {
       sender,
       ts: fields.ts ?? new Date().toISOString(),
     };
+    const key = this.#options.signingKey;
+    const wire = key && !unsigned.sig ? await signWire(unsigned, await key) : unsigned;
     const headers: Record<string, string> = {};
     if (ifMatch !== undefined) headers['If-Match'] = `"${ifMatch}"`;
     const res = await this.http.request<AppendReceipt>('POST', `${streamPath(streamId)}/wires`, {

@@ -63,6 +63,17 @@ export {
   runtimeEnvelope,
   type WorkerSpec,
 } from './runtime';
+export {
+  type AgentKey,
+  type AgentKeyJwk,
+  type AnchoredEnvelope,
+  type AuditResult,
+  agentKeyFromJwk,
+  anchoredFromMirror,
+  generateAgentKeyJwk,
+  signWire,
+  verifyAnchoredWire,
+} from './signing';
 export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
 export type {
   AnchorState,

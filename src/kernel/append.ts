@@ -8,12 +8,18 @@ import type { Registry } from './registry';
  * (MCP tools, dialect endpoints) hand a decoded body to `appendBody`, which
  * parses it in its dialect (`parseAppend`, with the modules' catalogues:
  * payload schemas and reserved wire ids), runs the entry
- * point's guards (rights, then rate) and commits it to its stream. It answers
+ * point's guards (rights, the signature, then rate) and commits it to its stream. It answers
  * a value: only `api/` turns a Failure into problem+json (MCP into a tool error).
  */
 export interface AppendGuards {
   /** Who may post this (sender binding, scopes, orchestration rights); secrets are refused by the parse. */
   rights(draft: Draft): Failure | null;
+  /**
+   * The sender's signature, required once it has registered a key: every
+   * entry point passes `checkSignature` (`signatures.ts`), so no protocol's
+   * Wires skip it.
+   */
+  signature(draft: Draft): Promise<Failure | null>;
   /** The sender's rate, taken last: a refused Wire spends none of it. */
   rate?(draft: Draft): Promise<Failure | null>;
 }
@@ -49,6 +55,8 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   if (!drafted.ok) return drafted;
   const denied = call.guards.rights(drafted.draft);
   if (denied) return denied;
+  const unsigned = await call.guards.signature(drafted.draft);
+  if (unsigned) return unsigned;
   const limited = (await call.guards.rate?.(drafted.draft)) ?? null;
   if (limited) return limited;
   return call.commit(drafted.draft, drafted.expectedSeq);

@@ -8,6 +8,7 @@ import type { BaseRow } from '../projection/types';
 import type { Wire } from '../protocol';
 import type { Effect, StreamKind } from './kind';
 import type { McpTool } from './mcp-tool';
+import type { SignerDirectory } from './signatures';
 
 /**
  * One entry of a protocol's type catalogue: everything the shared machinery
@@ -20,6 +21,12 @@ export interface TypeSpec {
   scope?: string;
   /** Only coordinator or admin identities may post it (it shapes the plan). */
   orchestration?: boolean;
+  /**
+   * Only the identity the stream belongs to (sender = stream id, `agent:a1` on
+   * `agent:a1`) or an admin may post it, and only with a token: never put on
+   * HCS directly, which proves no identity (signing keys).
+   */
+  ownerOrAdmin?: boolean;
   /** The status a Wire of this type gives its stream in `stream_state`. */
   status?: string;
   /** What a Wire of this type adds to its stream's `stream_state` summary (pure). */
@@ -72,6 +79,8 @@ export interface ProtocolModule {
   ports?: Readonly<Record<string, Port>>;
   /** Tools offered to agents over MCP (`/mcp`, `wirestream mcp`); see `mcp-tool.ts`. */
   mcpTools?: readonly McpTool[];
+  /** Where its identities' signing keys are kept, for the append path's signature guard. */
+  signers?: SignerDirectory;
   /** The initial `stream_state` status of a stream of one of its kinds. */
   initialStatus?: Readonly<Record<string, string>>;
   /**

@@ -3,6 +3,7 @@ import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
 import type { McpTool } from './mcp-tool';
 import type { Port, ProblemSpec, ProtocolModule, TypeSpec } from './module';
+import type { SignerDirectory } from './signatures';
 
 /**
  * Every module's contributions, merged and indexed: the kernel, the
@@ -26,6 +27,8 @@ export interface Registry {
   mcpTools: readonly McpTool[];
   /** The port a module offers under `name`, or null. */
   port(name: string): Port | null;
+  /** Every module's signing-key directory (`kernel/signatures.ts`). */
+  signerDirectories: readonly SignerDirectory[];
 }
 
 function declareOnce<T>(into: Map<string, T>, key: string, value: T, what: string, by: string) {
@@ -80,5 +83,6 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
     initialStatus: (kind) => statuses.get(kind) ?? null,
     mcpTools: [...tools.values()],
     port: (name) => ports.get(name) ?? null,
+    signerDirectories: modules.flatMap((m) => (m.signers ? [m.signers] : [])),
   };
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
-import { AnyPayload, draftOf, StreamId, WireId, WireType } from '../protocol';
+import { encOf } from '../private/seal';
+import { AnyPayload, draftOf, Signature, StreamId, WireId, WireType } from '../protocol';
 import type { ProjectedWire } from './types';
 
 /**
@@ -45,6 +46,8 @@ const HcsWire = z.looseObject({
   sender: z.string().min(1),
   ts: z.string().min(1),
   payload: AnyPayload,
+  // An agent's signature travels with its Wire; a malformed one is dropped, not the Wire.
+  sig: Signature.optional().catch(undefined),
 });
 
 /** `seconds.nanos` → ISO 8601 (HCS carries no receive time: consensus time stands in). */
@@ -53,7 +56,11 @@ export function isoOfConsensus(timestamp: string): string {
   return new Date(Number(s) * 1000 + Math.floor(Number(n.padEnd(9, '0')) / 1e6)).toISOString();
 }
 
-/** Decodes one whole HCS message into a Wire with its anchor, or null. */
+/**
+ * Decodes one whole HCS message into a Wire with its anchor, or null. A
+ * private payload's sealed envelope (src/private/) decodes with `sealed` set
+ * and an empty payload, for `openSealed` to open.
+ */
 export function decodeMessage(
   bytes: Uint8Array,
   topicId: string,
@@ -66,7 +73,17 @@ export function decodeMessage(
   } catch {
     return null;
   }
-  const parsed = HcsWire.safeParse(json);
+  return decodeJson(json, topicId, sequenceNumber, consensusTimestamp);
+}
+
+function decodeJson(
+  json: unknown,
+  topicId: string,
+  sequenceNumber: number,
+  consensusTimestamp: string,
+): ProjectedWire | null {
+  const sealed = encOf(json) ? (json as Record<string, unknown>) : null;
+  const parsed = HcsWire.safeParse(sealed ? { ...sealed, payload: {} } : json);
   if (!parsed.success) return null;
   const w = parsed.data;
   return {
@@ -76,6 +93,40 @@ export function decodeMessage(
     hcs_topic_id: topicId,
     hcs_sequence_number: sequenceNumber,
     consensus_timestamp: consensusTimestamp,
+    ...(sealed ? { sealed } : {}),
+  };
+}
+
+/** A sealed envelope in the clear (`envelopeOpener`, src/private/sealer.ts); throws when it cannot. */
+export type EnvelopeOpener = (json: unknown, where: string) => Promise<unknown>;
+
+/**
+ * `source` with every private payload opened (the Rebuilder's sources: the
+ * mirror, and whatever stands for a log-mode topic's leaves). A rebuild with
+ * the key is exact; without it this throws, naming the message.
+ */
+export function openSealed(source: RebuildSource, open: EnvelopeOpener): RebuildSource {
+  return {
+    async page(topic, cursor) {
+      const page = await source.page(topic, cursor);
+      const wires = await Promise.all(
+        page.wires.map(async (w) => {
+          if (!w.sealed) return w;
+          const seq = w.hcs_sequence_number ?? 0;
+          const where = `${topic} message ${seq}`;
+          const opened = decodeJson(
+            await open(w.sealed, where),
+            topic,
+            seq,
+            w.consensus_timestamp ?? '',
+          );
+          if (!opened || opened.sealed)
+            throw new Error(`${where}: the opened envelope is not a Wire`);
+          return opened;
+        }),
+      );
+      return { ...page, wires };
+    },
   };
 }
 

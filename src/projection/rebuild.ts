@@ -199,6 +199,8 @@ export async function stepRebuild(
       const topic = s.topics[s.topic];
       if (topic === undefined) return startFolding(db, s);
       const page = await source.page(topic, s.cursor);
+      const sealed = page.wires.find((w) => w.sealed);
+      if (sealed) throw new Error(`${topic} message ${sealed.hcs_sequence_number}: sealed, no key`);
       const statements: D1PreparedStatement[] = [];
       for (let j = 0; j < page.wires.length; j += 200) {
         const rows = page.wires.slice(j, j + 200).map(toWireEventRow);

@@ -2,7 +2,8 @@ import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
-import { mirrorSource } from './mirror-source';
+import { envelopeOpener } from '../private/sealer';
+import { mirrorSource, openSealed } from './mirror-source';
 import {
   markFailed,
   newRebuild,
@@ -172,7 +173,11 @@ export class Rebuilder extends DurableObject<Env> {
     );
     if (!row) return;
     let state = JSON.parse(row.state) as RebuildState;
-    const source = mirrorSource(hederaConfig(this.env).mirrorUrl);
+    // Private payloads are opened with their data keys (a rebuild with the key is exact).
+    const source = openSealed(
+      mirrorSource(hederaConfig(this.env).mirrorUrl),
+      envelopeOpener(this.env),
+    );
     const report = (p: RebuildProgress) => this.#line(p);
     const until = Date.now() + SLICE_MS;
     // Failures in a row: a step that succeeds starts the count again.

@@ -8,6 +8,8 @@ export interface ProjectedWire extends StoredWire {
   hcs_topic_id?: string | null;
   hcs_sequence_number?: number | null;
   consensus_timestamp?: string | null;
+  /** Read from HCS with a private payload still sealed (src/private/): `openSealed` opens it. */
+  sealed?: Record<string, unknown>;
 }
 
 /** Where a Wire landed on HCS, reported by the anchoring loop. */

@@ -3,6 +3,7 @@ import { storedCanonicalJson } from './canonical-json';
 import { type Failure, type FieldIssue, fail } from './failure';
 import { identifierProblem, payloadIdentifierIssues } from './identifier';
 import { AnyPayload, referenceIssues } from './payloads';
+import { Signature } from './signature';
 import { StreamId } from './stream-id';
 import { WireType } from './wire-type';
 import { SENDER_PATTERN, WIRE_ID_PATTERN } from './wire11-fast-path';
@@ -63,6 +64,8 @@ export const Wire11Input = z.strictObject({
   correlation_id: Ref,
   causation_id: Ref,
   ...Common,
+  /** The sender's Ed25519 signature (`signature.ts`); required once it has registered a key. */
+  sig: Signature.optional(),
 });
 
 /** What `wire` says when it names no version this server reads. */
@@ -82,6 +85,7 @@ export const Wire = z.strictObject({
   correlation_id: z.string().nullable(),
   causation_id: z.string().nullable(),
   ...Common,
+  sig: Signature.optional(),
 });
 export type Wire = z.infer<typeof Wire>;
 
@@ -109,7 +113,7 @@ export function draftOf<P = Draft['payload']>(
     payload: P;
   },
 ): Omit<Draft, 'payload'> & { payload: P } {
-  return {
+  const draft: Omit<Draft, 'payload'> & { payload: P } = {
     wire: '1.1',
     wire_id: input.wire_id,
     stream_id: input.stream_id,
@@ -120,6 +124,9 @@ export function draftOf<P = Draft['payload']>(
     ts: input.ts,
     payload: input.payload,
   };
+  // Only when signed: an unsigned Wire keeps the exact bytes it had before signatures.
+  if (input.sig !== undefined) draft.sig = input.sig;
+  return draft;
 }
 
 /** A Wire's payload: a JSON object. */

@@ -26,9 +26,14 @@ export type FailureCode =
   | 'too-many-subscribers'
   | 'invalid-body'
   | 'rebuild-running'
+  // agent-signed Wires (kernel/signatures.ts)
+  | 'signature-required'
+  | 'signature-invalid'
   // a decider's verdicts that any protocol may return
   | 'invalid-transition'
   | 'coordination-unavailable'
+  // a private project's Wire the deployment cannot encrypt (src/private/)
+  | 'private-payloads-unavailable'
   // the codes protocol modules declare (their `problems`)
   | ModuleProblemCode;
 

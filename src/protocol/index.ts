@@ -8,5 +8,6 @@ export * from './ids';
 export * from './json-schema';
 export * from './payloads';
 export * from './secrets';
+export * from './signature';
 export * from './stream-id';
 export * from './wire-type';

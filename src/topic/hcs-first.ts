@@ -72,7 +72,11 @@ export function hcsFirstProblem(
     }
   }
   if (draft.sender === 'system') return 'sender "system" is reserved for the coordinator itself';
-  if (registry.typeSpec(draft.type)?.orchestration) {
+  const spec = registry.typeSpec(draft.type);
+  if (spec?.ownerOrAdmin) {
+    return `"${draft.type}" needs a token-proven identity, which a Wire put on HCS directly cannot give; post it with POST /v1/streams/{id}/wires`;
+  }
+  if (spec?.orchestration) {
     return `"${draft.type}" needs a coordinator identity, which a Wire put on HCS directly cannot prove; post it with POST /v1/streams/{id}/wires`;
   }
   return null;

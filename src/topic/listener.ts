@@ -3,7 +3,7 @@ import { emptyRunningHash, stepChain } from '../anchor/running-hash';
 import { draftOf } from '../kernel/append';
 import { parseRows, rowShape, type Sql } from '../kernel/sql';
 import { REGISTRY } from '../modules';
-import type { AnchorRecord, Draft } from '../protocol';
+import type { AnchorRecord, Draft, Failure } from '../protocol';
 import { fromBase64, toBase64 } from '../protocol/base64';
 import { type HcsFirstPolicy, hcsFirstProblem } from './hcs-first';
 import type { Alert, AlertKind } from './topic-directory';
@@ -47,6 +47,8 @@ export interface ListenDeps {
   hcsFirst: HcsFirstPolicy;
   /** Whether a message that is not JSON is a checkpoint of this topic's log (log mode). */
   ownCheckpoint(text: string): Promise<boolean>;
+  /** The append path's signature guard (`kernel/signatures.ts`): a keyed agent's Wires must be signed here too. */
+  signature(draft: Draft): Promise<Failure | null>;
 }
 
 const CHUNK_ROW = rowShape('listen_chunks', { body: 'text' });
@@ -179,6 +181,12 @@ async function onMessage(
   const unproven = hcsFirstProblem(parsed.draft, last.payer_account_id, REGISTRY, deps.hcsFirst);
   if (unproven !== null) {
     raise('hcs-first-rejected', seq, `wire ${parsed.draft.wire_id}: ${unproven}`);
+    result.rejected++;
+    return;
+  }
+  const unsigned = await deps.signature(parsed.draft);
+  if (unsigned !== null) {
+    raise('hcs-first-rejected', seq, `wire ${parsed.draft.wire_id}: ${unsigned.detail}`);
     result.rejected++;
     return;
   }

@@ -2,6 +2,7 @@ import { DurableObject } from 'cloudflare:workers';
 import { backdatedNow, nextValidStart } from '../anchor';
 import type { Env } from '../env';
 import { firstRow, parseRows, rebuildIfOutdated, rowShape, sqlOf } from '../kernel/sql';
+import { type DataKeyRow, DataKeys, type RewrapReport } from '../private/key-store';
 
 /**
  * The one place that knows every topic (one instance, named "directory"):
@@ -52,6 +53,8 @@ const ALERT_ROW = rowShape('alerts', {
 
 export class TopicDirectory extends DurableObject<Env> {
   readonly #sql: ReturnType<typeof sqlOf>;
+  /** Private payloads' data keys, wrapped (src/private/key-store.ts). */
+  readonly #dataKeys: DataKeys;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -68,6 +71,25 @@ export class TopicDirectory extends DurableObject<Env> {
     sql`CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL,
       topic TEXT NOT NULL, hcs_topic_id TEXT NOT NULL, kind TEXT NOT NULL,
       sequence_number INTEGER, detail TEXT NOT NULL)`;
+    this.#dataKeys = new DataKeys(sql, env);
+  }
+
+  /** A private project's data key (wrapped), made on first use. */
+  dataKey(project: string): Promise<DataKeyRow> {
+    return this.#dataKeys.forProject(project);
+  }
+
+  dataKeyById(kid: string): DataKeyRow | null {
+    return this.#dataKeys.byKid(kid);
+  }
+
+  dataKeys(): DataKeyRow[] {
+    return this.#dataKeys.list();
+  }
+
+  /** KEK rotation: every data key re-wrapped under the current `PAYLOAD_KEK`. */
+  rewrapDataKeys(): Promise<RewrapReport> {
+    return this.#dataKeys.rewrap();
   }
 
   /**
@@ -150,4 +172,8 @@ export interface DirectoryApi {
   locate(wireId: string): Promise<WireLocation[]>;
   recordAlerts(alerts: Alert[]): Promise<void>;
   alerts(afterId: number, limit: number): Promise<Alert[]>;
+  dataKey(project: string): Promise<DataKeyRow>;
+  dataKeyById(kid: string): Promise<DataKeyRow | null>;
+  dataKeys(): Promise<DataKeyRow[]>;
+  rewrapDataKeys(): Promise<RewrapReport>;
 }

@@ -2,9 +2,12 @@ import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
+import { checkSignature } from '../kernel/signatures';
 import { sqlOf } from '../kernel/sql';
+import { REGISTRY } from '../modules';
+import { PayloadSealer } from '../private/sealer';
 import { useSettings } from '../projection/reducer';
-import type { AnchorRecord, StoredWire } from '../protocol';
+import type { AnchorRecord, StoredWire, Wire } from '../protocol';
 import { type Draft, wireMessage } from '../protocol';
 import { streamStub } from '../stream/stub';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
@@ -45,6 +48,7 @@ export class TopicObject extends DurableObject<Env> {
   readonly #log: TopicLog;
   readonly #projection: TopicProjection;
   readonly #logAnchoring: LogAnchoring;
+  readonly #sealer: PayloadSealer;
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
@@ -65,6 +69,7 @@ export class TopicObject extends DurableObject<Env> {
     this.#sql = sqlOf(ctx.storage.sql);
     this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
+    this.#sealer = new PayloadSealer(env);
     this.#logAnchoring = new LogAnchoring({
       sql: this.#sql,
       log: this.#log,
@@ -74,13 +79,21 @@ export class TopicObject extends DurableObject<Env> {
     });
   }
 
-  /** Takes Wires from a stream's outbox; idempotent by stream and wire_id. */
-  accept(name: string, wires: StoredWire[]): number {
-    if (this.#log.get('name') === null) this.#log.set('name', name);
-    const added = this.#log.accept(wires, wireMessage, Date.now());
-    this.#wake();
-    this.#projectLater();
-    return added;
+  /**
+   * Takes Wires from a stream's outbox; idempotent by stream and wire_id. A
+   * private project's Wires are stored with their payload sealed in the
+   * message anchored (src/private/); one that cannot be sealed is refused,
+   * and the outbox keeps it.
+   */
+  accept(name: string, wires: StoredWire[]): number | Promise<number> {
+    return this.#sealer.run(wires, (sealed) => {
+      if (this.#log.get('name') === null) this.#log.set('name', name);
+      const message = (w: Wire) => PayloadSealer.messageOf(sealed, w) ?? wireMessage(w);
+      const added = this.#log.accept(wires, message, Date.now());
+      this.#wake();
+      this.#projectLater();
+      return added;
+    });
   }
 
   /**
@@ -178,6 +191,7 @@ export class TopicObject extends DurableObject<Env> {
       now: Date.now,
       hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
       ownCheckpoint: (text) => this.#logAnchoring.ownCheckpoint(text, topicId),
+      signature: (draft) => checkSignature(draft, this.env, REGISTRY),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),

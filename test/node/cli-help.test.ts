@@ -92,7 +92,7 @@ describe('wirestream help', () => {
         ['append', 'project:x', '--type', 'a.b', '--follow'],
         '--follow is an option of tail, events, not of append',
       ],
-      [['token', '--mirror', 'http://m'], '--mirror is an option of verify, not of token'],
+      [['token', '--mirror', 'http://m'], '--mirror is an option of verify, keys, not of token'],
       [['verify', '0.0.1', '-f'], '-f is an option of tail, events, not of verify'],
       [
         ['symbols', 'list', '--project', 'p'],

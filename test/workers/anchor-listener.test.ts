@@ -1,40 +1,10 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  runInDurableObject,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { hederaConfig } from '../../src/anchor/config';
-import { HcsAnchor } from '../../src/anchor/hcs-anchor';
 import { verifyTopic } from '../../src/anchor/verify-topic';
-import worker from '../../src/index';
 import type { TopicObject } from '../../src/topic/topic-object';
 import { api, readWires, standinUrl, untilAnchored } from './helpers/anchoring';
+import { alertsFor, directSubmitter, runCron } from './helpers/listener';
 import { post, uniqueStream, wire11 } from './helpers/wires';
-
-interface Alert {
-  id: number;
-  kind: string;
-  hcs_topic_id: string;
-  sequence_number: number | null;
-  detail: string;
-}
-
-async function alertsFor(topicId: string): Promise<Alert[]> {
-  const res = await api('/v1/alerts?limit=1000');
-  return ((await res.json()) as { alerts: Alert[] }).alerts.filter(
-    (a) => a.hcs_topic_id === topicId,
-  );
-}
-
-/** The Cron Trigger, exactly as the runtime invokes it. */
-async function runCron() {
-  const ctx = createExecutionContext();
-  await worker.scheduled(createScheduledController(), env, ctx);
-  await waitOnExecutionContext(ctx);
-}
 
 /** A stream with `n` anchored Wires (one of them chunked); returns its HCS topic id. */
 async function anchoredTopic(n: number) {
@@ -98,17 +68,7 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
 
   it('ingests a Wire an agent put on the topic directly, and rejects one that breaks the rules', async () => {
     const { topic, topicId } = await anchoredTopic(1);
-    const agent = new HcsAnchor(
-      hederaConfig({ HEDERA_NETWORK: 'local', HEDERA_LOCAL_URL: standinUrl() }),
-    );
-    const submit = async (text: string) => {
-      const message = new TextEncoder().encode(text);
-      await agent.submit({
-        topicId,
-        message,
-        transactionIds: await agent.transactionIds(message.length),
-      });
-    };
+    const submit = directSubmitter(topicId);
     const streamId = uniqueStream('project');
     const good = wire11(streamId, { correlation_id: null });
     await submit(JSON.stringify(good));
@@ -136,17 +96,8 @@ describe('the HCS listener and verify', { timeout: 40_000 }, () => {
 
   it('refuses from HCS-first what only a token can grant: orchestration, system, secrets; HCS_FIRST=off ingests nothing', async () => {
     const { topic, topicId } = await anchoredTopic(1);
-    const agent = new HcsAnchor(
-      hederaConfig({ HEDERA_NETWORK: 'local', HEDERA_LOCAL_URL: standinUrl() }),
-    );
-    const submit = async (wire: Record<string, unknown>) => {
-      const message = new TextEncoder().encode(JSON.stringify(wire));
-      await agent.submit({
-        topicId,
-        message,
-        transactionIds: await agent.transactionIds(message.length),
-      });
-    };
+    const direct = directSubmitter(topicId);
+    const submit = (wire: Record<string, unknown>) => direct(JSON.stringify(wire));
     const task = uniqueStream('task').split(':')[1] ?? 't';
     const taskStream = `task:${task}:attempt:1`;
     // Anyone may write to the topic: a forged offer, a forged system Wire, a leaked key.

@@ -319,6 +319,17 @@ describe('the API against its OpenAPI document', () => {
     expect((await call('get', '/v1/haids', '/v1/haids')).status).toBe(401);
   });
 
+  it('serves the private payloads admin routes as documented', async () => {
+    const admin = await authHeaders('human:ops', ['admin']);
+    const reader = await authHeaders('human:reader', ['read']);
+    const keys = '/v1/admin/private-keys';
+    expect((await call('get', keys, keys, { headers: admin })).status).toBe(200);
+    expect((await call('get', keys, keys, { headers: reader })).status).toBe(403);
+    const rewrap = '/v1/admin/private-keys/rewrap';
+    expect((await call('post', rewrap, rewrap, { headers: admin })).status).toBe(200);
+    expect((await call('post', rewrap, rewrap, { headers: reader })).status).toBe(403);
+  });
+
   it("serves seed 001's workspace routes as documented", async () => {
     await exerciseHeimdall(uid('contract-ws').toLowerCase());
     await exerciseWorkspace(uid('contract-wk').toLowerCase());

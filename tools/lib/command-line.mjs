@@ -1,5 +1,6 @@
 // Command lines of the tools: node:util's parseArgs, with a mistake reported
 // as one line and exit code 2 instead of a stack trace.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 /** `parseArgs(config)`; on an unknown option or a missing value prints why (and `usage`) and exits 2. */
@@ -35,4 +36,10 @@ export function wholeNumberOptions(defaults, usage, min = 1) {
   );
   const { values } = commandLine({ options }, usage);
   return Object.fromEntries(names.map((name) => [name, wholeNumber(values, name, min)]));
+}
+
+/** `--help` of a tool whose usage is its header comment: prints lines 2…`last` of the file, exits 0. */
+export function printHeaderHelp(metaUrl, last) {
+  console.log(readFileSync(new URL(metaUrl), 'utf8').split('\n').slice(1, last).join('\n'));
+  process.exit(0);
 }

@@ -40,5 +40,13 @@ export function appendRightsProblem(
       { extra: { wire_type: draft.type } },
     );
   }
+  const admin = principal.admin === true || principal.scopes.includes('admin');
+  if (spec?.ownerOrAdmin && draft.sender !== draft.stream_id && !admin) {
+    return fail(
+      'forbidden',
+      `only ${draft.stream_id} itself or an admin may post "${draft.type}" there; "${principal.sub}" is neither`,
+      { extra: { wire_type: draft.type } },
+    );
+  }
   return null;
 }

@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
 import type { AppendGuards } from '../../kernel/append';
+import { checkSignature } from '../../kernel/signatures';
 import { REGISTRY } from '../../modules';
-import { fail } from '../../protocol';
+import { privacyProblem } from '../../private/config';
+import { type Draft, type Failure, fail } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { takeForSender } from '../limits/rate-limiter';
 import { appendRightsProblem } from './append-rights';
@@ -9,12 +11,14 @@ import { principalOf } from './require';
 
 /**
  * The guards of an append made with a bearer token: rights and secrets (403,
- * 422), then the sender's rate (429, `retry_after_seconds` for Retry-After).
+ * 422), the sender's signature once it has keys (403), then the sender's
+ * rate (429, `retry_after_seconds` for Retry-After).
  */
 export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   const principal = principalOf(c);
   return {
-    rights: (draft) => appendRightsProblem(principal, draft, REGISTRY),
+    rights: (draft) => appendRightsProblem(principal, draft, REGISTRY) ?? privacyFailure(c, draft),
+    signature: (draft) => checkSignature(draft, c.env, REGISTRY),
     async rate() {
       const rate = await takeForSender(c.env, principal.sub);
       if (rate.ok) return null;
@@ -25,4 +29,10 @@ export function tokenGuards(c: Context<AppEnv>): AppendGuards {
       );
     },
   };
+}
+
+/** A private project's Wire the deployment cannot encrypt (bad config, no KEK): 503, never public. */
+function privacyFailure(c: Context<AppEnv>, draft: Draft): Failure | null {
+  const problem = privacyProblem(c.env, draft);
+  return problem === null ? null : fail('private-payloads-unavailable', problem);
 }

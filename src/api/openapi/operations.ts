@@ -1,6 +1,7 @@
 import { MCP_OPERATIONS } from '../../mcp/haids';
 import { REGISTRY } from '../../modules';
 import type { Operation } from './operation';
+import { PRIVATE_OPERATIONS } from './private-operations';
 import { READ_OPERATIONS } from './read-operations';
 import { STREAM_OPERATIONS } from './stream-operations';
 
@@ -13,6 +14,7 @@ import { STREAM_OPERATIONS } from './stream-operations';
 export const OPERATIONS: Operation[] = [
   ...STREAM_OPERATIONS,
   ...READ_OPERATIONS,
+  ...PRIVATE_OPERATIONS,
   ...MCP_OPERATIONS,
   // Each protocol module describes its own routes.
   ...REGISTRY.modules.flatMap((m) => m.operations ?? []),

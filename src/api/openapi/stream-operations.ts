@@ -97,7 +97,7 @@ export const STREAM_OPERATIONS: Operation[] = [
     tag: 'Streams',
     summary: 'Append a Wire to a stream',
     description:
-      "Wire 1.1 (or 1.0, upgraded). Idempotent by `wire_id`, forever: sending the same Wire again answers 200 with the original receipt and `Idempotent-Replay: true`; the same id with other content is a 409. `stream_seq` in the body or `If-Match` make the append conditional (412 when the stream has moved on). `sender` must be the token's subject.",
+      'Wire 1.1 (or 1.0, upgraded). Idempotent by `wire_id`, forever: sending the same Wire again answers 200 with the original receipt and `Idempotent-Replay: true`; the same id with other content is a 409. `stream_seq` in the body or `If-Match` make the append conditional (412 when the stream has moved on). `sender` must be the token\'s subject. Once the sender (an agent) has registered a signing key (`agent.key.registered` on `agent:<id>`), every Wire it posts must carry `sig` {kid, alg: "Ed25519", value}: an Ed25519 signature over the RFC 8785 JSON of wire, wire_id, stream_id, correlation_id, causation_id, type, sender, ts and payload (403 `signature-required` / `signature-invalid` otherwise).',
     access: 'bearer',
     scope: 'append (claims: claim)',
     pathParams: { stream_id: StreamIdParam },
@@ -123,6 +123,8 @@ export const STREAM_OPERATIONS: Operation[] = [
       'invalid-wire',
       'stream-id-mismatch',
       'secret-in-payload',
+      'signature-required',
+      'signature-invalid',
       'rate-limited',
       'wire-id-conflict',
       'stale-stream',
@@ -133,6 +135,7 @@ export const STREAM_OPERATIONS: Operation[] = [
       'insufficient-capacity',
       'invalid-transition',
       'coordination-unavailable',
+      'private-payloads-unavailable',
     ],
   },
   readScoped('Streams', {

@@ -1,4 +1,5 @@
 import type { StreamSummary, TypeSpec } from '../../kernel/module';
+import { KEY_PAYLOADS } from './kinds/agent-keys';
 import { PAYLOADS } from './payloads';
 
 /**
@@ -115,6 +116,13 @@ export const COORDINATION_TYPES: Types = {
   'agent.lease.accepted': { payload: PAYLOADS['agent.lease.accepted'] },
   'agent.lease.released': { payload: PAYLOADS['agent.lease.released'] },
   'agent.stopped': { payload: PAYLOADS['agent.stopped'], status: 'stopped' },
+  // the agent's signing keys (kinds/agent-keys.ts): the agent itself or an admin
+  'agent.key.registered': {
+    payload: KEY_PAYLOADS['agent.key.registered'],
+    ownerOrAdmin: true,
+  },
+  'agent.key.rotated': { payload: KEY_PAYLOADS['agent.key.rotated'], ownerOrAdmin: true },
+  'agent.key.revoked': { payload: KEY_PAYLOADS['agent.key.revoked'], ownerOrAdmin: true },
 };
 
 /** Every `project.*` type shapes the plan. */

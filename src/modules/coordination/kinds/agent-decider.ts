@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { derivedWireId } from '../../../kernel/derived-id';
 import { type Failure, fail, type Wire } from '../../../protocol';
 import { checking, checkTs, int, iso, str } from '../config';
+import { evolveKeys, isKeyType, type KeyRecord, keyProblem } from './agent-keys';
 
 /**
  * The agent stream `agent:<id>`: health (started, heartbeats, stopped),
@@ -39,6 +40,8 @@ export interface AgentState {
   lastHeartbeatAt: string | null;
   activeLeases: string[];
   reservations: Record<string, Reservation>;
+  /** Its signing keys, every one it registered (`agent-keys.ts`). */
+  keys: KeyRecord[];
 }
 
 const Reserve = z.object({
@@ -156,6 +159,7 @@ export const agentDecider = checking<AgentState>({
     lastHeartbeatAt: null,
     activeLeases: [],
     reservations: {},
+    keys: [],
   }),
 
   check(wire, state, now, cfg) {
@@ -177,6 +181,8 @@ export const agentDecider = checking<AgentState>({
         );
       }
     }
+    // Key Wires come from the agent or an admin (the API's rights checked which).
+    if (isKeyType(wire.type)) return keyProblem(wire, state.keys);
     if (!SYSTEM_TYPES.includes(wire.type)) {
       // An agent speaks for itself: health and capacity on agent:<id> come from agent:<id>.
       const own = wire.stream_id;
@@ -208,6 +214,7 @@ export const agentDecider = checking<AgentState>({
     // Only the agent's own Wires say it is alive (not the system's, not another sender's).
     const seen = wire.sender === wire.stream_id ? Date.parse(wire.ts) : state.lastSeenAt;
     const next: AgentState = { ...state, lastSeenAt: seen };
+    if (isKeyType(wire.type)) return { ...next, keys: evolveKeys(state.keys, wire) };
     const id = str(p, 'reservation_id') ?? '';
     const existing = next.reservations[id];
     switch (wire.type) {
@@ -326,5 +333,6 @@ export function agentView(state: AgentState, now: number, staleMs: number) {
     active_leases: state.activeLeases,
     last_seen_at: state.lastSeenAt === null ? null : iso(state.lastSeenAt),
     last_heartbeat_at: state.lastHeartbeatAt,
+    keys: state.keys,
   };
 }

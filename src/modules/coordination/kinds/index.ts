@@ -8,7 +8,7 @@ import { taskKind } from './task-kind';
 /** Seed 000's stream kinds: `task:`, `agent:`, `project:` and `role:` streams. */
 export const agentKind = defineKind<AgentState, CoordinationConfig>({
   name: 'agent',
-  version: 4,
+  version: 5,
   config: configOf,
   decider: agentDecider,
   hooks: { view: (state, now, cfg) => agentView(state, now, cfg.agentStaleMs) },

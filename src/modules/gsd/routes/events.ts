@@ -70,7 +70,7 @@ events.post('/projects/:project_id/events', async (c) => {
     const draft = key?.success
       ? { ...drafted.draft, wire_id: derivedWireId('gsdk', key.data, index) }
       : drafted.draft;
-    const denied = guards.rights(draft);
+    const denied = guards.rights(draft) ?? (await guards.signature(draft));
     if (denied) return problem(c, atIndex(denied, index, batch));
     drafts.push(draft);
   }

@@ -102,7 +102,7 @@ projectState.put('/projects/:project_id/config', async (c) => {
   const drafted = draftOf(event, project.streamId, REGISTRY, { dialect: gsdDialect, sender });
   if (!drafted.ok) return problem(c, drafted);
   const guards = tokenGuards(c);
-  const denied = guards.rights(drafted.draft);
+  const denied = guards.rights(drafted.draft) ?? (await guards.signature(drafted.draft));
   if (denied) return problem(c, denied);
   const result = await project.stub.append(drafted.draft);
   if (!result.ok) return problem(c, result);

@@ -1,0 +1,71 @@
+import {
+  type AnchoredEnvelope,
+  anchoredFromMirror,
+  type MirrorMessage,
+  mirrorMessages,
+  verifyAnchoredWire,
+} from '../client';
+import { emit, type Output } from './format';
+import { UsageError } from './usage';
+
+/**
+ * `keys check <hcs_topic_id> <sequence_number> [--keys-topic T] [--coordinator ACCOUNT]
+ * [--mirror URL]`: the auditor's check from mirror data alone. Reads the Wire
+ * at that place on HCS, the key Wires of its sender from the topic its agent
+ * stream anchors on, and tells whether the agent signed it (exit 0) or not (1).
+ */
+export interface CheckFlags {
+  'keys-topic'?: string | undefined;
+  coordinator?: string | undefined;
+  mirror?: string | undefined;
+}
+
+function envelopeOf(message: MirrorMessage): AnchoredEnvelope | null {
+  try {
+    return anchoredFromMirror(message);
+  } catch {
+    return null; // a chunk, a checkpoint note: not a whole Wire
+  }
+}
+
+export async function keysCheck(
+  topic: string | undefined,
+  seqText: string | undefined,
+  flags: CheckFlags,
+  output: Output,
+): Promise<number> {
+  const seq = Number(seqText);
+  if (!topic || !Number.isSafeInteger(seq) || seq < 1) {
+    throw new UsageError('usage: wirestream keys check <hcs_topic_id> <sequence_number>');
+  }
+  const mirror = {
+    mirrorUrl: flags.mirror ?? process.env.WIRESTREAM_MIRROR_URL ?? 'http://127.0.0.1:5551',
+  };
+  let anchored: AnchoredEnvelope | null = null;
+  for await (const m of mirrorMessages(mirror, topic, seq - 1)) {
+    if (m.sequence_number === seq) anchored = envelopeOf(m);
+    break;
+  }
+  if (anchored === null)
+    throw new UsageError(`message ${seq} of ${topic} is not a Wire on the mirror`);
+  const sender = anchored.envelope.sender;
+  const history: AnchoredEnvelope[] = [];
+  for await (const m of mirrorMessages(mirror, flags['keys-topic'] ?? topic)) {
+    const entry = envelopeOf(m);
+    const type = String(entry?.envelope.type ?? '');
+    if (entry && entry.envelope.stream_id === sender && type.startsWith('agent.key.')) {
+      history.push(entry);
+    }
+  }
+  const options = flags.coordinator ? { coordinator: flags.coordinator } : {};
+  const result = await verifyAnchoredWire(anchored, history, options);
+  const human = result.ok
+    ? `signed by ${result.sender} with ${result.kid} (${history.length} key Wires read)`
+    : `not verified (${result.reason}): ${result.detail}`;
+  emit(
+    output,
+    { ...result, hcs_topic_id: topic, sequence_number: seq, key_wires: history.length },
+    human,
+  );
+  return result.ok ? 0 : 1;
+}

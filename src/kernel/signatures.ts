@@ -1,0 +1,155 @@
+import type { Env } from '../env';
+import { type Draft, type Failure, fail, signatureVerifies } from '../protocol';
+import type { Registry } from './registry';
+
+/**
+ * The signature guard every append passes (`append.ts`), whatever the
+ * protocol: once a sender has registered a signing key, each Wire it posts
+ * must carry `sig` by one of its active keys (`protocol/signature.ts`).
+ *
+ * Keys live with a module's identities (the coordination module keeps an
+ * agent's on its `agent:<id>` stream) and reach the guard through the
+ * module's `SignerDirectory`. A sender no directory holds (`human:…`,
+ * `coordinator:…`) is never looked up. A sender with keys is looked up on
+ * every append, so a rotation or a revocation holds from the next append.
+ * A sender without keys is remembered as such for `UNKEYED_TTL_MS` in this
+ * isolate, so its unsigned appends cost no extra round trip; this isolate
+ * forgets that as soon as it sees a Wire that changes the sender's keys, so
+ * a first registration holds at once here and within `UNKEYED_TTL_MS` in
+ * other isolates.
+ */
+
+/** A key as its directory keeps it: every key a sender ever registered, with its status now. */
+export interface SignerKey {
+  kid: string;
+  public_key: string;
+  status: 'active' | 'retired' | 'revoked';
+}
+
+/** Where a module keeps signing keys for a family of senders (`ProtocolModule.signers`). */
+export interface SignerDirectory {
+  /** Whether `sender` is one of this module's identities (pure; cheap). */
+  holds(sender: string): boolean;
+  /**
+   * Whose keys `draft` changes (a key registration, rotation, revocation),
+   * and the key it registers if any, or null. A sender's first key may sign
+   * its own registration (proof of possession); every later change must be
+   * signed by a key already active.
+   */
+  keyChange(draft: Draft): { sender: string; registers: SignerKey | null } | null;
+  /** Every key `sender` registered, read now from where the module keeps them. */
+  keysOf(env: Env, sender: string): Promise<readonly SignerKey[]>;
+}
+
+export const UNKEYED_TTL_MS = 2000;
+const MAX_UNKEYED = 4096;
+/** Senders known to have no key, until when (per isolate). */
+const unkeyed = new Map<string, number>();
+/**
+ * Senders whose keys this isolate saw change, until when: not remembered as
+ * keyless meanwhile, lest an append racing a first registration (looked up
+ * just before it is stored) keep the sender "keyless" after it.
+ */
+const changing = new Map<string, number>();
+
+function remember(map: Map<string, number>, sender: string, until: number): void {
+  if (map.size >= MAX_UNKEYED) map.clear();
+  map.set(sender, until);
+}
+
+function signatureRequired(sender: string, keys: readonly SignerKey[]): Failure {
+  const active = keys.filter((k) => k.status === 'active').map((k) => k.kid);
+  const accepted =
+    active.length > 0
+      ? `one of its active keys: ${active.map((k) => `"${k}"`).join(', ')}`
+      : 'an active key, but all its keys are retired or revoked: an admin must register a new one';
+  return fail(
+    'signature-required',
+    `${sender} has registered signing keys, so its Wires must carry sig {kid, alg: "Ed25519", value} by ${accepted}`,
+    { extra: { sender, accepted_kids: active } },
+  );
+}
+
+function invalid(detail: string, kid: string, reason: string, keys: readonly SignerKey[]): Failure {
+  const active = keys.filter((k) => k.status === 'active').map((k) => k.kid);
+  return fail('signature-invalid', detail, {
+    errors: [{ path: 'sig', message: detail }],
+    extra: { kid, reason, accepted_kids: active },
+  });
+}
+
+/** Checks `draft`'s signature against its sender's keys: null when it may be appended. */
+export async function checkSignature(
+  draft: Draft,
+  env: Env,
+  registry: Registry,
+  now = Date.now(),
+): Promise<Failure | null> {
+  let change: ReturnType<SignerDirectory['keyChange']> = null;
+  for (const d of registry.signerDirectories) change ??= d.keyChange(draft);
+  if (change !== null) {
+    unkeyed.delete(change.sender);
+    remember(changing, change.sender, now + UNKEYED_TTL_MS);
+  }
+  const directory = registry.signerDirectories.find((d) => d.holds(draft.sender)) ?? null;
+  const sig = draft.sig;
+  if (directory === null) {
+    if (sig === undefined) return null;
+    return invalid(
+      `sig: ${draft.sender} cannot register signing keys, so kid "${sig.kid}" names no key of it`,
+      sig.kid,
+      'unknown-kid',
+      [],
+    );
+  }
+  if (sig === undefined && (unkeyed.get(draft.sender) ?? 0) > now) return null;
+  let keys: readonly SignerKey[];
+  try {
+    keys = await directory.keysOf(env, draft.sender);
+  } catch (error) {
+    // Unknown keys are no reason to let a Wire through: refuse, and the client retries.
+    console.error('signature guard: key lookup failed', draft.sender, error);
+    return fail(
+      'coordination-unavailable',
+      `the signing keys of ${draft.sender} could not be read; retry`,
+    );
+  }
+  if (keys.length === 0) {
+    if ((changing.get(draft.sender) ?? 0) <= now) {
+      remember(unkeyed, draft.sender, now + UNKEYED_TTL_MS);
+    }
+    if (sig === undefined) return null;
+  } else {
+    unkeyed.delete(draft.sender);
+  }
+  if (sig === undefined) return signatureRequired(draft.sender, keys);
+  // A first key may sign its own registration: proof that the sender holds it.
+  const own = keys.length === 0 && change?.sender === draft.sender ? change.registers : null;
+  const key = keys.find((k) => k.kid === sig.kid) ?? (own?.kid === sig.kid ? own : undefined);
+  if (key === undefined) {
+    return invalid(
+      `sig.kid: "${sig.kid}" is not a key ${draft.sender} registered`,
+      sig.kid,
+      'unknown-kid',
+      keys,
+    );
+  }
+  if (key.status !== 'active') {
+    const how = key.status === 'revoked' ? 'revoked' : 'retired by a rotation';
+    return invalid(
+      `sig.kid: key "${sig.kid}" of ${draft.sender} was ${how}; sign with an active key`,
+      sig.kid,
+      key.status,
+      keys,
+    );
+  }
+  if (!(await signatureVerifies(draft, sig, key.public_key))) {
+    return invalid(
+      `sig.value: not a valid Ed25519 signature by key "${sig.kid}" of ${draft.sender} over this Wire (RFC 8785 JSON of wire, wire_id, stream_id, correlation_id, causation_id, type, sender, ts, payload)`,
+      sig.kid,
+      'bad-signature',
+      keys,
+    );
+  }
+  return null;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { signWire } from '../../src/client';
+import { readWires, untilAnchored } from './helpers/anchoring';
+import { alertsFor, directSubmitter, runCron } from './helpers/listener';
+import { agentWire, newKey, postAs } from './helpers/signing';
+import { uniqueStream } from './helpers/wires';
+
+/**
+ * A keyed agent's Wires put on HCS directly (the HCS-first path) pass the
+ * same signature guard as its appends: the listener ingests a signed one and
+ * rejects an unsigned one; key changes need a token and are never ingested.
+ */
+describe('agent-signed Wires put on HCS directly', { timeout: 40_000 }, () => {
+  it('ingests a keyed agent’s signed Wire, rejects its unsigned one and any key change', async () => {
+    const agent = uniqueStream('agent');
+    const project = uniqueStream('project');
+    const key = await newKey();
+    const registration = agentWire(agent, agent, {
+      type: 'agent.key.registered',
+      payload: { kid: key.kid, alg: 'Ed25519', public_key: key.public_key },
+    });
+    expect((await postAs(agent, agent, await signWire(registration, key))).status).toBe(201);
+    const first = await signWire(agentWire(project, agent, { correlation_id: null }), key);
+    expect((await postAs(agent, project, first)).status).toBe(201);
+    const [anchored] = await untilAnchored(project, [`project.${project.slice(8)}`]);
+    const topicId = anchored?.anchor.hcs_topic_id ?? '';
+
+    const submit = directSubmitter(topicId);
+    const unsigned = agentWire(project, agent, { correlation_id: null });
+    const signed = await signWire(agentWire(project, agent, { correlation_id: null }), key);
+    const other = await newKey();
+    const keyChange = await signWire(
+      agentWire(agent, agent, {
+        correlation_id: project,
+        type: 'agent.key.registered',
+        payload: { kid: other.kid, alg: 'Ed25519', public_key: other.public_key },
+      }),
+      key,
+    );
+    for (const wire of [unsigned, signed, keyChange]) await submit(JSON.stringify(wire));
+    await runCron();
+
+    const alerts = (await alertsFor(topicId)).map((a) => [a.kind, a.sequence_number, a.detail]);
+    expect(alerts).toEqual([
+      ['hcs-first-rejected', 2, expect.stringContaining('must carry sig')],
+      ['hcs-first-ingested', 3, expect.any(String)],
+      ['hcs-first-rejected', 4, expect.stringContaining('token-proven identity')],
+    ]);
+    const wires = await readWires(project);
+    expect(wires.map((w) => w.wire_id)).toEqual([first.wire_id, signed.wire_id]);
+  });
+});
