@@ -61,6 +61,8 @@ export interface Env {
   LOG_CHECKPOINT_MS?: string;
   /** Log mode: the C2SP signer key of the deployment's log (secret), `PRIVATE+KEY+<name>+<id>+<key>`. */
   LOG_SIGNER_KEY?: string;
+  /** Log mode: the R2 bucket its topics' logs are archived in, as C2SP tlog-tiles (src/topic/log-archive.ts). */
+  LOG_ARCHIVE?: R2Bucket;
   /** Private payloads (src/private/): JSON project → {streams, correlations} prefixes. README, Private payloads. */
   PRIVATE_PROJECTS?: string;
   /** Private payloads: key-encryption keys (secret), `<kid>:<base64 32 bytes>`, comma-separated, current first. */

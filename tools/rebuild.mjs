@@ -10,6 +10,8 @@
 //   npm run rebuild -- --follow              follow the running (or last) rebuild
 //   npm run rebuild -- --url https://wirestream.example.workers.dev
 //
+// Log-mode topics: the entries come from the R2 archive, each verified against the
+// signed checkpoints on HCS; one that is not is printed as REFUSED (exit code 3).
 // The admin credential comes from WIRESTREAM_ADMIN_TOKEN, else from
 // ADMIN_TOKEN in .dev.vars (written by npm start).
 import { adminToken } from './lib/admin-token.mjs';
@@ -28,7 +30,7 @@ const { values } = commandLine(
   'usage: npm run rebuild -- [--url URL] [--models a,b | --stale | --follow]',
 );
 
-if (values.help) printHeaderHelp(import.meta.url, 14);
+if (values.help) printHeaderHelp(import.meta.url, 16);
 
 const body = values.stale
   ? { models: 'stale' }
@@ -69,10 +71,21 @@ function show(p) {
       return `  wrote ${p.streams}/${p.streams_total} streams (${p.wires} Wires)`;
     case 'retry':
       return `  step failed (${p.detail}); retry ${p.attempt}`;
+    case 'refused': {
+      // Log mode: an archived entry the HCS checkpoints do not vouch for (never projected).
+      process.exitCode = 3;
+      const leaves =
+        p.leaf_index === null
+          ? 'a checkpoint'
+          : p.to_leaf === undefined
+            ? `leaf ${p.leaf_index}${p.wire_id ? ` (${p.wire_id})` : ''}`
+            : `leaves ${p.leaf_index}-${p.to_leaf}`;
+      return `  REFUSED ${leaves} of ${p.topic} (checkpoint at HCS seq ${p.checkpoint_seq}): ${p.reason}`;
+    }
     case 'catch-up':
       return `  caught up ${p.wires} Wire(s) not on HCS yet`;
     case 'done':
-      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)${p.ahead_of_mirror ? `; kept ${p.ahead_of_mirror} anchored Wire(s) the mirror does not show yet` : ''}`;
+      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)${p.refused ? `; REFUSED ${p.refused} archived entr${p.refused === 1 ? 'y' : 'ies'} (see above)` : ''}${p.ahead_of_mirror ? `; kept ${p.ahead_of_mirror} anchored Wire(s) the mirror does not show yet` : ''}`;
     case 'error':
       process.exitCode = 1;
       return `rebuild failed: ${p.detail}`;

@@ -18,6 +18,7 @@ import { readStreams } from './routes/read-streams';
 import { readWires } from './routes/read-wires';
 import { reference } from './routes/reference';
 import { streams } from './routes/streams';
+import { topicLog } from './routes/topic-log';
 
 /**
  * hono's own getPath, remembered for the last URL: appends repeat one URL, and
@@ -53,6 +54,7 @@ export function createApp() {
   app.route('/v1/streams', streams);
   app.route('/v1', authRoutes);
   app.route('/v1', anchoring);
+  app.route('/v1', topicLog);
   // Each protocol module's own routes (src/modules/index.ts lists the modules).
   for (const module of REGISTRY.modules) if (module.routes) app.route('/v1', module.routes);
   app.route('/v1', readStreams);

@@ -26,10 +26,17 @@ let table: Documented[] | null = null;
 function documented(): Documented[] {
   if (table) return table;
   table = DOCUMENTED_QUERIES.map(([path, method, names]) => {
+    // `{…_path}` spans segments (a log tile's `0/x001/234.p/7`); any other parameter is one.
     const source = path
-      .split(/\{[^}]+\}/)
-      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-      .join('[^/]+');
+      .split(/(\{[^}]+\})/)
+      .map((part, i) =>
+        i % 2 === 1
+          ? part.endsWith('_path}')
+            ? '.+'
+            : '[^/]+'
+          : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('');
     return {
       pattern: new RegExp(`^${source}$`),
       method,

@@ -2,6 +2,12 @@ import * as z from 'zod';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from '../anchor/mirror';
 import { encOf } from '../private/seal';
 import { AnyPayload, draftOf, Signature, StreamId, WireId, WireType } from '../protocol';
+import {
+  type ArchiveCheck,
+  type ArchiveRefusal,
+  expandCheckpoint,
+  type LogCursor,
+} from './archive-verify';
 import type { ProjectedWire } from './types';
 
 /**
@@ -12,6 +18,8 @@ import type { ProjectedWire } from './types';
 export interface TopicCursor {
   after: number;
   pending: MirrorMessage[];
+  /** A log-mode topic's verification so far (`archive-verify.ts`). */
+  log?: LogCursor;
 }
 
 export interface SourcePage {
@@ -23,6 +31,8 @@ export interface SourcePage {
   cursor: TopicCursor;
   /** False once the topic has no more messages (as far as the mirror knows). */
   more: boolean;
+  /** Archived log entries not projected, and why (log mode). */
+  refused?: ArchiveRefusal[];
 }
 
 /** Where a rebuild reads Wires from: HCS topics, a page at a time. */
@@ -130,38 +140,61 @@ export function openSealed(source: RebuildSource, open: EnvelopeOpener): Rebuild
   };
 }
 
+/** Wires per page at most once a log-mode checkpoint's leaves have been added. */
+const LOG_PAGE_WIRES = 1000;
+
 /**
  * Reads topics from the mirror node REST API, reassembling chunked messages
  * (a chunked Wire is identified by its last chunk, as the anchoring loop
- * records it).
+ * records it). With `log` (the deployment's log key and R2 archive), a
+ * checkpoint of a log-mode topic stands for its new leaves, read from the
+ * archive and verified against it (`archive-verify.ts`).
  */
-export function mirrorSource(mirrorUrl: string, pageSize = 100): RebuildSource {
+export function mirrorSource(
+  mirrorUrl: string,
+  pageSize = 100,
+  log: ArchiveCheck | null = null,
+  pageWires = LOG_PAGE_WIRES,
+): RebuildSource {
   return {
     async page(topic, cursor) {
       const assembler = new ChunkAssembler(cursor.pending);
       const page = await readTopicMessages(mirrorUrl, topic, cursor.after, pageSize);
       let after = cursor.after;
+      let logCursor = cursor.log;
       const wires: ProjectedWire[] = [];
+      const refused: ArchiveRefusal[] = [];
       let skipped = 0;
+      let read = 0;
       for (const m of page.messages) {
+        // A checkpoint can stand for many Wires: memory holds a page, not the history.
+        if (wires.length >= pageWires) break;
+        read++;
         after = m.sequence_number;
         const whole = assembler.add(m);
         if (!whole) continue;
-        const wire = decodeMessage(
-          whole.bytes,
-          topic,
-          whole.last.sequence_number,
-          whole.last.consensus_timestamp,
-        );
+        const { sequence_number: seq, consensus_timestamp: ts } = whole.last;
+        const wire = decodeMessage(whole.bytes, topic, seq, ts);
+        const expanded =
+          wire || !log ? null : await expandCheckpoint(log, topic, whole.bytes, seq, ts, logCursor);
         if (wire) wires.push(wire);
-        else skipped++;
+        else if (expanded) {
+          wires.push(...expanded.wires);
+          refused.push(...expanded.refused);
+          logCursor = expanded.cursor;
+        } else skipped++;
       }
       return {
         wires,
-        messages: page.messages.length,
+        messages: read,
         skipped,
-        cursor: { after, pending: assembler.pending() },
-        more: page.hasMore && page.messages.length > 0,
+        cursor: {
+          after,
+          pending: assembler.pending(),
+          ...(logCursor ? { log: logCursor } : {}),
+        },
+        more: read < page.messages.length || (page.hasMore && page.messages.length > 0),
+        refused,
       };
     },
   };

@@ -1,4 +1,5 @@
 import { firstRow, parseRows, rowShape } from '../kernel/sql';
+import type { ArchiveRefusal } from './archive-verify';
 import { catchUp } from './catch-up';
 import type { RebuildSource, TopicCursor } from './mirror-source';
 import { deleteUnfoldable } from './model-sql';
@@ -30,6 +31,8 @@ export type RebuildProgress =
   | { phase: 'read'; topic: string; messages: number; wires: number; skipped: number }
   | { phase: 'write'; streams: number; streams_total: number; wires: number }
   | { phase: 'catch-up'; wires: number }
+  /** Log mode: an archived entry (or range) not projected, and why (`archive-verify.ts`). */
+  | ({ phase: 'refused'; topic: string } & ArchiveRefusal)
   | {
       phase: 'done';
       models: ModelName[];
@@ -37,6 +40,8 @@ export type RebuildProgress =
       streams: number;
       wires: number;
       skipped: number;
+      /** Log mode: archived entries refused (not projected). */
+      refused: number;
       /** Anchored Wires D1 holds that the mirror did not show yet (kept, not dropped). */
       ahead_of_mirror: number;
       seconds: number;
@@ -67,6 +72,8 @@ export interface RebuildState {
   mirrorEnd: Record<string, number>;
   read: number;
   skipped: number;
+  /** Log mode: archived entries refused (absent in a state saved before log mode). */
+  refused?: number;
   /** Folding: the last (stream_id, stream_seq) folded, and the stream in hand. */
   foldAfter: [string, number];
   streamsTotal: number;
@@ -213,6 +220,9 @@ export async function stepRebuild(
       s.cursor = page.cursor;
       s.read += page.wires.length;
       s.skipped += page.skipped;
+      for (const refusal of page.refused ?? [])
+        await report({ phase: 'refused', topic, ...refusal });
+      s.refused = (s.refused ?? 0) + (page.refused?.length ?? 0);
       const counts = s.topicCounts;
       counts.messages += page.messages;
       counts.wires += page.wires.length;
@@ -322,6 +332,7 @@ async function settle(
     streams: s.streamsTotal,
     wires: s.read,
     skipped: s.skipped,
+    refused: s.refused ?? 0,
     ahead_of_mirror: firstRow(COUNT_ROW, ahead?.results)?.n ?? 0,
     seconds,
     wires_per_second: seconds > 0 ? Math.round(s.read / seconds) : s.read,

@@ -3,6 +3,7 @@ import { hederaConfig } from '../anchor/config';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { envelopeOpener } from '../private/sealer';
+import { archiveCheck } from './archive-verify';
 import { mirrorSource, openSealed } from './mirror-source';
 import {
   markFailed,
@@ -104,6 +105,7 @@ export class Rebuilder extends DurableObject<Env> {
         streams: 0,
         wires: 0,
         skipped: 0,
+        refused: 0,
         ahead_of_mirror: 0,
         seconds: 0,
         wires_per_second: 0,
@@ -173,9 +175,11 @@ export class Rebuilder extends DurableObject<Env> {
     );
     if (!row) return;
     let state = JSON.parse(row.state) as RebuildState;
-    // Private payloads are opened with their data keys (a rebuild with the key is exact).
+    // Log-mode topics: checkpoints on HCS, entries from the R2 archive, verified; private
+    // payloads opened with their data keys (a rebuild with the key is exact).
+    const log = await archiveCheck(this.env);
     const source = openSealed(
-      mirrorSource(hederaConfig(this.env).mirrorUrl),
+      mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log),
       envelopeOpener(this.env),
     );
     const report = (p: RebuildProgress) => this.#line(p);

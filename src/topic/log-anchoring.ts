@@ -7,11 +7,14 @@ import {
 } from '../anchor/log/note';
 import type { Env } from '../env';
 import type { Sql } from '../kernel/sql';
+import { type ArchiveStatus, LogArchiver } from './log-archive';
 import {
   type AnchoringSettings,
   anchoringSettings,
   type ConsistencyView,
   logOrigin,
+  type SettingSource,
+  settingSources,
   TopicLogMode,
 } from './log-mode';
 import type { AnchorQueue } from './mirror-confirm';
@@ -21,7 +24,10 @@ import type { TopicLog } from './topic-log';
 export interface LogAnchoringDeps {
   sql: Sql;
   log: TopicLog;
-  env: Pick<Env, 'ANCHOR_MODE' | 'LOG_CHECKPOINT_EVERY' | 'LOG_CHECKPOINT_MS' | 'LOG_SIGNER_KEY'>;
+  env: Pick<
+    Env,
+    'ANCHOR_MODE' | 'LOG_CHECKPOINT_EVERY' | 'LOG_CHECKPOINT_MS' | 'LOG_SIGNER_KEY' | 'LOG_ARCHIVE'
+  >;
   /** The topic's HCS id, created on first use (`topic-id.ts`). */
   topicId(): Promise<string>;
   /** One pass of the anchoring loop over `queue` (`anchoring-loop.ts`); throws on a failed send. */
@@ -29,6 +35,14 @@ export interface LogAnchoringDeps {
 }
 
 type LogKeyView = { log_origin: string; verifier_key: string };
+
+/** A topic's anchoring as `GET /v1/topics/{topic}/anchoring` shows it. */
+export interface AnchoringView {
+  own: Partial<AnchoringSettings> | null;
+  settings: AnchoringSettings;
+  sources: Record<keyof AnchoringSettings, SettingSource>;
+  archive: ArchiveStatus;
+}
 
 /**
  * The TopicObject's log mode (issue 31, `log-mode.ts`): which mode the topic
@@ -39,12 +53,27 @@ export class LogAnchoring {
   /** Made on first use: an envelope-mode topic never has log mode's tables. */
   #mode: TopicLogMode | null = null;
   #signer: Promise<NoteSigner> | null = null;
+  readonly #archive: LogArchiver;
 
-  constructor(private readonly deps: LogAnchoringDeps) {}
+  constructor(private readonly deps: LogAnchoringDeps) {
+    this.#archive = new LogArchiver(deps.log, deps.env.LOG_ARCHIVE);
+  }
 
   settings(): AnchoringSettings {
     const own = this.deps.log.get('anchoring');
     return anchoringSettings(this.deps.env, own === null ? null : JSON.parse(own));
+  }
+
+  /** The topic's own settings (null: none), what they amount to, and where each comes from. */
+  view(): AnchoringView {
+    const raw = this.deps.log.get('anchoring');
+    const own = raw === null ? null : (JSON.parse(raw) as Partial<AnchoringSettings>);
+    return {
+      own,
+      settings: anchoringSettings(this.deps.env, own),
+      sources: settingSources(this.deps.env, own),
+      archive: this.#archive.status(),
+    };
   }
 
   /** This topic's own settings over the deployment's. */
@@ -70,6 +99,15 @@ export class LogAnchoring {
     log.applyConfirmed(Date.now());
     const inFlight = log.checkpoints.unanchored(1).length > 0;
     return { fresh: more || pass.fresh, inFlight, dueAt };
+  }
+
+  /**
+   * Copies new checkpoints' tiles to R2 (`log-archive.ts`); never throws.
+   * Returns when to come back (ms since the epoch), or null.
+   */
+  async archive(): Promise<number | null> {
+    const used = this.settings().mode === 'log' || this.deps.log.get('archive_size') !== null;
+    return used ? this.#archive.catchUp(this.#log(), Date.now()) : null;
   }
 
   /** A log-mode Wire's inclusion in its confirmed checkpoint; null in envelope mode. */

@@ -48,6 +48,23 @@ export function anchoringSettings(
   };
 }
 
+/** Where each effective setting comes from: the topic's own, the deployment's vars, or the default. */
+export type SettingSource = 'topic' | 'deployment' | 'default';
+
+export function settingSources(
+  env: Pick<Env, 'ANCHOR_MODE' | 'LOG_CHECKPOINT_EVERY' | 'LOG_CHECKPOINT_MS'>,
+  own: Partial<AnchoringSettings> | null,
+): Record<keyof AnchoringSettings, SettingSource> {
+  const from = (mine: unknown, deployed: boolean): SettingSource =>
+    mine !== undefined ? 'topic' : deployed ? 'deployment' : 'default';
+  const isInt = (v: string | undefined) => intVar(v, 0) > 0;
+  return {
+    mode: from(own?.mode, env.ANCHOR_MODE === 'log' || env.ANCHOR_MODE === 'envelope'),
+    every: from(own?.every, isInt(env.LOG_CHECKPOINT_EVERY)),
+    ms: from(own?.ms, isInt(env.LOG_CHECKPOINT_MS)),
+  };
+}
+
 /** A log's origin line: the deployment (its signer key's name) and the HCS topic. */
 export const logOrigin = (signer: NoteSigner, hcsTopicId: string) => `${signer.name}/${hcsTopicId}`;
 

@@ -27,6 +27,7 @@ const CREATE_CHECKPOINTS = `CREATE TABLE IF NOT EXISTS log_checkpoints (
 export type CheckpointRow = RowOf<typeof CHECKPOINT_COLUMNS>;
 const CHECKPOINT_ROW = rowShape('log_checkpoints', CHECKPOINT_COLUMNS);
 const FRESH_LEAF_ROW = rowShape('topic wires', { pos: 'number', message: 'text' });
+const MESSAGE_ROW = rowShape('topic wires', { message: 'text' });
 const HASH_OF_SEQ_ROW = rowShape('log_checkpoints', { running_hash: 'text?' });
 
 export class SqlSubtrees implements SubtreeStore {
@@ -90,6 +91,15 @@ export class LogLeaves {
     );
   }
 
+  /** The leaf bytes (the Wires' canonical JSON) of leaves [from, to), in order. */
+  messages(from: number, to: number): string[] {
+    return parseRows(
+      MESSAGE_ROW,
+      this.sql`SELECT w.message FROM log_leaves l JOIN wires w ON w.pos = l.pos
+        WHERE l.leaf >= ${from} AND l.leaf < ${to} ORDER BY l.leaf`,
+    ).map((r) => r.message);
+  }
+
   /** The `pos` of leaves [from, to). */
   positions(from: number, to: number): number[] {
     return parseRows(
@@ -117,6 +127,15 @@ export class Checkpoints implements AnchorQueue {
     return firstRow(
       CHECKPOINT_ROW,
       this.sql`SELECT * FROM log_checkpoints ORDER BY pos DESC LIMIT 1`,
+    );
+  }
+
+  /** Signed checkpoints of more than `treeSize` leaves, oldest first (what the archive lacks). */
+  after(treeSize: number, limit: number): CheckpointRow[] {
+    return parseRows(
+      CHECKPOINT_ROW,
+      this.sql`SELECT * FROM log_checkpoints WHERE tree_size > ${treeSize}
+        ORDER BY tree_size LIMIT ${limit}`,
     );
   }
 

@@ -1,6 +1,7 @@
 import type { Env } from '../env';
 import type { StoredWire } from '../protocol';
 import type { ListenResult } from './listener';
+import type { AnchoringView } from './log-anchoring';
 import type { AnchoringSettings, ConsistencyView, InclusionView } from './log-mode';
 import type { TopicRow } from './topic-log';
 
@@ -49,6 +50,7 @@ export interface TopicApi {
   find(streamId: string, wireId: string): Promise<AnchoredRow | null>;
   status(): Promise<TopicStatus>;
   setAnchoring(own: Partial<AnchoringSettings>): Promise<AnchoringSettings>;
+  anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }>;
   logProof(streamId: string, wireId: string): Promise<LogProof | null>;
   logConsistency(
     from: number,

@@ -14,7 +14,7 @@ import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
 import { type IngestOutcome, type ListenResult, listenPass } from './listener';
-import { LogAnchoring } from './log-anchoring';
+import { type AnchoringView, LogAnchoring } from './log-anchoring';
 import type { AnchoringSettings } from './log-mode';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
@@ -135,6 +135,10 @@ export class TopicObject extends DurableObject<Env> {
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
     }
     again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
+    // Log mode's R2 archive, after the anchors are on their way: a copy that catches up
+    // on its own (with backoff when R2 fails), never in anchoring's way.
+    const archiveAt = await this.#logAnchoring.archive();
+    if (archiveAt !== null) dueAt = Math.min(dueAt ?? archiveAt, archiveAt);
     // Not awaited: the next pass need not wait for D1's gathering window.
     const projecting = this.#projection.pending();
     if (projecting) this.#projectLater();
@@ -264,6 +268,12 @@ export class TopicObject extends DurableObject<Env> {
     const settings = this.#logAnchoring.set(own);
     this.#wake();
     return settings;
+  }
+
+  /** The topic's anchoring settings, their sources and the archive's progress. */
+  anchoring(): AnchoringView & { name: string | null; hcs_topic_id: string | null } {
+    const name = this.#log.get('name');
+    return { name, hcs_topic_id: this.#log.get('hcs_topic_id'), ...this.#logAnchoring.view() };
   }
 
   /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */

@@ -23,6 +23,8 @@ export interface DevServer {
   readonly port: number;
   /** The `ADMIN_TOKEN` the server was started with. */
   readonly adminToken: string;
+  /** Its local state (`--persist-to`): D1, R2 and the Durable Objects, for `wrangler … --local`. */
+  readonly persist: string;
   restart(): Promise<void>;
   /** Stops wrangler and workerd, keeping the port, the state and the stand-in (an outage). */
   down(): Promise<void>;
@@ -132,6 +134,7 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     url: `http://127.0.0.1:${port}`,
     port,
     adminToken,
+    persist,
     restart: async () => {
       await stop();
       await launch();

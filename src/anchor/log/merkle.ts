@@ -75,10 +75,37 @@ export async function rangeHash(store: SubtreeStore, start: number, end: number)
     parts.push(stored(store, Math.log2(width), at / width));
     at += width;
   }
-  let hash = parts.pop() as Hash;
+  return foldRight(parts);
+}
+
+/** Complete subtrees side by side, largest first, hashed into their tree's root. */
+async function foldRight(subtrees: Hash[]): Promise<Hash> {
+  const parts = [...subtrees];
+  let hash = parts.pop() ?? (await sha256());
   for (let part = parts.pop(); part; part = parts.pop()) hash = await nodeHash(part, hash);
   return hash;
 }
+
+/**
+ * A tree's right edge: the hashes of the complete subtrees a tree of n leaves
+ * splits into (one per set bit of n, largest first). It is all a verifier
+ * keeps to extend the tree leaf by leaf and to compute its root, O(log n)
+ * hashes however long the log (what a rebuild verifying an archive holds).
+ */
+export async function extendEdge(edge: Hash[], size: number, leaves: Hash[]): Promise<Hash[]> {
+  const next = [...edge];
+  let n = size;
+  for (const leaf of leaves) {
+    let hash = leaf;
+    for (let k = n; k % 2 === 1; k = (k - 1) / 2) hash = await nodeHash(next.pop() as Hash, hash);
+    next.push(hash);
+    n += 1;
+  }
+  return next;
+}
+
+/** The root of the tree whose right edge this is. */
+export const edgeRoot = (edge: Hash[]): Promise<Hash> => foldRight(edge);
 
 /** The root of the first `size` leaves (the hash of the empty string for none). */
 export const rootAt = (store: SubtreeStore, size: number): Promise<Hash> =>

@@ -4,6 +4,7 @@ import type { Operation } from './operation';
 import { PRIVATE_OPERATIONS } from './private-operations';
 import { READ_OPERATIONS } from './read-operations';
 import { STREAM_OPERATIONS } from './stream-operations';
+import { TOPIC_LOG_OPERATIONS } from './topic-log-operations';
 
 /**
  * Every route of the API as the OpenAPI document describes it: the request
@@ -13,6 +14,7 @@ import { STREAM_OPERATIONS } from './stream-operations';
  */
 export const OPERATIONS: Operation[] = [
   ...STREAM_OPERATIONS,
+  ...TOPIC_LOG_OPERATIONS,
   ...READ_OPERATIONS,
   ...PRIVATE_OPERATIONS,
   ...MCP_OPERATIONS,

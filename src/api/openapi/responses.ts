@@ -241,7 +241,7 @@ const RebuildJob = z.looseObject({
 
 export const RebuildLine = z.looseObject({ phase: z.string() }).meta({
   description:
-    'One line of `application/x-ndjson`: a JSON object per step (`phase`: start, topic, model, done, error…)',
+    'One line of `application/x-ndjson`: a JSON object per step (`phase`: start, topic, model, done, error…; `refused`: a log-mode entry of the R2 archive that its HCS checkpoint does not vouch for, never projected)',
 });
 
 export const ProjectionStatus = z.object({

@@ -60,10 +60,10 @@ function validatorFor(key: string, schema: Json): Validator {
   return v;
 }
 
-/** Does `url`'s path fit the template (`{param}` = one segment)? */
+/** Does `url`'s path fit the template (`{param}` = one segment, `{…_path}` one or more)? */
 function fits(template: string, url: string): boolean {
   const path = new URL(url, 'https://ws.test').pathname;
-  const pattern = template.replace(/\{[^}]+\}/g, '[^/]+');
+  const pattern = template.replace(/\{[^}]+_path\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+');
   return new RegExp(`^${pattern}$`).test(path);
 }
 
@@ -127,6 +127,10 @@ export async function call(
   let problems: string[];
   if (res.status === 101) {
     problems = violations(method, template, 101, null, null);
+  } else if (mediaType === 'application/octet-stream' && res.status < 400) {
+    // Bytes (log tiles, artifact content): the type and status are what can be checked.
+    body = new Uint8Array(await res.arrayBuffer());
+    problems = violations(method, template, res.status, mediaType, null);
   } else {
     const text = new TextDecoder().decode(await res.arrayBuffer());
     if (mediaType === 'application/x-ndjson') {
