@@ -11,7 +11,7 @@ const bundle = path.join(root, '.local/cli.mjs');
 
 function newestSource() {
   let newest = 0;
-  for (const dir of ['src/cli', 'src/client', 'src/protocol', 'src/anchor']) {
+  for (const dir of ['src/cli', 'src/client', 'src/protocol', 'src/anchor', 'src/anchor/log']) {
     const full = path.join(root, dir);
     if (!existsSync(full)) continue;
     for (const name of readdirSync(full))

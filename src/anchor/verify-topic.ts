@@ -1,5 +1,6 @@
 import { encOf, sameClearFields } from '../private/seal';
 import { legacyCanonicalJson, storedCanonicalJson } from '../protocol/canonical-json';
+import { checkLogProof, readLogProof } from './log/check-proof';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from './mirror';
 import { emptyRunningHash, stepChain } from './running-hash';
 
@@ -11,7 +12,7 @@ import { emptyRunningHash, stepChain } from './running-hash';
  */
 export interface Finding {
   sequence_number: number | null;
-  kind: 'sequence-gap' | 'running-hash-mismatch' | 'missing' | 'content-mismatch';
+  kind: 'sequence-gap' | 'running-hash-mismatch' | 'missing' | 'content-mismatch' | 'log-entry';
   detail: string;
 }
 
@@ -35,6 +36,10 @@ interface Reported {
   stream_seq: number;
   hcs_sequence_number: number;
   origin: string;
+  /** The Wire's canonical JSON as anchored (in log mode: its leaf). */
+  message: string;
+  /** Log mode: the Wire is this leaf of the checkpoint at `hcs_sequence_number`. */
+  log?: { leaf_index: number };
 }
 
 export async function verifyTopic(
@@ -78,7 +83,23 @@ export async function verifyTopic(
         });
         continue;
       }
-      const problem = await compare(api, reported, new TextDecoder().decode(bytes), served);
+      const onTopic = new TextDecoder().decode(bytes);
+      const entry = reported.log ? await logEntryProblem(api, reported, onTopic) : null;
+      if (entry) {
+        findings.push({
+          sequence_number: reported.hcs_sequence_number,
+          kind: 'log-entry',
+          detail: entry,
+        });
+        continue;
+      }
+      // A log entry's content is its leaf, which its proof placed under the checkpoint.
+      const problem = await compare(
+        api,
+        reported,
+        reported.log ? reported.message : onTopic,
+        served,
+      );
       if (problem)
         findings.push({
           sequence_number: reported.hcs_sequence_number,
@@ -143,6 +164,30 @@ async function reportedOf(
     if (page.next_after_seq === null) return reported;
     after = page.next_after_seq;
   }
+}
+
+/**
+ * Why a log-mode Wire is not the leaf it is listed as, under the checkpoint on
+ * HCS at its sequence number (its proof from the API, checked against the
+ * mirror's message), or null. The log's key is the one the proof names.
+ */
+async function logEntryProblem(
+  api: (path: string) => Promise<Response>,
+  reported: Reported,
+  checkpointOnTopic: string,
+): Promise<string | null> {
+  const query = `?stream_id=${encodeURIComponent(reported.stream_id)}`;
+  const res = await api(`/v1/wires/${encodeURIComponent(reported.wire_id)}/proof${query}`);
+  if (!res.ok) return `wire ${reported.wire_id}: the coordinator serves no proof (${res.status})`;
+  const read = readLogProof(await res.json());
+  if (!read.ok) return `wire ${reported.wire_id}: its proof is not a log proof: ${read.reason}`;
+  const proof = read.proof;
+  if (proof.checkpoint !== checkpointOnTopic)
+    return `wire ${reported.wire_id}: its proof's checkpoint is not the message at ${reported.hcs_sequence_number}`;
+  if (proof.leaf !== reported.message || proof.leaf_index !== reported.log?.leaf_index)
+    return `wire ${reported.wire_id}: its proof is for another leaf than the one listed`;
+  const failed = (await checkLogProof(proof)).find((c) => !c.ok);
+  return failed ? `wire ${reported.wire_id}: ${failed.check}: ${failed.detail}` : null;
 }
 
 type Served = Map<string, Map<number, Record<string, unknown>>>;

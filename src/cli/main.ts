@@ -116,7 +116,7 @@ async function core(spec: CommandSpec, argv: string[], output: Output): Promise<
   const target = positionals[0];
   const tokenValue = envToken();
   const client = (): WirestreamClient =>
-    envClient(output, flags.sender ?? subjectOf(tokenValue) ?? 'human:cli');
+    envClient(output, flags.sender ?? subjectOf(tokenValue) ?? 'human:cli', undefined, flags.api);
   const need = (what: string) => {
     if (!target) throw new UsageError(`missing argument: wirestream ${spec.name} <${what}>`);
     return target;
@@ -127,7 +127,7 @@ async function core(spec: CommandSpec, argv: string[], output: Output): Promise<
     case 'tail':
       return tail(client(), need('stream'), { ...flags, follow: values.follow === true }, output);
     case 'verify':
-      return verify(need('topic'), flags, output);
+      return verify(target, { ...flags, log: values.log === true }, client, output);
     case 'token':
       return token(client(), tokenValue, flags, output);
     case 'claim': {

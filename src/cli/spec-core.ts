@@ -59,11 +59,32 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
   {
     name: 'verify',
     group: GROUP,
-    synopsis: '<topic> [--mirror URL]',
-    summary: "Recompute an HCS topic's running-hash chain from the mirror node (exit 1 if broken).",
-    examples: ['wirestream verify 0.0.1001'],
+    synopsis:
+      '<topic> [--log [--key VKEY]] | --proof <file|wire_id> [--key VKEY]   [--mirror URL] [--api URL]',
+    summary:
+      'Check HCS anchoring from the mirror node alone: a topic, its log checkpoints, or one proof.',
+    details: `<topic>: recomputes the topic's running-hash chain (every message from the first).
+--log: also checks log mode's checkpoints on the topic: each signed by the log's key, each
+  naming the one before it (prev line), each tree an extension of the one before (consistency
+  proofs from the API, checked against the roots on the mirror).
+--proof: a proof as GET /v1/wires/{id}/proof answers it, from a file (- for stdin) or fetched
+  by wire_id: a log-mode proof's leaf, inclusion path, checkpoint signature, that the checkpoint
+  is the HCS message it names, and that message's running hash; an envelope-mode proof's message
+  and running hash.
+Without --key the log's key is the one the API or the proof names (trust on first use).
+Exit 0 only when every check holds, 1 when one fails (each failure is named), 2 on a usage error.`,
+    examples: [
+      'wirestream verify 0.0.1001',
+      'wirestream verify 0.0.1001 --log --key "$LOG_VERIFIER_KEY"',
+      'wirestream verify --proof proof.json',
+      'wirestream verify --proof 01JD3YF2ZQ8M6N4K7RVTB5WXAC --json',
+    ],
     options: {
       mirror: str('URL', 'mirror node (default WIRESTREAM_MIRROR_URL or the local stand-in)'),
+      log: flag("check the topic's log checkpoints too (log mode)"),
+      proof: str('FILE|ID', 'check one proof: a file, - for stdin, or a wire_id to fetch'),
+      key: str('VKEY', "the log's verifier key (name+id+base64) to check signatures with"),
+      api: str('URL', 'the Wirestream server (default WIRESTREAM_URL)'),
     },
   },
   {

@@ -39,6 +39,7 @@ export function envClient(
   output: Output = processOutput([]),
   sender?: string,
   key?: AgentKey,
+  baseUrl = serverUrl(),
 ): WirestreamClient {
   const token = envToken();
   const keyFile = process.env.WIRESTREAM_KEY;
@@ -48,7 +49,7 @@ export function envClient(
   const signingKey = key ?? fromFile;
   let networkRetries = 0;
   return new WirestreamClient({
-    baseUrl: serverUrl(),
+    baseUrl,
     ...(token ? { token } : {}),
     ...(sender ? { sender } : {}),
     ...(signingKey ? { signingKey } : {}),
@@ -59,7 +60,7 @@ export function envClient(
         return;
       }
       if (networkRetries++ > 0) throw error;
-      output.err(`no answer from ${serverUrl()} (${error.detail}); retrying once…`);
+      output.err(`no answer from ${baseUrl} (${error.detail}); retrying once…`);
     },
   });
 }

@@ -5,6 +5,7 @@ import { DEFAULT_RETRY, type RetryPolicy, sleep } from './backoff';
 import { WirestreamError } from './errors';
 import { Http, type TokenSource } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
+import { type LogProof, verifyLogProof } from './log-proof';
 import { verifyMessage } from './proof';
 import { type AgentKey, signWire } from './signing';
 import { type SubscribeOptions, Subscription } from './subscription';
@@ -261,6 +262,21 @@ export class WirestreamClient {
       proof.hcs_topic_id,
       proof.hcs_sequence_number,
       proof.hcs_chunks === 1 ? proof.message : undefined,
+    );
+  }
+
+  /**
+   * Checks a log-mode proof (`mode: "log"`) against the mirror node, as
+   * `verifyLogProof` does; the mirror defaults to the one the proof links to.
+   * Without `verifierKey` the log's key is the one the proof names.
+   */
+  checkLogProof(proof: LogProof, options: { mirrorUrl?: string; verifierKey?: string } = {}) {
+    const linked = proof.checkpoint_anchor.mirror_url ?? '';
+    const mirrorUrl = options.mirrorUrl ?? linked.replace(/\/api\/v1\/.*$/, '');
+    const fetchImpl = this.#options.fetch;
+    return verifyLogProof(
+      { ...options, mirrorUrl, ...(fetchImpl ? { fetch: fetchImpl } : {}) },
+      proof,
     );
   }
 

@@ -20,6 +20,19 @@ export {
 export { WirestreamError } from './errors';
 export { type ClaimOptions, claimTask, TaskLease } from './lease';
 export {
+  type ApiGet,
+  type ChainFinding,
+  type LogChainCheck,
+  verifyLogChain,
+} from './log-chain';
+export {
+  type LogCheckStep,
+  type LogProof,
+  type LogProofCheck,
+  readLogProof,
+  verifyLogProof,
+} from './log-proof';
+export {
   type Emitted,
   type EventsFilter,
   type EventsView,
@@ -33,6 +46,8 @@ export {
   type TopicCheck,
   verifyMessage,
   verifyTopic,
+  type WalkedMessage,
+  walkTopic,
 } from './proof';
 export { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
 export {

@@ -87,6 +87,38 @@ export async function expectedRunningHash(
   });
 }
 
+/** A topic's message as the mirror served it, and why its place in the chain does not hold (or null). */
+export interface WalkedMessage {
+  message: MirrorMessage;
+  problem: string | null;
+}
+
+/**
+ * Every message of a topic from its first, each with its running hash
+ * recomputed from the previous one and its sequence number checked for
+ * holes. After a problem the walk goes on from the hash the mirror served.
+ */
+export async function* walkTopic(
+  options: MirrorOptions,
+  topicId: string,
+): AsyncGenerator<WalkedMessage> {
+  let previous = emptyRunningHash();
+  let expectedSeq = 1;
+  for await (const message of mirrorMessages(options, topicId)) {
+    let problem: string | null = null;
+    if (message.sequence_number !== expectedSeq) {
+      problem = `expected sequence number ${expectedSeq}, the mirror served ${message.sequence_number}`;
+    } else if (message.running_hash_version !== 3) {
+      problem = `running hash version ${message.running_hash_version} is not 3`;
+    } else if (toBase64(await expectedRunningHash(previous, message)) !== message.running_hash) {
+      problem = 'the running hash does not follow from the previous one and this message';
+    }
+    previous = fromBase64(message.running_hash);
+    expectedSeq = message.sequence_number + 1;
+    yield { message, problem };
+  }
+}
+
 /**
  * Walks a topic from its first message, recomputing every running hash from
  * the previous one and checking that sequence numbers have no holes. A
@@ -96,42 +128,38 @@ export async function verifyTopic(
   options: MirrorOptions & { onProgress?: (checked: number, seq: number) => void },
   topicId: string,
 ): Promise<TopicCheck> {
-  let previous = emptyRunningHash();
-  let expectedSeq = 1;
   let checked = 0;
-  const result = (problem?: TopicCheck['problem']): TopicCheck => ({
-    topic_id: topicId,
-    checked,
-    last_sequence_number: expectedSeq - 1,
-    ok: problem === undefined,
-    ...(problem ? { problem } : {}),
-  });
-  for await (const message of mirrorMessages(options, topicId)) {
-    if (message.sequence_number !== expectedSeq) {
-      return result({
-        sequence_number: expectedSeq,
-        reason: `expected sequence number ${expectedSeq}, the mirror served ${message.sequence_number}`,
-      });
+  let last = 0;
+  for await (const { message, problem } of walkTopic(options, topicId)) {
+    if (problem !== null) {
+      return {
+        topic_id: topicId,
+        checked,
+        last_sequence_number: last,
+        ok: false,
+        problem: { sequence_number: last + 1, reason: problem },
+      };
     }
-    if (message.running_hash_version !== 3) {
-      return result({
-        sequence_number: expectedSeq,
-        reason: `running hash version ${message.running_hash_version} is not 3`,
-      });
-    }
-    const computed = await expectedRunningHash(previous, message);
-    if (toBase64(computed) !== message.running_hash) {
-      return result({
-        sequence_number: expectedSeq,
-        reason: 'the running hash does not follow from the previous one and this message',
-      });
-    }
-    previous = computed;
     checked++;
-    expectedSeq++;
-    options.onProgress?.(checked, message.sequence_number);
+    last = message.sequence_number;
+    options.onProgress?.(checked, last);
   }
-  return result();
+  return { topic_id: topicId, checked, last_sequence_number: last, ok: true };
+}
+
+/** Message `seq` of a topic, and the running hash it follows from (the previous message's). */
+export async function messageWithPrevious(
+  options: MirrorOptions,
+  topicId: string,
+  seq: number,
+): Promise<{ message: MirrorMessage; previous: Uint8Array }> {
+  const base = `/api/v1/topics/${topicId}/messages`;
+  const message = await mirrorGet<MirrorMessage>(options, `${base}/${seq}`);
+  const previous =
+    seq === 1
+      ? emptyRunningHash()
+      : fromBase64((await mirrorGet<MirrorMessage>(options, `${base}/${seq - 1}`)).running_hash);
+  return { message, previous };
 }
 
 /**
@@ -145,14 +173,7 @@ export async function verifyMessage(
   sequenceNumber: number,
   body?: string,
 ): Promise<{ ok: boolean; reason?: string; message: MirrorMessage }> {
-  const base = `/api/v1/topics/${topicId}/messages`;
-  const message = await mirrorGet<MirrorMessage>(options, `${base}/${sequenceNumber}`);
-  const previous =
-    sequenceNumber === 1
-      ? emptyRunningHash()
-      : fromBase64(
-          (await mirrorGet<MirrorMessage>(options, `${base}/${sequenceNumber - 1}`)).running_hash,
-        );
+  const { message, previous } = await messageWithPrevious(options, topicId, sequenceNumber);
   const computed = await expectedRunningHash(previous, message);
   if (toBase64(computed) !== message.running_hash) {
     return { ok: false, reason: 'the running hash does not match the recomputed one', message };

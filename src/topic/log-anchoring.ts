@@ -124,6 +124,18 @@ export class LogAnchoring {
     return { ...(await this.#log().consistency(from, to)), ...(await this.#keyView()) };
   }
 
+  /** Which of the Wires at `positions` are leaves of the log, and which leaf (none if never in log mode). */
+  leavesAt(positions: number[]): Map<number, number> {
+    const leaves = new Map<number, number>();
+    const tables = this.deps.sql`SELECT 1 AS n FROM sqlite_master WHERE name = 'log_leaves'`;
+    if (this.#mode === null && tables.length === 0) return leaves;
+    for (const pos of positions) {
+      const leaf = this.#log().leaves.leafOf(pos);
+      if (leaf !== null) leaves.set(pos, leaf);
+    }
+    return leaves;
+  }
+
   /** Whether `text` is a checkpoint this deployment's log key signed for this topic. */
   async ownCheckpoint(text: string, topicId: string): Promise<boolean> {
     const key = this.deps.env.LOG_SIGNER_KEY;

@@ -31,7 +31,10 @@ export type AnchoredRow = Pick<
   | 'running_hash'
   | 'hcs_chunks'
   | 'origin'
->;
+> & {
+  /** Log mode: the Wire is this leaf of the log, anchored by the checkpoint at `hcs_sequence_number`. */
+  log?: { leaf_index: number };
+};
 
 /** A log-mode Wire's proof (issue 31): its inclusion in a checkpoint, and the log's key. */
 export type LogProof = InclusionView & { log_origin: string; verifier_key: string };

@@ -190,11 +190,18 @@ export class TopicLog {
   }
 
   /** Anchored Wires by HCS sequence number, for `verify` and the proof endpoint. */
+  /**
+   * Anchored Wires after HCS message `afterSeq`: `limit` of them, and the rest
+   * of the last message's (in log mode a checkpoint anchors many Wires).
+   */
   anchoredAfter(afterSeq: number, limit: number): TopicRow[] {
     return parseRows(
       TOPIC_ROW,
       this.sql`SELECT * FROM wires WHERE hcs_sequence_number > ${afterSeq}
-        ORDER BY hcs_sequence_number LIMIT ${limit}`,
+        AND hcs_sequence_number <= COALESCE((SELECT hcs_sequence_number FROM wires
+          WHERE hcs_sequence_number > ${afterSeq} ORDER BY hcs_sequence_number
+          LIMIT 1 OFFSET ${limit - 1}), ${Number.MAX_SAFE_INTEGER})
+        ORDER BY hcs_sequence_number, pos`,
     );
   }
 

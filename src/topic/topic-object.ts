@@ -206,9 +206,16 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   anchored(afterSeq: number, limit: number): { hcs_topic_id: string | null; wires: AnchoredRow[] } {
+    const rows = this.#log.anchoredAfter(afterSeq, limit);
+    const leaves = this.#logAnchoring.leavesAt(rows.map((r) => r.pos));
     return {
       hcs_topic_id: this.#log.get('hcs_topic_id'),
-      wires: this.#log.anchoredAfter(afterSeq, limit).map(publicRow),
+      wires: rows.map((row) => {
+        const leaf = leaves.get(row.pos);
+        return leaf === undefined
+          ? publicRow(row)
+          : { ...publicRow(row), log: { leaf_index: leaf } };
+      }),
     };
   }
 

@@ -187,6 +187,19 @@ describe('npx wirestream', () => {
     const good = await run(['verify', topic, '--mirror', dev.server.standin.url]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(new RegExp(`^ok: \\d+ messages of ${topic.replace(/\./g, '\\.')}`));
+    // The same Wire's proof, fetched by wire_id and checked by the CLI (envelope mode).
+    const wireArgs = [
+      'verify',
+      '--proof',
+      first?.wire_id ?? '',
+      '--mirror',
+      dev.server.standin.url,
+    ];
+    const proofOk = await run(wireArgs);
+    expect([proofOk.code, proofOk.stdout]).toEqual([
+      0,
+      `ok: Wire ${first?.wire_id} is message ${topic}#${proof.hcs_sequence_number}, its running hash follows\n`,
+    ]);
 
     // The mirror now serves a wrong running hash for that Wire's message.
     const n = proof.hcs_sequence_number;
@@ -196,6 +209,11 @@ describe('npx wirestream', () => {
       body: JSON.stringify({ topicId: topic, sequenceNumber: n }),
     });
     expect(await client.checkProof(proof)).toMatchObject({ ok: false });
+    const proofBad = await run(wireArgs);
+    expect([proofBad.code, proofBad.stdout]).toEqual([
+      1,
+      'FAILED: the running hash does not match the recomputed one\n',
+    ]);
     const bad = await run(['verify', topic, '--mirror', dev.server.standin.url, '--json']);
     expect(bad.code).toBe(1);
     expect(JSON.parse(bad.stdout)).toMatchObject({

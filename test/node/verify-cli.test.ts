@@ -2,32 +2,16 @@
 // data alone, exit 0 when intact and 1 once a running hash is tampered with.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
+import { submitToStandin } from '../support/standin-submit';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Creates a topic and submits three messages (one chunked) with the SDK's gRPC-web build. */
-async function topicWithMessages(url: string): Promise<string> {
-  (globalThis as { window?: unknown }).window ??= globalThis;
-  const sdk = await import(
-    pathToFileURL(path.join(ROOT, 'node_modules/@hashgraph/sdk/lib/browser.js')).href
-  );
-  const info = (await (await fetch(`${url}/__standin/info`)).json()) as Record<string, string>;
-  const host = url.replace(/^http:\/\//, '');
-  const client = new sdk.Client({ network: { [host]: '0.0.3' }, scheduleNetworkUpdate: false });
-  client.setOperator(info.operatorId, sdk.PrivateKey.fromStringDer(info.operatorKey));
-  const created = await (await new sdk.TopicCreateTransaction().execute(client)).getReceipt(client);
-  const topicId = created.topicId.toString();
-  for (const message of ['first', 'chunked '.repeat(300), 'last']) {
-    const tx = new sdk.TopicMessageSubmitTransaction({ topicId, message });
-    await (await tx.execute(client)).getReceipt(client);
-  }
-  client.close();
-  return topicId;
-}
+/** Creates a topic and submits three messages (one chunked). */
+const topicWithMessages = (url: string) =>
+  submitToStandin(url, null, ['first', 'chunked '.repeat(300), 'last']);
 
 async function verify(...args: string[]) {
   try {

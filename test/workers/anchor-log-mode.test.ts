@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { LogProof } from '../../src/anchor/log/check-proof';
 import { leafHash, verifyConsistency, verifyInclusion } from '../../src/anchor/log/merkle';
 import { openNote, parseCheckpoint, parseVerifierKey } from '../../src/anchor/log/note';
 import { canonicalJson } from '../../src/protocol';
@@ -19,19 +20,6 @@ const WIRES = 25;
 // Long enough for the 10 Wires of a full checkpoint to arrive on a loaded machine.
 const MS = 4000;
 const UTF8 = new TextEncoder();
-
-interface LogProof {
-  mode: string;
-  wire_id: string;
-  leaf: string;
-  leaf_index: number;
-  tree_size: number;
-  inclusion_path: string[];
-  checkpoint: string;
-  log_origin: string;
-  verifier_key: string;
-  checkpoint_anchor: { hcs_topic_id: string; hcs_sequence_number: number; mirror_url: string };
-}
 
 const streamId = uniqueStream('project');
 const topic = `project.${streamId.slice('project:'.length)}`;

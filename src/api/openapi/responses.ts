@@ -200,6 +200,10 @@ export const Anchors = z.object({
       running_hash: z.string().nullable(),
       hcs_chunks: z.int().nullable(),
       origin: z.string(),
+      log: z.object({ leaf_index: z.int() }).optional().meta({
+        description:
+          'Log mode: the Wire is this leaf of the log; `hcs_sequence_number` is its checkpoint, `message` the leaf (proof: GET /v1/wires/{id}/proof)',
+      }),
     }),
   ),
   next_after_seq: Seq.nullable(),

@@ -229,6 +229,8 @@ export const STREAM_OPERATIONS: Operation[] = [
     path: '/v1/topics/{hcs_topic_id}/anchors',
     operationId: 'topicAnchors',
     summary: 'The Wires anchored on a topic, with their exact messages',
+    description:
+      'A page ends after a whole HCS message, so a log-mode checkpoint and every Wire it anchors are on one page (a page may hold a few more than `limit`).',
     query: AnchorsQuery,
     answer: ['A page of anchors', R.Anchors],
   }),

@@ -146,15 +146,16 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
   const parts = await Promise.all(
     names.map((t) => topicStub(c.env, t.name).anchored(page.after, page.limit)),
   );
-  const wires = parts
+  const all = parts
     .flatMap((p) => p.wires)
-    .sort((a, b) => (a.hcs_sequence_number ?? 0) - (b.hcs_sequence_number ?? 0))
-    .slice(0, page.limit);
-  const last = wires.at(-1)?.hcs_sequence_number ?? null;
+    .sort((a, b) => (a.hcs_sequence_number ?? 0) - (b.hcs_sequence_number ?? 0));
+  // A page ends after a whole HCS message: in log mode one checkpoint anchors many Wires.
+  const last = all[Math.min(page.limit, all.length) - 1]?.hcs_sequence_number ?? null;
+  const wires = all.filter((w, i) => i < page.limit || w.hcs_sequence_number === last);
   return Response.json({
     hcs_topic_id: topicId,
     wires,
-    next_after_seq: wires.length === page.limit ? last : null,
+    next_after_seq: wires.length >= page.limit ? last : null,
   });
 });
 

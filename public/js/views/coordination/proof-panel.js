@@ -3,7 +3,10 @@
 // decoded, checked in the browser by the SDK's `checkProof` against the mirror
 // node (the running hash must follow from the previous message's and this
 // one; the mirror's message must be the coordinator's copy) and against the
-// row it was opened from (the message must be that Wire).
+// row it was opened from (the message must be that Wire). A log-mode proof
+// (issue 31) is checked by the SDK's `checkLogProof`: the Wire is the leaf,
+// under the root of a checkpoint signed by the log's key, which is the
+// mirror's message at its sequence number, whose running hash follows.
 
 import { client } from '../../lib/api.js';
 import { clock, fullTime } from '../../lib/time.js';
@@ -36,7 +39,7 @@ export function ProofPanel({ wireId, streamId, onClose }) {
         <button type="button" class="close" onClick=${() => dialog.current?.close()}>close</button>
       </div>
       <${Verdict} check=${check} />
-      ${proof && html`<${Facts} proof=${proof} text=${'text' in check ? check.text : proof.message} />`}
+      ${proof && html`<${Facts} proof=${proof} text=${'text' in check ? check.text : (proof.message ?? proof.leaf)} />`}
     </dialog>
   `;
 }
@@ -52,21 +55,22 @@ function Verdict({ check }) {
           : check.ok
             ? ['verified', 'verified']
             : ['failed', `not verified: ${check.reason}`];
+  const why =
+    check.proof?.mode === 'log'
+      ? `the Wire is leaf ${check.proof.leaf_index} under a checkpoint signed by the log’s key, which is the mirror’s message #${check.proof.checkpoint_anchor.hcs_sequence_number}, and its running hash follows`
+      : 'the mirror’s running hash follows from the previous message’s and this one, and the anchored message is this Wire';
   return html`
     <p id="proof-verdict" class="verdict" data-state=${state} role="status">
       ${text}
-      ${
-        state === 'verified' &&
-        html`<span class="muted"
-          >${' — '}the mirror’s running hash follows from the previous message’s and this one,
-          and the anchored message is this Wire</span
-        >`
-      }
+      ${state === 'verified' && html`<span class="muted">${' — '}${why}</span>`}
     </p>
   `;
 }
 
-function Facts({ proof, text }) {
+function Facts({ proof: served, text }) {
+  // Log mode: the Wire sits on HCS through its checkpoint.
+  const log = served.mode === 'log';
+  const proof = log ? { ...served, ...served.checkpoint_anchor } : served;
   const at = consensusIso(proof.consensus_timestamp);
   return html`
     <dl class="facts proof-facts">
@@ -81,6 +85,11 @@ function Facts({ proof, text }) {
       </dd>
       <dt>running hash</dt>
       <dd id="proof-hash"><code>${proof.running_hash}</code></dd>
+      ${
+        log &&
+        html`<dt>log</dt>
+          <dd id="proof-leaf">leaf ${proof.leaf_index} of ${proof.tree_size}, checkpoint of <code>${proof.log_origin}</code></dd>`
+      }
       <dt>links</dt>
       <dd>
         <a href=${proof.mirror_url} target="_blank" rel="noopener">mirror JSON</a>
@@ -106,6 +115,7 @@ async function proofOf(wireId, streamId, onProof) {
   }
   onProof(proof);
   try {
+    if (proof.mode === 'log') return await logCheck(proof, wireId, streamId);
     const checked = await client.checkProof(proof);
     // A Wire of several chunks: the SDK checks the first chunk's running hash;
     // the text shown (and matched to the row) is the coordinator's whole copy.
@@ -114,8 +124,17 @@ async function proofOf(wireId, streamId, onProof) {
     return { state: 'done', proof, ok: reason === undefined, reason, text };
   } catch (error) {
     const reason = `the mirror node did not answer (${error?.message ?? error})`;
-    return { state: 'done', proof, ok: false, reason, text: proof.message };
+    return { state: 'done', proof, ok: false, reason, text: proof.message ?? proof.leaf };
   }
+}
+
+/** A log-mode proof checked by the SDK, then its leaf against the row. @returns {Promise<Check>} */
+async function logCheck(proof, wireId, streamId) {
+  const checked = await client.checkLogProof(proof);
+  const reason = checked.ok
+    ? notThisWire(proof.leaf, wireId, streamId)
+    : `${checked.problem?.check}: ${checked.problem?.reason}`;
+  return { state: 'done', proof, ok: reason === undefined, reason, text: proof.leaf };
 }
 
 /** Why the anchored message is not the Wire of the row, or undefined if it is. */

@@ -1,0 +1,242 @@
+import { parseBase64 } from '../../protocol/base64';
+import { leafHash, verifyInclusion } from './merkle';
+import {
+  type Checkpoint,
+  type NoteVerifier,
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+} from './note';
+
+/**
+ * Log mode's proofs as an outsider checks them (issue 31), the part that
+ * needs no network: the answer of `GET /v1/wires/{id}/proof` (mode "log") is
+ * read as untrusted JSON, its leaf must be the Wire it names, its checkpoint
+ * signed by the log's key for its topic, and its inclusion path must lead
+ * from the leaf's hash to that checkpoint's root. The SDK adds the mirror's
+ * side (`src/client/log-proof.ts`), `npm run verify` uses it for the Wires
+ * a log-mode topic lists.
+ */
+export interface LogProof {
+  mode: 'log';
+  wire_id: string;
+  stream_id: string;
+  stream_seq: number;
+  /** The Wire's canonical JSON: the log's leaf. */
+  leaf: string;
+  leaf_index: number;
+  tree_size: number;
+  inclusion_path: string[];
+  /** The signed checkpoint note, exactly as submitted to HCS. */
+  checkpoint: string;
+  log_origin: string;
+  verifier_key: string;
+  checkpoint_anchor: {
+    hcs_topic_id: string;
+    hcs_sequence_number: number;
+    consensus_timestamp: string;
+    running_hash: string;
+    mirror_url?: string;
+  };
+}
+
+export type LogCheckName =
+  | 'proof'
+  | 'key'
+  | 'leaf'
+  | 'signature'
+  | 'checkpoint'
+  | 'inclusion'
+  | 'on-hcs'
+  | 'running-hash';
+
+export interface LogCheckStep {
+  check: LogCheckName;
+  ok: boolean;
+  detail: string;
+}
+
+export interface LogProofCheck {
+  ok: boolean;
+  wire_id: string;
+  hcs_topic_id: string;
+  hcs_sequence_number: number;
+  leaf_index: number;
+  tree_size: number;
+  /** `pinned`: the caller's key; `proof`: the key the proof names (trust on first use). */
+  key_source: 'pinned' | 'proof';
+  checks: LogCheckStep[];
+  /** The first step that failed. */
+  problem?: { check: LogCheckName; reason: string };
+}
+
+const UTF8 = new TextEncoder();
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** The log proof in `value`, or the first field that is not what a log proof holds. */
+export function readLogProof(
+  value: unknown,
+): { ok: true; proof: LogProof } | { ok: false; reason: string } {
+  if (!isObject(value)) return { ok: false, reason: 'the proof is not a JSON object' };
+  if (value.mode !== 'log') return { ok: false, reason: 'mode is not "log"' };
+  const anchor = value.checkpoint_anchor;
+  const fields: [string, unknown, (v: unknown) => boolean][] = [
+    ['wire_id', value.wire_id, (v) => typeof v === 'string'],
+    ['stream_id', value.stream_id, (v) => typeof v === 'string'],
+    ['stream_seq', value.stream_seq, isCount],
+    ['leaf', value.leaf, (v) => typeof v === 'string'],
+    ['leaf_index', value.leaf_index, isCount],
+    ['tree_size', value.tree_size, isCount],
+    [
+      'inclusion_path',
+      value.inclusion_path,
+      (v) => Array.isArray(v) && v.every((h) => typeof h === 'string'),
+    ],
+    ['checkpoint', value.checkpoint, (v) => typeof v === 'string'],
+    ['verifier_key', value.verifier_key, (v) => typeof v === 'string'],
+    ['checkpoint_anchor', anchor, isObject],
+  ];
+  if (isObject(anchor)) {
+    fields.push(
+      [
+        'checkpoint_anchor.hcs_topic_id',
+        anchor.hcs_topic_id,
+        (v) => typeof v === 'string' && /^\d+\.\d+\.\d+$/.test(v),
+      ],
+      [
+        'checkpoint_anchor.hcs_sequence_number',
+        anchor.hcs_sequence_number,
+        (v) => isCount(v) && v > 0,
+      ],
+      [
+        'checkpoint_anchor.consensus_timestamp',
+        anchor.consensus_timestamp,
+        (v) => typeof v === 'string',
+      ],
+      ['checkpoint_anchor.running_hash', anchor.running_hash, (v) => typeof v === 'string'],
+    );
+  }
+  const bad = fields.find(([, v, ok]) => !ok(v));
+  if (bad) return { ok: false, reason: `${bad[0]} is missing or malformed` };
+  return { ok: true, proof: value as unknown as LogProof };
+}
+
+/** The verifier key to check signatures with: the pinned one, else the proof's. */
+export async function logVerifier(
+  pinned: string | undefined,
+  named: string,
+): Promise<{ ok: true; verifier: NoteVerifier } | { ok: false; reason: string }> {
+  const key = pinned ?? named;
+  const verifier = await parseVerifierKey(key);
+  if (!verifier) return { ok: false, reason: `"${key}" is not a verifier key (name+id+base64)` };
+  if (pinned !== undefined && named !== '' && named !== pinned) {
+    return { ok: false, reason: `the log is signed with ${named}, not the pinned ${pinned}` };
+  }
+  return { ok: true, verifier };
+}
+
+/** The checkpoint a note carries if `verifier` signed it for `origin`, else why not. */
+export async function openCheckpoint(
+  note: string,
+  verifier: NoteVerifier,
+  origin: string,
+): Promise<
+  { ok: true; checkpoint: Checkpoint } | { ok: false; check: LogCheckName; reason: string }
+> {
+  const opened = await openNote(note, verifier);
+  if (!opened.ok) return { ok: false, check: 'signature', reason: opened.reason };
+  const checkpoint = parseCheckpoint(opened.text);
+  if (!checkpoint)
+    return { ok: false, check: 'checkpoint', reason: 'the signed text is not a checkpoint' };
+  if (checkpoint.origin !== origin) {
+    return {
+      ok: false,
+      check: 'checkpoint',
+      reason: `the checkpoint's origin is ${checkpoint.origin}, not ${origin}`,
+    };
+  }
+  return { ok: true, checkpoint };
+}
+
+/** The origin line of the log of HCS topic `topicId` signed by `verifier`. */
+export const originOf = (verifier: NoteVerifier, topicId: string) => `${verifier.name}/${topicId}`;
+
+/**
+ * The checks of a log proof that need no mirror: the key, the leaf, the
+ * checkpoint's signature and origin, and the leaf's inclusion under its root.
+ */
+export async function checkLogProof(
+  proof: LogProof,
+  verifierKey?: string,
+): Promise<LogCheckStep[]> {
+  const checks: LogCheckStep[] = [];
+  const step = (check: LogCheckName, ok: boolean, detail: string) =>
+    checks.push({ check, ok, detail });
+  const topicId = proof.checkpoint_anchor.hcs_topic_id;
+  const key = await logVerifier(verifierKey, proof.verifier_key);
+  step('key', key.ok, key.ok ? `checkpoints signed by ${key.verifier.name}` : key.reason);
+  if (!key.ok) return checks;
+  const leaf = leafProblem(proof);
+  step(
+    'leaf',
+    leaf === null,
+    leaf ?? `the leaf is Wire ${proof.wire_id} (${proof.stream_id}#${proof.stream_seq})`,
+  );
+
+  const opened = await openCheckpoint(
+    proof.checkpoint,
+    key.verifier,
+    originOf(key.verifier, topicId),
+  );
+  const signed = opened.ok || opened.check !== 'signature';
+  step(
+    'signature',
+    signed,
+    signed ? `signed by ${key.verifier.name}` : (opened as { reason: string }).reason,
+  );
+  if (!opened.ok && signed) step(opened.check, false, opened.reason);
+  if (opened.ok) {
+    const cp = opened.checkpoint;
+    const sized = cp.size === proof.tree_size;
+    step(
+      'checkpoint',
+      sized,
+      sized
+        ? `origin ${cp.origin}, ${cp.size} leaves`
+        : `the checkpoint's tree has ${cp.size} leaves, the proof says ${proof.tree_size}`,
+    );
+    const included = await includes(proof, cp);
+    step(
+      'inclusion',
+      included,
+      `leaf ${proof.leaf_index} is${included ? '' : ' NOT'} under the root of the ${cp.size}-leaf tree`,
+    );
+  }
+  return checks;
+}
+
+/** Why the leaf is not the Wire the proof names, or null. */
+function leafProblem(proof: LogProof): string | null {
+  let leaf: unknown;
+  try {
+    leaf = JSON.parse(proof.leaf);
+  } catch {
+    return 'the leaf is not JSON';
+  }
+  if (!isObject(leaf)) return 'the leaf is not a Wire';
+  for (const field of ['wire_id', 'stream_id', 'stream_seq'] as const) {
+    if (leaf[field] !== proof[field]) {
+      return `the leaf's ${field} is ${JSON.stringify(leaf[field])}, the proof's ${JSON.stringify(proof[field])}`;
+    }
+  }
+  return null;
+}
+
+async function includes(proof: LogProof, cp: Checkpoint): Promise<boolean> {
+  const path = proof.inclusion_path.map(parseBase64);
+  if (path.some((h) => h?.length !== 32)) return false;
+  const hash = await leafHash(UTF8.encode(proof.leaf));
+  return verifyInclusion(proof.leaf_index, cp.size, hash, path as Uint8Array[], cp.root);
+}
