@@ -255,6 +255,9 @@ export class WirestreamClient {
    * the proof's. `mirrorUrl` defaults to the one the proof links to.
    */
   async checkProof(proof: WireProof, mirrorUrl?: string) {
+    if ((proof as { mode?: unknown }).mode === 'log') {
+      throw new TypeError('checkProof: this is a log-mode proof (mode "log"); use checkLogProof');
+    }
     const base = mirrorUrl ?? proof.mirror_url.replace(/\/api\/v1\/.*$/, '');
     const fetchImpl = this.#options.fetch;
     return verifyMessage(

@@ -125,6 +125,11 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
     );
     expect(chain).toMatchObject({ ok: true, findings: [], key_source: 'pinned' });
     expect(chain.consistency_checked).toBe(chain.checkpoints - 1);
+    // The client's envelope-mode check names the one to use instead of failing on a field.
+    await expect(client.checkProof(proofs[0] as never)).rejects.toThrow(/use checkLogProof/);
+    expect((await client.checkLogProof(proofs[0] as LogProof, { mirrorUrl: mirror() })).ok).toBe(
+      true,
+    );
 
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'lv-')), 'proof.json');
     writeFileSync(file, JSON.stringify(proofs[7]));
