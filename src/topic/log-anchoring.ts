@@ -1,3 +1,4 @@
+import { readCheckpointMessage } from '../anchor/log/hcs27';
 import {
   type NoteSigner,
   openNote,
@@ -136,11 +137,15 @@ export class LogAnchoring {
     return leaves;
   }
 
-  /** Whether `text` is a checkpoint this deployment's log key signed for this topic. */
+  /**
+   * Whether `text` is a checkpoint message (HCS-27, `hcs27.ts`) whose metadata
+   * agrees with its note, which this deployment's log key signed for this topic.
+   */
   async ownCheckpoint(text: string, topicId: string): Promise<boolean> {
     const key = this.deps.env.LOG_SIGNER_KEY;
-    const signer = key ? await this.#signerKey().catch(() => null) : null;
-    const opened = signer ? await openNote(text, signer) : null;
+    const read = readCheckpointMessage(text);
+    const signer = key && read?.ok ? await this.#signerKey().catch(() => null) : null;
+    const opened = signer && read?.ok ? await openNote(read.note, signer) : null;
     if (!signer || !opened?.ok) return false;
     return parseCheckpoint(opened.text)?.origin === logOrigin(signer, topicId);
   }
