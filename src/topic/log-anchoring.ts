@@ -1,5 +1,6 @@
 import { readCheckpointMessage } from '../anchor/log/hcs27';
 import {
+  MAX_KEY_NAME_BYTES,
   type NoteSigner,
   openNote,
   parseCheckpoint,
@@ -159,7 +160,9 @@ export class LogAnchoring {
   #signerKey(): Promise<NoteSigner> {
     this.#signer ??= parseSignerKey(this.deps.env.LOG_SIGNER_KEY ?? '').then((signer) => {
       if (signer) return signer;
-      throw new Error('log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key>');
+      throw new Error(
+        `log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key> (<name>: at most ${MAX_KEY_NAME_BYTES} bytes, no spaces, "+", '"', "\\" or control characters)`,
+      );
     });
     return this.#signer;
   }
