@@ -274,6 +274,30 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
     expect(log.stdout).toContain(
       `✗ prev at #${n + 3}: does not name the checkpoint before it (#${n + 2})`,
     );
+    // A proof naming that message: its note is signed and includes the leaf, its metadata is not it.
+    const underLast = proofs.find((p) => p.checkpoint === last) as LogProof;
+    const onMirror = (await allMessages(mirror(), topicId))[n + 3] as MirrorMessage;
+    const misstatedProof = {
+      ...underLast,
+      checkpoint: misstated,
+      checkpoint_anchor: {
+        ...underLast.checkpoint_anchor,
+        hcs_sequence_number: n + 4,
+        consensus_timestamp: onMirror.consensus_timestamp,
+        running_hash: onMirror.running_hash,
+      },
+    };
+    const sdkProof = await verifyLogProof(
+      { mirrorUrl: mirror(), verifierKey: KEY.verifier },
+      misstatedProof,
+    );
+    expect(sdkProof.problem).toEqual({
+      check: 'on-hcs',
+      reason: expect.stringMatching(
+        /^message .*#\d+: HCS-27 message: metadata\.root\.rootHashB64u is /,
+      ),
+    });
+    expect(await independentProof(misstatedProof)).toEqual(['metadata']);
     expect(log.stdout).toContain(
       `✗ metadata at #${n + 4}: HCS-27 message: metadata.root.rootHashB64u is ${Buffer.alloc(32, 5).toString('base64url')}, the signed note says ${b64(root).toString('base64url')}`,
     );
