@@ -1,6 +1,7 @@
 import { encOf, sameClearFields } from '../private/seal';
 import { legacyCanonicalJson, storedCanonicalJson } from '../protocol/canonical-json';
 import { checkLogProof, readLogProof } from './log/check-proof';
+import { readCheckpointMessage } from './log/hcs27';
 import { ChunkAssembler, type MirrorMessage, readTopicMessages } from './mirror';
 import { emptyRunningHash, stepChain } from './running-hash';
 
@@ -182,8 +183,11 @@ async function logEntryProblem(
   const read = readLogProof(await res.json());
   if (!read.ok) return `wire ${reported.wire_id}: its proof is not a log proof: ${read.reason}`;
   const proof = read.proof;
-  if (proof.checkpoint !== checkpointOnTopic)
-    return `wire ${reported.wire_id}: its proof's checkpoint is not the message at ${reported.hcs_sequence_number}`;
+  const onTopic = readCheckpointMessage(checkpointOnTopic);
+  if (onTopic && !onTopic.ok)
+    return `wire ${reported.wire_id}: the checkpoint at ${reported.hcs_sequence_number}: ${onTopic.reason}`;
+  if (proof.checkpoint !== onTopic?.note)
+    return `wire ${reported.wire_id}: its proof's checkpoint is not the one in the message at ${reported.hcs_sequence_number}`;
   if (proof.leaf !== reported.message || proof.leaf_index !== reported.log?.leaf_index)
     return `wire ${reported.wire_id}: its proof is for another leaf than the one listed`;
   const failed = (await checkLogProof(proof)).find((c) => !c.ok);

@@ -1,18 +1,27 @@
 import { logVerifier, openCheckpoint, originOf } from '../anchor/log/check-proof';
+import { prevProblem, readCheckpointMessage } from '../anchor/log/hcs27';
 import { sha256, verifyConsistency } from '../anchor/log/merkle';
-import { type Checkpoint, type NoteVerifier, parseCheckpoint } from '../anchor/log/note';
+import type { Checkpoint, NoteVerifier } from '../anchor/log/note';
 import { parseBase64, toBase64 } from '../protocol/base64';
 import { type MirrorOptions, walkTopic } from './proof';
 
 /**
  * A log-mode topic's checkpoints checked by an outsider (issue 31): every
- * checkpoint message on the mirror is signed by the log's key, names the one
- * before it (`prev` line), and its tree extends that one's (RFC 9162
+ * checkpoint message on the mirror is an HCS-27 message whose metadata agrees
+ * with the C2SP note it carries (`hcs27.ts`), the note is signed by the log's
+ * key, it names the one before it (`prev` line and HCS-27 `prev`), and its tree extends that one's (RFC 9162
  * consistency, the proof taken from `GET /v1/topics/{id}/log/consistency` but
  * checked against the roots on the mirror); the running hash of every message
  * of the topic follows from the one before. Findings name the message.
  */
-export type ChainCheckName = 'running-hash' | 'key' | 'signature' | 'size' | 'prev' | 'consistency';
+export type ChainCheckName =
+  | 'running-hash'
+  | 'key'
+  | 'metadata'
+  | 'signature'
+  | 'size'
+  | 'prev'
+  | 'consistency';
 
 export interface ChainFinding {
   check: ChainCheckName;
@@ -44,6 +53,8 @@ interface Claim {
   seq: number;
   note: string;
   checkpoint: Checkpoint;
+  /** The previous checkpoint its HCS-27 metadata names. */
+  prev: { size: number; root: string } | null;
 }
 
 interface ConsistencyAnswer {
@@ -55,14 +66,17 @@ interface ConsistencyAnswer {
 
 const UTF8 = new TextEncoder();
 
-/** The checkpoint a message claims to be (its unverified body), if it is a note for this topic. */
-function claimOf(seq: number, base64: string, topicId: string): Claim | null {
+/**
+ * The checkpoint a message claims to be (its unverified note), if it is an
+ * HCS-27 message for this topic; why not, if its metadata breaks HCS-27 or
+ * disagrees with its note.
+ */
+function claimOf(seq: number, base64: string, topicId: string): Claim | string | null {
   const bytes = parseBase64(base64);
-  if (!bytes) return null;
-  const note = new TextDecoder().decode(bytes);
-  const split = note.lastIndexOf('\n\n');
-  const checkpoint = split < 0 ? null : parseCheckpoint(note.slice(0, split + 1));
-  return checkpoint?.origin.endsWith(`/${topicId}`) ? { seq, note, checkpoint } : null;
+  const read = bytes ? readCheckpointMessage(new TextDecoder().decode(bytes)) : null;
+  if (read && !read.ok) return read.logId?.endsWith(`/${topicId}`) ? read.reason : null;
+  if (!read?.checkpoint.origin.endsWith(`/${topicId}`)) return null;
+  return { seq, note: read.note, checkpoint: read.checkpoint, prev: read.prev };
 }
 
 export async function verifyLogChain(
@@ -88,7 +102,9 @@ export async function verifyLogChain(
       });
     const claim =
       (message.chunk_info?.total ?? 1) === 1 ? claimOf(seq, message.message, topicId) : null;
-    if (claim) claims.push(claim);
+    if (typeof claim === 'string')
+      findings.push({ check: 'metadata', sequence_number: seq, tree_size: null, detail: claim });
+    else if (claim) claims.push(claim);
     options.onProgress?.(messages, seq);
   }
   const result = (
@@ -105,7 +121,8 @@ export async function verifyLogChain(
     consistency_checked: consistent,
     last_tree_size: last,
     ok: findings.length === 0,
-    findings,
+    // By message: malformed checkpoints are found while reading, the rest while walking the chain.
+    findings: findings.sort((a, b) => a.sequence_number - b.sequence_number),
   });
   if (claims.length === 0) return result(null, null);
 
@@ -187,6 +204,8 @@ async function walkChain(
       const expected = `prev ${toBase64(await sha256(UTF8.encode(previous.note)))}`;
       if (prevLine !== expected)
         find('prev', `does not name the checkpoint before it (#${previous.seq})`);
+      const metaPrev = prevProblem(claim, previous.checkpoint);
+      if (metaPrev) find('prev', `${metaPrev} (#${previous.seq})`);
       if (cp.size < previous.checkpoint.size) {
         find('size', `the tree shrank from ${previous.checkpoint.size} to ${cp.size} leaves`);
       } else if (api) {

@@ -6,6 +6,7 @@ import {
   type LogProofCheck,
   readLogProof,
 } from '../anchor/log/check-proof';
+import { readCheckpointMessage } from '../anchor/log/hcs27';
 import { parseBase64, toBase64 } from '../protocol/base64';
 import { expectedRunningHash, type MirrorOptions, messageWithPrevious } from './proof';
 
@@ -23,7 +24,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * Checks a log-mode proof from the mirror node alone: the leaf is the Wire the
  * proof names, the inclusion path leads from its hash to the root of the
  * checkpoint, the checkpoint is signed by the log's key for this topic, and
- * it is, byte for byte, the HCS message at the sequence number given, whose
+ * it is, byte for byte, the note the HCS-27 message at the sequence number
+ * given carries (metadata agreeing with it), whose
  * running hash follows from the one before it.
  */
 export async function verifyLogProof(
@@ -62,7 +64,10 @@ export async function verifyLogProof(
   return done();
 }
 
-/** The checkpoint is HCS message `seq`, byte for byte, and its running hash follows. */
+/**
+ * HCS message `seq` is an HCS-27 message carrying the checkpoint note, byte
+ * for byte, with metadata that agrees with it; and its running hash follows.
+ */
 async function checkOnMirror(
   options: MirrorOptions,
   proof: LogProof,
@@ -81,11 +86,16 @@ async function checkOnMirror(
   const { message, previous } = fetched;
   const bytes = parseBase64(message.message);
   const whole = (message.chunk_info?.total ?? 1) === 1;
-  const same = whole && bytes !== null && new TextDecoder().decode(bytes) === proof.checkpoint;
+  const read = whole && bytes ? readCheckpointMessage(new TextDecoder().decode(bytes)) : null;
+  const same = read?.ok === true && read.note === proof.checkpoint;
   step(
     'on-hcs',
     same,
-    same ? `the checkpoint is message ${where}` : `message ${where} is not the proof's checkpoint`,
+    same
+      ? `the checkpoint is the note in HCS-27 message ${where}, whose metadata agrees with it`
+      : read && !read.ok
+        ? `message ${where}: ${read.reason}`
+        : `message ${where} does not carry the proof's checkpoint`,
   );
   const computed = toBase64(await expectedRunningHash(previous, message));
   const anchor = proof.checkpoint_anchor;

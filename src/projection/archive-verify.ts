@@ -1,4 +1,5 @@
 import { ArchiveReader } from '../anchor/log/archive';
+import { prevProblem, readCheckpointMessage } from '../anchor/log/hcs27';
 import { edgeRoot, extendEdge, type Hash, leafHash, sha256 } from '../anchor/log/merkle';
 import { type NoteVerifier, openNote, parseCheckpoint, parseSignerKey } from '../anchor/log/note';
 import type { Env } from '../env';
@@ -79,19 +80,28 @@ export async function expandCheckpoint(
   consensusTimestamp: string,
   cursor: LogCursor = START,
 ): Promise<Expanded | null> {
-  let note: string;
+  let text: string;
   try {
-    note = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     return null;
   }
-  const opened = await openNote(note, check.verifier);
+  const read = readCheckpointMessage(text);
+  if (read === null) return null;
   const refuse = (reason: string, leaf: number | null = null): ArchiveRefusal => ({
     leaf_index: leaf,
     wire_id: null,
     checkpoint_seq: seq,
     reason,
   });
+  if (!read.ok) {
+    // Refused only when it names this log: HCS-27 messages of other logs are passed over.
+    return read.logId === `${check.verifier.name}/${topic}`
+      ? { wires: [], refused: [refuse(`checkpoint refused: ${read.reason}`)], cursor }
+      : null;
+  }
+  const note = read.note;
+  const opened = await openNote(note, check.verifier);
   if (!opened.ok) {
     // Another log's note is none of this rebuild's business; a forged one of ours is.
     if (!opened.reason.startsWith('the signature of')) return null;
@@ -102,6 +112,12 @@ export async function expandCheckpoint(
   const refused: ArchiveRefusal[] = [];
   if (cursor.prev !== null && !checkpoint.extensions.includes(`prev ${cursor.prev}`))
     refused.push(refuse('checkpoint does not commit to the previous checkpoint (prev line)'));
+  const prevMeta =
+    cursor.prev === null || cursor.broken !== null
+      ? null
+      : prevProblem(read, { size: cursor.size, root: await edgeRoot(cursor.edge.map(fromBase64)) });
+  if (prevMeta)
+    refused.push(refuse(`checkpoint does not commit to the previous checkpoint (${prevMeta})`));
   const prev = toBase64(await sha256(UTF8.encode(note)));
   const { size } = checkpoint;
   if (size < cursor.size) {

@@ -45,7 +45,7 @@ export interface ListenDeps {
   now(): number;
   /** Whose Wires put on HCS directly are ingested (`HCS_FIRST`, see `hcsFirstPolicy`). */
   hcsFirst: HcsFirstPolicy;
-  /** Whether a message that is not JSON is a checkpoint of this topic's log (log mode). */
+  /** Whether an HCS-27 message is a checkpoint of this topic's log (log mode). */
   ownCheckpoint(text: string): Promise<boolean>;
   /** The append path's signature guard (`kernel/signatures.ts`): a keyed agent's Wires must be signed here too. */
   signature(draft: Draft): Promise<Failure | null>;
@@ -134,11 +134,11 @@ async function onMessage(
   try {
     body = JSON.parse(text);
   } catch {
-    if (await deps.ownCheckpoint(text)) return;
     raise('hcs-first-rejected', seq, 'message is not JSON');
     result.rejected++;
     return;
   }
+  if ((body as { p?: unknown } | null)?.p === 'hcs-27' && (await deps.ownCheckpoint(text))) return;
   const wireId = (body as { wire_id?: unknown } | null)?.wire_id;
   const streamId = (body as { stream_id?: unknown } | null)?.stream_id;
   const own =

@@ -1,4 +1,6 @@
+import { readCheckpointMessage } from '../anchor/log/hcs27';
 import {
+  MAX_KEY_NAME_BYTES,
   type NoteSigner,
   openNote,
   parseCheckpoint,
@@ -136,11 +138,15 @@ export class LogAnchoring {
     return leaves;
   }
 
-  /** Whether `text` is a checkpoint this deployment's log key signed for this topic. */
+  /**
+   * Whether `text` is a checkpoint message (HCS-27, `hcs27.ts`) whose metadata
+   * agrees with its note, which this deployment's log key signed for this topic.
+   */
   async ownCheckpoint(text: string, topicId: string): Promise<boolean> {
     const key = this.deps.env.LOG_SIGNER_KEY;
-    const signer = key ? await this.#signerKey().catch(() => null) : null;
-    const opened = signer ? await openNote(text, signer) : null;
+    const read = readCheckpointMessage(text);
+    const signer = key && read?.ok ? await this.#signerKey().catch(() => null) : null;
+    const opened = signer && read?.ok ? await openNote(read.note, signer) : null;
     if (!signer || !opened?.ok) return false;
     return parseCheckpoint(opened.text)?.origin === logOrigin(signer, topicId);
   }
@@ -154,7 +160,9 @@ export class LogAnchoring {
   #signerKey(): Promise<NoteSigner> {
     this.#signer ??= parseSignerKey(this.deps.env.LOG_SIGNER_KEY ?? '').then((signer) => {
       if (signer) return signer;
-      throw new Error('log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key>');
+      throw new Error(
+        `log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key> (<name>: at most ${MAX_KEY_NAME_BYTES} bytes, no spaces, "+", '"', "\\" or control characters)`,
+      );
     });
     return this.#signer;
   }

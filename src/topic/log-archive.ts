@@ -1,4 +1,5 @@
 import { archiveKey } from '../anchor/log/archive';
+import { noteOfMessage } from '../anchor/log/hcs27';
 import {
   encodeBundle,
   encodeHashes,
@@ -58,7 +59,8 @@ export class LogArchiver {
         const from = this.#size();
         for (const tile of tilesBetween(from, checkpoint.tree_size))
           await this.#put(topicId, tilePath(tile), bytesOf(mode, tile));
-        await this.#put(topicId, 'checkpoint', UTF8.encode(checkpoint.message));
+        // tlog-tiles' `checkpoint` is the signed note, not its HCS-27 message.
+        await this.#put(topicId, 'checkpoint', UTF8.encode(noteOfMessage(checkpoint.message)));
         this.log.set('archive_size', String(checkpoint.tree_size));
       }
     } catch (error) {

@@ -1,3 +1,4 @@
+import { checkpointMessage, noteOfMessage } from '../anchor/log/hcs27';
 import {
   appendLeaf,
   consistencyProof,
@@ -17,8 +18,10 @@ import type { TopicLog } from './topic-log';
  * Log mode (issue 31): instead of one HCS message per Wire, a topic's Wires
  * are the leaves of an RFC 9162 Merkle tree, and every `every` Wires or `ms`
  * milliseconds (whichever first) one signed C2SP checkpoint of that tree goes
- * to HCS. Each checkpoint commits to the one before it with an extension line
- * `prev <base64 SHA-256 of the previous signed note>`. Once HCS confirms a
+ * to HCS, in an HCS-27 `register` message (`hcs27.ts`). Each checkpoint
+ * commits to the one before it with an extension line `prev <base64 SHA-256
+ * of the previous signed note>`, and its HCS-27 metadata names the previous
+ * checkpoint's size and root. Once HCS confirms a
  * checkpoint, its Wires take its anchor (topic, sequence number, consensus
  * time) and are reported to their streams as envelope-mode anchors are.
  */
@@ -71,6 +74,7 @@ export const logOrigin = (signer: NoteSigner, hcsTopicId: string) => `${signer.n
 /** A checkpoint as the proof endpoints show it. */
 export interface CheckpointView {
   tree_size: number;
+  /** The C2SP signed note; the HCS message (`hcs27.ts`) is on the mirror at `hcs_sequence_number`. */
   checkpoint: string;
   hcs_sequence_number: number;
   consensus_timestamp: string;
@@ -145,10 +149,12 @@ export class TopicLogMode {
       const dueAt = (this.leaves.acceptedAt(from) ?? now) + s.ms;
       if (!full && dueAt > now) return dueAt;
       const to = full ? from + s.every : size;
-      const prev = last ? [`prev ${toBase64(await sha256(UTF8.encode(last.message)))}`] : [];
+      const lastNote = last ? noteOfMessage(last.message) : null;
+      const prev = lastNote ? [`prev ${toBase64(await sha256(UTF8.encode(lastNote)))}`] : [];
       const root = await rootAt(this.tree, to);
       const text = checkpointText({ origin, size: to, root, extensions: prev });
-      this.checkpoints.add(to, await signNote(text, signer));
+      const note = await signNote(text, signer);
+      this.checkpoints.add(to, checkpointMessage(note, last?.message ?? null));
     }
   }
 
@@ -216,7 +222,7 @@ function viewOf(row: CheckpointRow): CheckpointView {
   const { hcs_sequence_number, consensus_timestamp, running_hash } = anchorFieldsOf(row);
   return {
     tree_size: row.tree_size,
-    checkpoint: row.message,
+    checkpoint: noteOfMessage(row.message),
     hcs_sequence_number,
     consensus_timestamp,
     running_hash,

@@ -1,7 +1,8 @@
 // An outsider's verifier of log mode (issue 31), written for the acceptance
 // test from the specifications alone — RFC 9162 §2.1 (Merkle tree hashes,
 // inclusion and consistency verification), C2SP signed-note and
-// tlog-checkpoint, Hedera's topic running hash v3 — with node:crypto and
+// tlog-checkpoint, Hedera's topic running hash v3, HCS-27's checkpoint
+// message (`independent-hcs27.ts`) — with node:crypto and
 // fetch. It deliberately imports nothing from src/: if the project's Merkle,
 // note or running-hash code were wrong, this would disagree with it.
 import {
@@ -12,6 +13,7 @@ import {
   sign,
   verify,
 } from 'node:crypto';
+import { type Hcs27Checkpoint, readHcs27 } from './independent-hcs27';
 
 const sha = (algorithm: string, ...parts: (Buffer | string)[]) => {
   const h = createHash(algorithm);
@@ -185,6 +187,10 @@ export function readNote(
 
 export const prevLineOf = (note: string) => `prev ${sha256(note).toString('base64')}`;
 
+/** Whether an HCS-27 message's metadata states what the note it carries states. */
+const metadataAgrees = (h: Hcs27Checkpoint, cp: Checkpoint | null) =>
+  cp !== null && h.logId === cp.origin && h.size === cp.size && h.root.equals(cp.root);
+
 // ---- HCS running hash v3 and the mirror node's REST API --------------------
 
 export interface MirrorMessage {
@@ -275,9 +281,11 @@ export async function checkProof(mirror: string, vkey: string, p: Proof): Promis
   const found: string[] = [];
   const leaf = JSON.parse(p.leaf) as Record<string, unknown>;
   if (leaf.wire_id !== p.wire_id || leaf.stream_seq !== p.stream_seq) found.push('leaf');
-  if (!onHcs || textOf(onHcs) !== p.checkpoint) found.push('on-hcs');
+  const hcs27 = onHcs ? readHcs27(textOf(onHcs)) : null;
+  if (hcs27?.note !== p.checkpoint) found.push('on-hcs');
   if (!readNote(p.checkpoint, key).signed) found.push('signature');
-  const cp = onHcs ? readNote(textOf(onHcs), key).checkpoint : null;
+  const cp = hcs27 ? readNote(hcs27.note, key).checkpoint : null;
+  if (hcs27 && !metadataAgrees(hcs27, cp)) found.push('metadata');
   const path = p.inclusion_path.map(b64);
   if (!cp || !inclusionHolds(p.leaf_index, cp.size, leafHash(p.leaf), path, cp.root))
     found.push('inclusion');
@@ -303,7 +311,9 @@ export async function checkChain(
   let previous: { note: string; size: number; root: Buffer } | null = null;
   let checkpoints = 0;
   for (const m of messages) {
-    const note = textOf(m);
+    const hcs27 = readHcs27(textOf(m));
+    if (!hcs27) continue;
+    const note = hcs27.note;
     const { checkpoint: cp, signed } = readNote(note, key);
     if (cp?.origin !== origin) continue;
     checkpoints++;
@@ -311,8 +321,15 @@ export async function checkChain(
       found.push(`signature #${m.sequence_number}`);
       continue;
     }
+    if (!metadataAgrees(hcs27, cp)) found.push(`metadata #${m.sequence_number}`);
     const prev = cp.extensions.find((l) => l.startsWith('prev '));
-    if (prev !== (previous ? prevLineOf(previous.note) : undefined))
+    const metaPrev = hcs27.prev;
+    if (
+      prev !== (previous ? prevLineOf(previous.note) : undefined) ||
+      (previous
+        ? metaPrev?.size !== previous.size || !metaPrev.root.equals(previous.root)
+        : metaPrev !== null)
+    )
       found.push(`prev #${m.sequence_number}`);
     if (previous) {
       const proof =

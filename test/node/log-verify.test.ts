@@ -12,6 +12,7 @@ import { type LogProof, verifyLogChain, verifyLogProof, WirestreamClient } from 
 import { devServerForFile } from '../support/dev-server';
 import { runScript } from '../support/run-script';
 import { submitToStandin, whileTampered } from '../support/standin-submit';
+import { hcs27Envelope, readHcs27 } from './independent-hcs27';
 import {
   allMessages,
   b64,
@@ -230,11 +231,14 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
     });
   });
 
-  it('catches checkpoints on HCS that are forged or do not extend the one before', async () => {
+  it('catches checkpoints on HCS that are forged, do not extend the one before, or whose HCS-27 metadata is not their note', async () => {
     const messages = await allMessages(mirror(), topicId);
-    const last = textOf(messages.at(-1) as MirrorMessage);
+    const lastMessage = readHcs27(textOf(messages.at(-1) as MirrorMessage));
+    const last = lastMessage?.note ?? '';
     const body = last.slice(0, last.lastIndexOf('\n\n') + 1);
     const [origin = '', size = '', root = ''] = body.split('\n');
+    const lastCommit = { size: Number(size), root: b64(root) };
+    const forkCommit = { size: Number(size), root: Buffer.alloc(32, 9) };
     // The log's key id, but a signature made by nobody.
     const blob = Buffer.concat([readVerifierKey(KEY.verifier).hash, Buffer.alloc(64, 7)]);
     const badSig = `${body}\n— wirestream.logverify.test ${blob.toString('base64')}\n`;
@@ -244,7 +248,14 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
     const brokenPrev = KEY.signNote(
       `${origin}\n${size}\n${root}\nprev ${Buffer.alloc(32).toString('base64')}\n`,
     );
-    await submitToStandin(mirror(), topicId, [badSig, fork, brokenPrev]);
+    // A checkpoint the log's key signed, extending the one before, but HCS-27 metadata with another root.
+    const misstated = KEY.signNote(`${origin}\n${size}\n${root}\n${prevLineOf(brokenPrev)}\n`);
+    await submitToStandin(mirror(), topicId, [
+      hcs27Envelope(badSig, lastMessage?.prev ?? null),
+      hcs27Envelope(fork, lastCommit),
+      hcs27Envelope(brokenPrev, forkCommit),
+      hcs27Envelope(misstated, lastCommit, Buffer.alloc(32, 5)),
+    ]);
     const n = messages.length;
 
     const independent = await independentChain();
@@ -253,6 +264,7 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
       `consistency #${n + 2}`,
       `prev #${n + 3}`,
       `consistency #${n + 3}`,
+      `metadata #${n + 4}`,
     ]);
     const sdk = await verifyLogChain(
       { mirrorUrl: mirror(), verifierKey: KEY.verifier, api: (p) => client.get(p) },
@@ -266,6 +278,33 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
     );
     expect(log.stdout).toContain(
       `✗ prev at #${n + 3}: does not name the checkpoint before it (#${n + 2})`,
+    );
+    // A proof naming that message: its note is signed and includes the leaf, its metadata is not it.
+    const underLast = proofs.find((p) => p.checkpoint === last) as LogProof;
+    const onMirror = (await allMessages(mirror(), topicId))[n + 3] as MirrorMessage;
+    const misstatedProof = {
+      ...underLast,
+      checkpoint: misstated,
+      checkpoint_anchor: {
+        ...underLast.checkpoint_anchor,
+        hcs_sequence_number: n + 4,
+        consensus_timestamp: onMirror.consensus_timestamp,
+        running_hash: onMirror.running_hash,
+      },
+    };
+    const sdkProof = await verifyLogProof(
+      { mirrorUrl: mirror(), verifierKey: KEY.verifier },
+      misstatedProof,
+    );
+    expect(sdkProof.problem).toEqual({
+      check: 'on-hcs',
+      reason: expect.stringMatching(
+        /^message .*#\d+: HCS-27 message: metadata\.root\.rootHashB64u is /,
+      ),
+    });
+    expect(await independentProof(misstatedProof)).toEqual(['metadata']);
+    expect(log.stdout).toContain(
+      `✗ metadata at #${n + 4}: HCS-27 message: metadata.root.rootHashB64u is ${Buffer.alloc(32, 5).toString('base64url')}, the signed note says ${b64(root).toString('base64url')}`,
     );
   });
 });

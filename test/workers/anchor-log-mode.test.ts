@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LogProof } from '../../src/anchor/log/check-proof';
+import { readCheckpointMessage } from '../../src/anchor/log/hcs27';
 import { leafHash, verifyConsistency, verifyInclusion } from '../../src/anchor/log/merkle';
 import { openNote, parseCheckpoint, parseVerifierKey } from '../../src/anchor/log/note';
 import { canonicalJson } from '../../src/protocol';
@@ -27,7 +28,12 @@ const bodies: ReturnType<typeof wire11>[] = [];
 let topicId = '';
 let notes: string[] = [];
 
-const noteOf = (m: MirrorMessage) => new TextDecoder().decode(fromBase64(m.message));
+/** The signed note an HCS-27 checkpoint message carries, once its metadata agrees with it. */
+const noteOf = (m: MirrorMessage) => {
+  const read = readCheckpointMessage(new TextDecoder().decode(fromBase64(m.message)));
+  if (!read?.ok) throw new Error(`not a checkpoint message: ${read?.reason}`);
+  return read.note;
+};
 const bytes = (b64: string) => fromBase64(b64);
 const sha256 = async (text: string) =>
   toBase64(new Uint8Array(await crypto.subtle.digest('SHA-256', UTF8.encode(text))));
@@ -80,6 +86,27 @@ describe('log mode', () => {
     expect(checkpoints[0]?.extensions).toEqual([]);
     expect(checkpoints[1]?.extensions).toEqual([`prev ${await sha256(notes[0] ?? '')}`]);
     expect(checkpoints[2]?.extensions).toEqual([`prev ${await sha256(notes[1] ?? '')}`]);
+    // On HCS each is an HCS-27 register message; its metadata names the checkpoint before.
+    const raw = (await mirrorMessages(topicId)).map(
+      (m) =>
+        JSON.parse(new TextDecoder().decode(fromBase64(m.message))) as {
+          p: string;
+          op: string;
+          metadata: { type: string; log: { merkle: string }; prev?: unknown };
+        },
+    );
+    expect(raw.map((m) => [m.p, m.op, m.metadata.type, m.metadata.log.merkle])).toEqual(
+      Array(3).fill(['hcs-27', 'register', 'ans-checkpoint-v1', 'rfc9162']),
+    );
+    const b64u = (root: Uint8Array) =>
+      toBase64(root).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    expect(raw.map((m) => m.metadata.prev ?? null)).toEqual([
+      null,
+      ...checkpoints.slice(0, 2).map((c) => ({
+        treeSize: String(c.size),
+        rootHashB64u: b64u(c.root),
+      })),
+    ]);
   });
 
   it("proves every Wire's inclusion against the root of the checkpoint on the mirror", async () => {

@@ -1,6 +1,7 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { ArchiveReader, archiveKey } from '../../src/anchor/log/archive';
+import { noteOfMessage } from '../../src/anchor/log/hcs27';
 import { edgeRoot, extendEdge, rootAt } from '../../src/anchor/log/merkle';
 import { parseSignerKey } from '../../src/anchor/log/note';
 import { sqlOf } from '../../src/kernel/sql';
@@ -102,7 +103,10 @@ describe('the log archive during an R2 outage', () => {
       expect(decoded).toEqual(mode.leaves.messages(0, LEAVES));
       expect((await reader.leafHashes(0, LEAVES)).every((h) => h?.byteLength === 32)).toBe(true);
       const checkpoint = await bucket.get(archiveKey(TOPIC_ID, 'checkpoint'));
-      expect(await checkpoint?.text()).toBe(mode.checkpoints.last()?.message);
+      // The signed note (tlog-tiles' checkpoint), not the HCS-27 message it went to HCS in.
+      const text = await checkpoint?.text();
+      expect(text).toBe(noteOfMessage(mode.checkpoints.last()?.message ?? ''));
+      expect(text).toMatch(/^wirestream\.test\/0\.0\.\d+\n5\n/);
     });
   });
 

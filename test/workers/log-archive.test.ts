@@ -2,6 +2,7 @@ import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hederaConfig } from '../../src/anchor/config';
 import { archiveKey } from '../../src/anchor/log/archive';
+import { noteOfMessage } from '../../src/anchor/log/hcs27';
 import { edgeRoot, extendEdge, leafHash } from '../../src/anchor/log/merkle';
 import { openNote, parseCheckpoint, parseSignerKey } from '../../src/anchor/log/note';
 import { decodeBundle, decodeHashes, encodeBundle, encodeHashes } from '../../src/anchor/log/tiles';
@@ -37,6 +38,8 @@ const streamId = uniqueStream('project');
 const topic = `project.${streamId.slice('project:'.length)}`;
 const bodies: ReturnType<typeof wire11>[] = [];
 let topicId = '';
+/** The checkpoints' HCS messages (HCS-27), and the signed notes they carry. */
+let messages: string[] = [];
 let notes: string[] = [];
 
 async function anchoringOf(name: string) {
@@ -124,9 +127,10 @@ describe('the log archive in R2', () => {
     console.log(
       `log archive: ${WIRES} Wires anchored and archived ${Date.now() - started} ms after the last append`,
     );
-    notes = (await mirrorMessages(topicId)).map((m) =>
+    messages = (await mirrorMessages(topicId)).map((m) =>
       new TextDecoder().decode(fromBase64(m.message)),
     );
+    notes = messages.map(noteOfMessage);
   }, 60_000);
 
   it('holds each checkpoint as tlog-tiles, served read-only over the API', async () => {
@@ -223,12 +227,22 @@ describe('the log archive in R2', () => {
     }
   });
 
-  it('refuses a forged checkpoint, one that shrinks the tree, and one that skips its prev line', async () => {
+  it('refuses a forged checkpoint, one that shrinks the tree, one that skips its prev line, and HCS-27 metadata that is not its note', async () => {
     const check = await archiveCheck(env);
     if (!check) throw new Error('no LOG_SIGNER_KEY in vitest.config.ts');
     const [first = ''] = notes;
-    const expand = (note: string, cursor?: LogCursor) =>
-      expandCheckpoint(check, topicId, UTF8.encode(note), 1, '1.0', cursor);
+    /** The first checkpoint's HCS-27 message, its metadata edited and its note `note`. */
+    const messageWith = (note: string, edit: (md: Record<string, unknown>) => void = () => {}) => {
+      const m = JSON.parse(messages[0] ?? '{}');
+      m.metadata.note = note;
+      edit(m.metadata);
+      return JSON.stringify(m);
+    };
+    const expand = (
+      note: string,
+      cursor?: LogCursor,
+      edit?: (md: Record<string, unknown>) => void,
+    ) => expandCheckpoint(check, topicId, UTF8.encode(messageWith(note, edit)), 1, '1.0', cursor);
     // One character of the signature changed.
     const sig = first.lastIndexOf(' ') + 30; // past the 4-byte key id, in the signature
     const forged = `${first.slice(0, sig)}${first[sig] === 'A' ? 'B' : 'A'}${first.slice(sig + 1)}`;
@@ -247,12 +261,37 @@ describe('the log archive in R2', () => {
     const unchained = await expand(first, { size: 0, edge: [], prev: 'AAAA', broken: null });
     expect(unchained?.refused.map((r) => r.reason)).toEqual([
       'checkpoint does not commit to the previous checkpoint (prev line)',
+      'checkpoint does not commit to the previous checkpoint (HCS-27 metadata.prev is missing)',
     ]);
     expect(unchained?.wires.map((w) => w.wire_id)).toEqual(
       bodies.slice(0, 10).map((b) => b.wire_id),
     );
-    // Someone else's note is not this log's business.
-    expect(await expand('not a note at all\n')).toBeNull();
+    // HCS-27 metadata stating another root than the signed note: refused, nothing projected.
+    const otherRoot = btoa('x'.repeat(32))
+      .replace(/\+/g, '-')
+      .replace(/\//g, '_')
+      .replace(/=+$/, '');
+    const misstated = await expand(first, undefined, (md) => {
+      (md.root as Record<string, string>).rootHashB64u = otherRoot;
+    });
+    expect(misstated?.wires).toEqual([]);
+    expect(misstated?.refused.map((r) => r.reason)).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^checkpoint refused: HCS-27 message: metadata.root.rootHashB64u is ${otherRoot}, the signed note says`,
+        ),
+      ),
+    ]);
+    // Someone else's message or note is not this log's business.
+    expect(
+      await expandCheckpoint(check, topicId, UTF8.encode('not a note at all\n'), 1, '1.0'),
+    ).toBeNull();
+    expect(
+      await expand(first, undefined, (md) => {
+        md.stream = { registry: 'other', log_id: 'other/0.0.1' };
+        md.note = 'x';
+      }),
+    ).toBeNull();
   });
 
   it('reports an altered archived entry by leaf and wire_id, and never projects it', async () => {

@@ -1,5 +1,6 @@
 import { env, runInDurableObject, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { noteOfMessage } from '../../src/anchor/log/hcs27';
 import { leafHash, verifyInclusion } from '../../src/anchor/log/merkle';
 import { openNote, parseCheckpoint, parseVerifierKey } from '../../src/anchor/log/note';
 import { verifyTopic } from '../../src/anchor/verify-topic';
@@ -168,8 +169,10 @@ describe('private payloads', () => {
 
   it('log mode: leaves are the sealed envelopes, and inclusion verifies without the key', async () => {
     const topicId = await topicIdOf(logged);
-    const notes = (await mirrorMessages(topicId)).map(textOf);
-    expect(notes.every((n) => !n.includes(SECRET))).toBe(true);
+    const onHcs = (await mirrorMessages(topicId)).map(textOf);
+    expect(onHcs.every((n) => !n.includes(SECRET))).toBe(true);
+    // Each message is an HCS-27 checkpoint message carrying the signed note.
+    const notes = onHcs.map(noteOfMessage);
     for (const [i, body] of logBodies.entries()) {
       const proof = (await (await api(`/v1/wires/${body.wire_id}/proof`)).json()) as {
         leaf: string;

@@ -27,7 +27,7 @@ export interface LogProof {
   leaf_index: number;
   tree_size: number;
   inclusion_path: string[];
-  /** The signed checkpoint note, exactly as submitted to HCS. */
+  /** The signed checkpoint note, as the HCS-27 message on HCS carries it (`hcs27.ts`). */
   checkpoint: string;
   log_origin: string;
   verifier_key: string;

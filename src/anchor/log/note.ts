@@ -22,8 +22,16 @@ const UTF8 = new TextEncoder();
 
 const hex8 = (id: number) => id.toString(16).padStart(8, '0');
 
+/**
+ * Longest key name, in UTF-8 bytes: with it (and the longest topic id) a
+ * checkpoint's HCS-27 message still fits one 1024-byte HCS message
+ * (`hcs27.ts`). For the same reason a name has no character JSON escapes.
+ */
+export const MAX_KEY_NAME_BYTES = 64;
+
 function validName(name: string): boolean {
-  return name.length > 0 && !/[\s+]/u.test(name);
+  const bytes = UTF8.encode(name).length;
+  return bytes > 0 && bytes <= MAX_KEY_NAME_BYTES && !/[\s+"\\\p{Cc}]/u.test(name);
 }
 
 async function keyId(name: string, publicKey: Uint8Array): Promise<number> {
@@ -83,7 +91,10 @@ export async function parseSignerKey(skey: string): Promise<NoteSigner | null> {
 
 /** A new key pair for a log named `name`: the signer key (a secret) and its verifier key. */
 export async function generateKeys(name: string): Promise<{ signer: string; verifier: string }> {
-  if (!validName(name)) throw new Error(`a key name has no spaces and no "+": ${name}`);
+  if (!validName(name))
+    throw new Error(
+      `a key name has no spaces, "+", '"', "\\" or control characters, and at most ${MAX_KEY_NAME_BYTES} bytes: ${name}`,
+    );
   const pair = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, [
     'sign',
     'verify',
