@@ -97,6 +97,7 @@ export async function openLoop({ origin, rate, ms, pathOf, bodyOf, headers, seqO
   const sent = [];
   const pending = [];
   let errors = 0;
+  let resets = 0;
   let lastError = '';
   const started = now();
   const total = Math.floor((rate * ms) / 1000);
@@ -118,6 +119,9 @@ export async function openLoop({ origin, rate, ms, pathOf, bodyOf, headers, seqO
         },
         (error) => {
           errors += 1;
+          // A kept-alive socket the server closed as the request went out:
+          // the client's race, counted apart from refusals (see `resets`).
+          if (error?.code === 'ECONNRESET') resets += 1;
           lastError = String(error);
         },
       ),
@@ -130,6 +134,7 @@ export async function openLoop({ origin, rate, ms, pathOf, bodyOf, headers, seqO
     latencies,
     sent,
     errors,
+    resets,
     lastError,
     seconds: (now() - started) / 1000,
     rate,
