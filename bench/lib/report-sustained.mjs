@@ -85,7 +85,7 @@ export function sustainedTargetRows(r) {
     const h = log.held;
     rows.push([
       'log mode: ≤ 10 HCS messages and ≤ US$0.01 per 1,000 Wires',
-      `${fmt(h.messagesPer1000, 1)} messages, US$${fmt(h.feePer1000Usd, 4)} at ${fmt(h.rate, 0)}/s`,
+      `${h.messagesPer1000.toFixed(2)} messages, US$${h.feePer1000Usd.toFixed(4)} at ${fmt(h.rate, 0)}/s`,
       verdict(h.messagesPer1000 <= 10 && h.feePer1000Usd <= 0.01),
     ]);
   }
