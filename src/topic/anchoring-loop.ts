@@ -79,8 +79,12 @@ export async function anchorPass(deps: LoopDeps): Promise<PassResult> {
 
   // Fresh Wires go out first, so the mirror read that follows looks for
   // every Wire sent so far: each message of ours it shows belongs to a Wire
-  // it knows, which is what lets the next read start after it.
-  const sendError = await sendFresh(deps, rows, anchored);
+  // it knows, which is what lets the next read start after it. But not while
+  // an earlier Wire holds ids without a submit known to have left (it failed,
+  // or this object restarted): that one goes again first, under its ids, or a
+  // fresh Wire would reach HCS before it.
+  const unsettled = rows.some((r) => r.tx_ids !== null && !sentAt.has(r.pos));
+  const sendError = unsettled ? null : await sendFresh(deps, rows, anchored);
   const shown = await confirmOnMirror(deps, rows);
   for (const { row, fields } of shown.found) {
     log.recordAnchor(row.pos, fields, deps.now());
