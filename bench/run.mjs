@@ -27,12 +27,12 @@ import { runtimeScenario } from './scenarios/runtime.mjs';
 import { sustainedScenario } from './scenarios/sustained.mjs';
 
 const args = process.argv.slice(2);
-const OPTIONS = ['--quick', '--worktree', '--mcp', '--runtime', '--sustained'];
+const OPTIONS = ['--quick', '--worktree', '--mcp', '--runtime', '--sustained', '--ordinary'];
 const unknown = args.filter((a) => !OPTIONS.includes(a));
 if (unknown.length > 0) {
   // A typo such as --quik would otherwise start the 7-minute full run.
   console.error(
-    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree] [--mcp] [--runtime] [--sustained]`,
+    `error: unknown option ${unknown.join(' ')}\n\nusage: npm run bench -- [--quick] [--worktree] [--mcp] [--runtime] [--sustained] [--ordinary]`,
   );
   process.exit(2);
 }
@@ -40,7 +40,8 @@ const quick = args.includes('--quick');
 // --mcp, --runtime, --sustained: scenario 8, 9 or 10 alone, printed, nothing written.
 const runtimeOnly = args.includes('--runtime');
 const sustainedOnly = args.includes('--sustained');
-const alone = args.includes('--mcp') || runtimeOnly || sustainedOnly;
+const ordinaryOnly = args.includes('--ordinary');
+const alone = args.includes('--mcp') || runtimeOnly || sustainedOnly || ordinaryOnly;
 const worktree = args.includes('--worktree');
 const started = performance.now();
 const log = (line) =>
@@ -76,20 +77,40 @@ const sustainedParams = (o) => ({
   ...o,
 });
 const ALL_BROADCASTERS = ['ceiling-broadcast', 'agents', 'partyserver', 'wirestream'];
+// Scenario 4c (`--ordinary` alone): every broadcaster at one open-loop rate, 100 subscribers.
+const ordinaryAt = (rate) =>
+  appendScenario(
+    {
+      id: `ordinary${rate}`,
+      systems: ALL_BROADCASTERS,
+      streams: 1,
+      clients: 0,
+      subscribers: 100,
+      rate,
+      reps: 2,
+      openMs: 10_000,
+      bindings: BINDINGS,
+      warmMs: P.warmMs,
+    },
+    builds,
+    log,
+  );
 
 const loadBefore = load();
 mkdirSync(OUT, { recursive: true });
-if (!quick && !alone) ensurePeers();
+if ((!quick && !alone) || ordinaryOnly) ensurePeers();
 const srcDir = worktree ? ROOT : snapshotHead().dir;
 const commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
 log(`building bundles from ${worktree ? 'the working tree' : `HEAD ${commit}`}`);
-const names = sustainedOnly
-  ? ['wirestream', 'ceiling']
-  : alone
-    ? ['wirestream']
-    : quick
-      ? ['wirestream', 'ceiling']
-      : Object.keys(PROJECTS);
+const names = ordinaryOnly
+  ? ['wirestream', 'ceiling', 'agents', 'partyserver']
+  : sustainedOnly
+    ? ['wirestream', 'ceiling']
+    : alone
+      ? ['wirestream']
+      : quick
+        ? ['wirestream', 'ceiling']
+        : Object.keys(PROJECTS);
 const built = await Promise.all(names.map((n) => build(n, { srcDir })));
 const builds = Object.fromEntries(names.map((n, i) => [n, built[i]]));
 const sizes = Object.fromEntries(names.map((n) => [n, { ...builds[n], label: PROJECTS[n].label }]));
@@ -104,7 +125,14 @@ reuseInstances(quick);
 const mcpParams = { calls: quick ? 50 : 300, warm: quick ? 10 : 30, bindings: BINDINGS };
 if (alone) {
   try {
-    if (sustainedOnly) {
+    if (ordinaryOnly) {
+      const ordinary = {};
+      for (const rate of [300, 600]) {
+        log(`scenario 4c: ${rate} appends/s open loop, 100 subscribers`);
+        ordinary[rate] = await ordinaryAt(rate);
+      }
+      console.log(`\n${printSustainedAll({ ordinary })}\n`);
+    } else if (sustainedOnly) {
       // The bare DO's closed loop in the same run: what the log-mode target is a share of.
       log('scenario 1, ceiling only: append, one stream, closed loop');
       const append1 = await appendScenario(
@@ -204,16 +232,7 @@ try {
     results.ordinary = {};
     for (const rate of [300, 600]) {
       log(`scenario 4c: ${rate} appends/s open loop, 100 subscribers`);
-      results.ordinary[rate] = await run({
-        id: `ordinary${rate}`,
-        systems: ALL_BROADCASTERS,
-        streams: 1,
-        clients: 0,
-        subscribers: 100,
-        rate,
-        reps: 2,
-        openMs: 10_000,
-      });
+      results.ordinary[rate] = await ordinaryAt(rate);
     }
   }
   log(`scenario 4b: fan-out, ${P.fanSubs} subscribers`);
