@@ -138,8 +138,7 @@ export function sustainedTargetRows(r) {
 export function printSustainedAll(r) {
   return [
     r.ordinary ? `${consoleTable(ORDINARY_HEAD, ordinaryRows(r))}\n` : '',
-    printSustained(r),
-    '',
+    r.sustained ? `${printSustained(r)}\n` : '',
     consoleTable(['Target', 'Measured', 'Verdict'], sustainedTargetRows(r)),
   ].join('\n');
 }
