@@ -8,7 +8,8 @@ import { followedStream, startWithStandin } from '../lib/one-stream.mjs';
 import { now, summarize } from '../lib/stats.mjs';
 import { streamWires } from '../lib/stream-pages.mjs';
 
-const FEE_USD = 0.0008;
+/** US$ per HCS message (ConsensusSubmitMessage; DESIGN.md, verifiable-log facts). */
+export const FEE_USD = 0.0008;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function untilAnchored(subs, seqs, timeoutMs) {

@@ -13,9 +13,8 @@ import { logSignerKey } from '../../tools/dev-tokens.mjs';
 import { openLoop } from '../lib/load.mjs';
 import { followedStream, startWithStandin } from '../lib/one-stream.mjs';
 import { now, summarize } from '../lib/stats.mjs';
+import { FEE_USD } from './anchoring.mjs';
 
-/** US$ per HCS message (ConsensusSubmitMessage), as scenario 5 counts it. */
-const FEE_USD = 0.0008;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -82,6 +81,7 @@ async function windowAt(started, common, subs, rate, ms) {
     .filter((s) => anchoredAt[s.seq] !== undefined)
     .map((s) => anchoredAt[s.seq] - s.at);
   const appended = open.sent.length;
+  const per1000 = (messages / Math.max(1, appended)) * 1000;
   const result = {
     rate,
     seconds,
@@ -101,8 +101,8 @@ async function windowAt(started, common, subs, rate, ms) {
     cpuPerAppendUs: cpu / Math.max(1, appended),
     drainedMs: after.at - end.at,
     // HCS messages (and so fees) per 1,000 of this window's Wires.
-    messagesPer1000: (messages / Math.max(1, appended)) * 1000,
-    feePer1000Usd: (messages / Math.max(1, appended)) * 1000 * FEE_USD,
+    messagesPer1000: per1000,
+    feePer1000Usd: per1000 * FEE_USD,
   };
   const limit = rate * BACKLOG_SECONDS;
   result.pass =
