@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S]`: a V8 CPU
+// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S] [--mode log]`: a V8 CPU
 // profile of the Wirestream isolate (Worker and Durable Objects) under the
 // one-stream append load, through workerd's inspector. Prints where the
 // time goes by function and by source file — what to fix when a target is
@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
 import { numberOption } from './lib/args.mjs';
+import { logSignerKey } from '../tools/dev-tokens.mjs';
 import { benchHeaders } from './lib/auth.mjs';
 import { build, snapshotHead } from './lib/build.mjs';
 import { closedLoop, openLoop } from './lib/load.mjs';
@@ -32,8 +33,14 @@ const system = SYSTEMS[systemName];
 const standin = await startStandin(srcDir);
 const bundle = await build(system.project, { srcDir, names: true });
 const inspectorPort = 9300 + Math.floor(Math.random() * 500);
+// `--mode log`: the topic checkpoints a Merkle log instead of one message per Wire.
+const mode = args.includes('--mode') ? args[args.indexOf('--mode') + 1] : 'envelope';
 const rt = await start(bundle, {
-  bindings: { ...BENCH_BINDINGS, ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}) },
+  bindings: {
+    ...BENCH_BINDINGS,
+    ...(standin ? { HEDERA_LOCAL_URL: standin.url } : {}),
+    ...(mode === 'log' ? { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') } : {}),
+  },
   inspectorPort,
   split: system.split,
 });

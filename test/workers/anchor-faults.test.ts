@@ -89,6 +89,22 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     expect(onTopic.slice(1)).toEqual(ids); // in the order they were accepted
   });
 
+  it('keeps acceptance order when a Wire whose submit was refused is followed by fresh ones', async () => {
+    const { streamId, topic, topicId } = await topicInUse();
+    // The node refuses the next submit once: that Wire keeps its ids and
+    // goes again; the two accepted after it must not overtake it.
+    await faults({ topicId, payerBroke: 1 });
+    const wires = [0, 1, 2].map(() => wire11(streamId, { correlation_id: null }));
+    for (const body of wires) expect((await post(streamId, body)).status).toBe(201);
+
+    const served = await untilAnchored(streamId, [topic]);
+    expect(served.every((w) => w.anchor.status === 'anchored')).toBe(true);
+    const onTopic = wireIdsOnTopic(await mirrorMessages(topicId));
+    expect(onTopic.slice(1)).toEqual(wires.map((w) => w.wire_id));
+    expect((await requestsOf(topicId)).submit).toBe(5); // the first Wire, its refused submit, and the three
+    await faults({ topicId });
+  });
+
   it('puts a Wire on the topic exactly once when its submit response is lost', async () => {
     const { streamId, topic, topicId } = await topicInUse();
 

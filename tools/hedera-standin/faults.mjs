@@ -2,10 +2,10 @@
 // Fault modes a test switches on through POST /__standin/faults. A spec is
 // either network-wide or scoped to one topic (`topicId`), so test files that
 // share one stand-in do not disturb each other. Counted faults (busy,
-// loseReceipts) are used up one submit at a time, the topic's own first.
+// loseReceipts, payerBroke) are used up one submit at a time, the topic's own first.
 
 /**
- * @typedef {{ unavailable?: boolean, busy?: number, receiptDelayMs?: number,
+ * @typedef {{ unavailable?: boolean, busy?: number, payerBroke?: number, receiptDelayMs?: number,
  *   loseReceipts?: number, answerDelayMs?: number, mirrorLagMs?: number,
  *   mirrorUnavailable?: boolean }} FaultSpec
  */
@@ -29,6 +29,7 @@ export function parseFaultSpec(body) {
       spec[k] = v;
     } else if (
       k === 'busy' ||
+      k === 'payerBroke' ||
       k === 'loseReceipts' ||
       k === 'receiptDelayMs' ||
       k === 'answerDelayMs' ||
@@ -87,7 +88,7 @@ export class Faults {
     return Math.max(0, ...this.#specs(topicId).map((s) => s[kind] ?? 0));
   }
 
-  /** Use up one counted fault, if any is left. @param {string | null | undefined} topicId @param {'busy' | 'loseReceipts'} kind */
+  /** Use up one counted fault, if any is left. @param {string | null | undefined} topicId @param {'busy' | 'payerBroke' | 'loseReceipts'} kind */
   take(topicId, kind) {
     for (const spec of this.#specs(topicId)) {
       const left = spec[kind] ?? 0;

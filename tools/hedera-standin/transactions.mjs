@@ -87,6 +87,8 @@ export function ingest(ctx, method, bytes) {
     lose: false,
   });
   if (ctx.faults.take(topicId, 'busy')) return pre(Code.BUSY);
+  // A submit the node refuses for good (the payer ran out of funds): the SDK does not retry it.
+  if (ctx.faults.take(topicId, 'payerBroke')) return pre(Code.INSUFFICIENT_PAYER_BALANCE);
 
   const wanted = method === 'createTopic' ? t.body.consensusCreateTopic : submit;
   if (!wanted) return pre(Code.INVALID_TRANSACTION_BODY);
