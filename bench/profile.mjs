@@ -7,8 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import WebSocket from 'ws';
-import { numberOption } from './lib/args.mjs';
 import { logSignerKey } from '../tools/dev-tokens.mjs';
+import { numberOption } from './lib/args.mjs';
 import { benchHeaders } from './lib/auth.mjs';
 import { build, snapshotHead } from './lib/build.mjs';
 import { closedLoop, openLoop } from './lib/load.mjs';

@@ -76,7 +76,13 @@ const sustainedParams = (o) => ({
   bindings: BINDINGS,
   ...o,
 });
-const ALL_BROADCASTERS = ['ceiling-broadcast', 'agents', 'partyserver', 'wirestream'];
+const ALL_BROADCASTERS = [
+  'ceiling-broadcast',
+  'agents',
+  'partyserver',
+  'wirestream',
+  'wirestream-log',
+];
 // Scenario 4c (`--ordinary` alone): every broadcaster at one open-loop rate, 100 subscribers.
 const ordinaryAt = (rate) =>
   appendScenario(

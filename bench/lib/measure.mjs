@@ -48,7 +48,8 @@ async function settle(rt, { quiet = 0.15, windowMs = 500, maxMs = 30_000 } = {})
  */
 export async function measure(o) {
   const system = SYSTEMS[o.system];
-  const rt = await start(o.builds[system.project], { bindings: o.bindings, split: system.split });
+  const bindings = { ...o.bindings, ...system.bindings };
+  const rt = await start(o.builds[system.project], { bindings, split: system.split });
   const headers = await benchHeaders();
   const streamOf = (i) => `${o.id ?? 'x'}-s${i % o.streams}`;
   const common = {

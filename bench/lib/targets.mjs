@@ -1,6 +1,7 @@
 // What is measured: Wirestream itself and the side-by-side implementations,
 // each a wrangler project bundled exactly as `wrangler deploy` would.
 import path from 'node:path';
+import { logSignerKey } from '../../tools/dev-tokens.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const OUT = path.join(ROOT, 'bench/.out');
@@ -47,6 +48,13 @@ export const SYSTEMS = {
   // second workerd process, as on Cloudflare where each object has its own
   // thread (lib/runtime.mjs, startSplit).
   'wirestream-split': { ...WIRESTREAM, label: 'Wirestream, topics in a 2nd process', split: true },
+  // The same Worker with log mode for every topic (one signed checkpoint per
+  // 100 Wires or 500 ms instead of one HCS message per Wire).
+  'wirestream-log': {
+    ...WIRESTREAM,
+    label: 'Wirestream, log mode',
+    bindings: { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') },
+  },
   'ceiling-rpc': {
     project: 'ceiling',
     label: 'bare DO, RPC',
