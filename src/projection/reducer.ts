@@ -86,6 +86,12 @@ export function owns(reducer: Pick<Reducer<BaseRow>, 'kinds'>, streamId: string)
   return reducer.kinds.includes(kind);
 }
 
+/** A type guard for a reducer's own list of handled types (its `evolve` narrows on it). */
+export function oneOf<T extends string>(list: readonly T[]): (type: string) => type is T {
+  const set: ReadonlySet<string> = new Set(list);
+  return (type: string): type is T => set.has(type);
+}
+
 const matchers = new WeakMap<readonly string[], (type: string) => boolean>();
 
 /** Whether `reducer.evolve` is given Wires of `type` (its `canHandle`). */

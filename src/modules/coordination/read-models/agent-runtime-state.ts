@@ -1,4 +1,4 @@
-import { int, isoOf, type Reducer, text, unhandled } from '../../../projection/reducer';
+import { int, isoOf, oneOf, type Reducer, text, unhandled } from '../../../projection/reducer';
 import { parseStreamId, type Wire } from '../../../protocol';
 import { availableWithin, reservedUnits } from '../kinds/agent-decider';
 
@@ -44,11 +44,8 @@ const HANDLED = [
   'agent.lease.released',
   'agent.stopped',
 ] as const;
-type AgentEvent = (typeof HANDLED)[number];
 
-function handles(type: string): type is AgentEvent {
-  return (HANDLED as readonly string[]).includes(type);
-}
+const handles = oneOf(HANDLED);
 
 type Reservations = Record<string, { units: number; status: 'pending' | 'held' }>;
 

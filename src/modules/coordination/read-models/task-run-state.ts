@@ -1,4 +1,4 @@
-import { int, isoOf, type Reducer, text, unhandled } from '../../../projection/reducer';
+import { int, isoOf, oneOf, type Reducer, text, unhandled } from '../../../projection/reducer';
 import { parseStreamId, type Wire } from '../../../protocol';
 import type { TaskStatus } from '../catalogue';
 import { type CoordinationVars, configOf } from '../config';
@@ -64,11 +64,8 @@ const HANDLED = [
   'task.lease.expired',
   'task.lease.revoked',
 ] as const;
-type TaskRunEvent = (typeof HANDLED)[number];
 
-function handles(type: string): type is TaskRunEvent {
-  return (HANDLED as readonly string[]).includes(type);
-}
+const handles = oneOf(HANDLED);
 
 interface ArtifactEntry {
   artifact_id: string | null;
