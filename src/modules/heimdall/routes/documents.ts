@@ -7,8 +7,8 @@ import { fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { Haid, surfacesStream } from '../identity';
 import { auditLines } from '../workspace/audit';
-import type { WorkspaceState } from '../workspace/decider';
 import { Name } from '../workspace/payloads';
+import type { WorkspaceState } from '../workspace/state';
 import { workspaceState, workspaceTarget, writeAs } from './support';
 
 /**

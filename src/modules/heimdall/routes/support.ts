@@ -12,7 +12,8 @@ import { draftOf, fail, newWireId, type Result } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { REGISTRY } from '../..';
 import { haidOf, WorkspaceId, workspaceStream } from '../identity';
-import { type WorkspaceState, workspaceDecider } from '../workspace/decider';
+import { workspaceDecider } from '../workspace/decider';
+import type { WorkspaceState } from '../workspace/state';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 

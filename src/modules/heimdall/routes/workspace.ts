@@ -5,9 +5,9 @@ import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
 import { Haid } from '../identity';
 import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
-import type { SymbolEntry } from '../workspace/decider';
 import { PROTOCOL_VERSION } from '../workspace/messages';
 import { CapsuleFields, Name } from '../workspace/payloads';
+import type { SymbolEntry } from '../workspace/state';
 import { workspaceState, workspaceTarget, writeAs } from './support';
 
 /**

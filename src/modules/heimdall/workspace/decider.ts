@@ -3,7 +3,14 @@ import { accept, type Decider } from '../../../kernel/kind';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { speaksFor } from '../identity';
 import { type Capsule, capsuleLines, closure, cycleThrough, MAX_CAPSULE_LINES } from './capsules';
-import type { RoleTotals } from './ledger';
+import {
+  type ConflictRecord,
+  conflictPath,
+  type Decision,
+  rejectKey,
+  type Versioned,
+  type WorkspaceState,
+} from './state';
 
 /**
  * The decider of `workspace:<ws>` streams: the symbol table, capsules,
@@ -15,57 +22,6 @@ import type { RoleTotals } from './ledger';
  * was invalid twice.
  */
 
-export interface Versioned {
-  value: string;
-  by: string;
-  at: string;
-  forced?: boolean;
-}
-
-export interface SymbolEntry extends Versioned {
-  history: Versioned[];
-}
-
-export interface Decision {
-  seq: number;
-  title: string;
-  body: string;
-  haid: string;
-  at: string;
-}
-
-export interface ConflictRecord {
-  path: string;
-  id: string;
-  title: string;
-  surfaces: string[];
-  displaced_haid: string | null;
-  overriding_intent: string | null;
-  displaced_intent: string | null;
-  haid: string;
-  at: string;
-  decision_seq: number;
-}
-
-export interface WorkspaceState {
-  symbols: Record<string, SymbolEntry>;
-  capsules: Record<string, Capsule>;
-  blackboard: Record<string, SymbolEntry>;
-  ledger: { totals: Record<string, RoleTotals>; baselines: Record<string, number> };
-  decisions: Decision[];
-  conflicts: Record<string, ConflictRecord>;
-  messages: {
-    accepted: number;
-    by_type: Record<string, number>;
-    /** Invalid attempts per `<haid> <msg_id>` since its last valid message. */
-    rejects: Record<string, number>;
-    escalations: number;
-  };
-  briefs: number;
-  /** What the last Wires of a kind decided, for their receipts. */
-  latest: { conflict: string | null; rejection: { wire_id: string; attempt: number } | null };
-}
-
 type P = Record<string, unknown>;
 const s = (p: P, k: string): string => (typeof p[k] === 'string' ? (p[k] as string) : '');
 const opt = (p: P, k: string): string | null =>
@@ -73,14 +29,6 @@ const opt = (p: P, k: string): string | null =>
 const num = (p: P, k: string): number => (typeof p[k] === 'number' ? (p[k] as number) : 0);
 const strs = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-
-export function rejectKey(haid: string, msgId: string | null): string {
-  return `${haid} ${msgId ?? '(no msg_id)'}`;
-}
-
-export function conflictPath(ts: string, id: string): string {
-  return `conflicts/${ts.slice(0, 10)}-${id}.md`;
-}
 
 function haidCheck(command: Wire) {
   const haid = s(command.payload, 'haid');

@@ -1,5 +1,6 @@
 import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
-import { escalationMsgId, type WorkspaceState, workspaceDecider } from './decider';
+import { escalationMsgId, workspaceDecider } from './decider';
+import type { WorkspaceState } from './state';
 
 /**
  * The `workspace:<ws>` stream kind. Receipts carry what a route answers
