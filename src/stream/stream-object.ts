@@ -17,7 +17,7 @@ import { REGISTRY } from '../modules';
 import type { AnchorRecord, Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
-import { decideAppend } from './decide-append';
+import { type AppendCommand, decideAppend } from './decide-append';
 import { streamStub } from './stub';
 import { Subscribers } from './subscribers';
 import { receiptOf, type StoredWire, type StreamInfo, WireLog } from './wire-log';
@@ -169,6 +169,12 @@ export class StreamObject extends DurableObject<Env> {
    * Read, decide, write: one synchronous stretch. The kind's decision may add
    * verdict Wires after the command; all are stored before anything else
    * runs. `trusted` is for the kind's own Wires (not decided again).
+   *
+   * Idempotency comes first (a retry of a stored Wire gets its receipt even
+   * if the stream moved on or the kind would now refuse it), but the stored
+   * Wire is looked up only when something says it may exist: a refusal, or
+   * the command's INSERT finding its wire_id taken. A new Wire, nearly every
+   * append, costs no lookup.
    */
   #commit(
     draft: Draft,
@@ -177,33 +183,33 @@ export class StreamObject extends DurableObject<Env> {
     hold: Hold | null,
     trusted = false,
   ): AppendResult {
-    const existing = this.#log.findByWireId(draft.wire_id);
-    const decision = decideAppend(
-      { draft, expectedSeq, ifMatchSeq },
-      {
-        lastSeq: this.#log.lastSeq,
-        existing: existing && {
-          receipt: receiptOf(existing.wire, existing.wire.received_at),
-          identity: existing.identity,
-        },
-      },
-    );
-    if (!decision.ok) return decision;
-    if (decision.kind === 'replay') {
-      const fields = this.#kinds.replayed(draft);
-      return { ok: true, status: 200, receipt: { ...decision.receipt, ...fields }, replay: true };
-    }
+    const lastSeq = this.#log.lastSeq;
+    const command = { draft, expectedSeq, ifMatchSeq };
+    const fresh = decideAppend(command, { lastSeq, existing: null });
+    if (!fresh.ok) return this.#storedOr(command, fresh);
     const now = Date.now();
-    const drafts = trusted ? [draft] : this.#kinds.decide(draft, this.#log.lastSeq + 1, now, hold);
-    if (!Array.isArray(drafts)) return drafts as Exclude<typeof drafts, readonly unknown[]>;
+    const drafts = trusted ? [draft] : this.#kinds.decide(draft, lastSeq + 1, now, hold);
+    if (!Array.isArray(drafts)) return this.#storedOr(command, drafts as Failure);
+    const decided = drafts as readonly Draft[];
+    // A decision that does not store the command first is checked the old way.
+    const commandFirst = decided[0]?.wire_id === draft.wire_id;
+    if (!commandFirst && this.#log.findByWireId(draft.wire_id))
+      return this.#storedOr(command, null);
     const at = new Date(now).toISOString();
     // The receipt is the command's (the first Draft); the kind's receipt
     // fields of every Wire of the decision are merged in order, so a verdict
     // Wire appended after the command answers the caller too.
     let first: Receipt | null = null;
     const fields: ReceiptFields = {};
-    for (const next of drafts as readonly Draft[]) {
-      const { receipt, wire } = this.#log.append(next, at);
+    type Appended = ReturnType<WireLog['append']>;
+    for (const next of decided) {
+      const appended: Appended | null =
+        commandFirst && first === null
+          ? this.#log.appendIfNew(next, at)
+          : this.#log.append(next, at);
+      // Taken: nothing is written yet, and the stored Wire answers.
+      if (appended === null) return this.#storedOr(command, null);
+      const { receipt, wire }: Appended = appended;
       Object.assign(fields, this.#kinds.applied(wire, now));
       // Into the outbox, same synchronous stretch: to the topic, to subscribed endpoints.
       this.#anchoring.afterAppend(wire, now);
@@ -215,6 +221,33 @@ export class StreamObject extends DurableObject<Env> {
     if (this.#waiters.size > 0) this.#wakeWaiters();
     if (!first) return fail('invalid-transition', 'the stream decided to append nothing');
     return { ok: true, status: 201, receipt: { ...first, ...fields }, replay: false };
+  }
+
+  /**
+   * The answer when the draft's wire_id may be stored: its replay (200, the
+   * original receipt) or a 409 when stored with other content; else
+   * `otherwise` (the refusal that prompted the look).
+   */
+  #storedOr(command: AppendCommand, otherwise: Failure | null): AppendResult {
+    const existing = this.#log.findByWireId(command.draft.wire_id);
+    if (existing === null) {
+      // Not reached without `otherwise`: a taken id is stored in this same stretch.
+      return otherwise ?? fail('wire-id-conflict', `wire_id "${command.draft.wire_id}" is taken`);
+    }
+    const decision = decideAppend(command, {
+      lastSeq: this.#log.lastSeq,
+      existing: {
+        receipt: receiptOf(existing.wire, existing.wire.received_at),
+        identity: existing.identity,
+      },
+    });
+    if (!decision.ok) return decision;
+    if (decision.kind === 'replay') {
+      const fields = this.#kinds.replayed(command.draft);
+      return { ok: true, status: 200, receipt: { ...decision.receipt, ...fields }, replay: true };
+    }
+    // Not reached: with a stored Wire the decision is a replay or a conflict.
+    return otherwise ?? fail('wire-id-conflict', `wire_id "${command.draft.wire_id}" is taken`);
   }
 
   /** One alarm for every scheduled job; each part says when it next needs to run. */

@@ -61,10 +61,38 @@ export class WireLog {
   }
 
   append(draft: Draft, receivedAt: string): { wire: StoredWire; receipt: Receipt } {
+    const appended = this.#insert(draft, receivedAt, false);
+    if (appended === null) throw new Error(`wire_id ${draft.wire_id} is stored already`);
+    return appended;
+  }
+
+  /**
+   * Appends `draft` unless its wire_id is stored already (null then, nothing
+   * written): the unique index answers "is it new?" in the INSERT itself, so
+   * an append needs no lookup first (StreamObject's commit looks the stored
+   * Wire up only when this says it exists).
+   */
+  appendIfNew(draft: Draft, receivedAt: string): { wire: StoredWire; receipt: Receipt } | null {
+    return this.#insert(draft, receivedAt, true);
+  }
+
+  #insert(
+    draft: Draft,
+    receivedAt: string,
+    ifNew: boolean,
+  ): { wire: StoredWire; receipt: Receipt } | null {
     const seq = this.#lastSeq + 1;
     const wire: Wire = { ...draft, stream_seq: seq };
-    this.sql`INSERT INTO wires (seq, wire_id, type, body, received_at)
-      VALUES (${seq}, ${wire.wire_id}, ${wire.type}, ${JSON.stringify(wire)}, ${receivedAt})`;
+    const body = JSON.stringify(wire);
+    if (ifNew) {
+      const added = this.sql`INSERT INTO wires (seq, wire_id, type, body, received_at)
+        VALUES (${seq}, ${wire.wire_id}, ${wire.type}, ${body}, ${receivedAt})
+        ON CONFLICT (wire_id) DO NOTHING RETURNING seq`;
+      if (added.length === 0) return null;
+    } else {
+      this.sql`INSERT INTO wires (seq, wire_id, type, body, received_at)
+        VALUES (${seq}, ${wire.wire_id}, ${wire.type}, ${body}, ${receivedAt})`;
+    }
     if (seq === 1) {
       this.sql`INSERT OR IGNORE INTO meta (key, value) VALUES ('stream_id', ${wire.stream_id})`;
       this.sql`INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ${receivedAt})`;
