@@ -1,10 +1,10 @@
-import { env, SELF } from 'cloudflare:test';
+import { SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { signWire } from '../../src/client';
 import { untilAnchored } from './helpers/anchoring';
 import { ALL_SCOPES, authHeaders } from './helpers/auth';
-import { runRebuild, untilQuiet } from './helpers/projection-live';
-import { agentWire, newKey, postAs } from './helpers/signing';
+import { rebuildWithout, untilQuiet } from './helpers/projection-live';
+import { agentWire, postAs, registeredKey } from './helpers/signing';
 import { uniqueStream } from './helpers/wires';
 
 /**
@@ -39,12 +39,7 @@ async function listed(streamId: string): Promise<Record<string, unknown>[]> {
 
 describe('a Wire’s sig in D1', { timeout: 90_000 }, () => {
   it('is served from D1 as the agent sent it, absent when unsigned, and comes back after a rebuild', async () => {
-    const key = await newKey();
-    const registration = agentWire(agent, agent, {
-      type: 'agent.key.registered',
-      payload: { kid: key.kid, alg: 'Ed25519', public_key: key.public_key },
-    });
-    expect((await postAs(agent, agent, await signWire(registration, key))).status).toBe(201);
+    const key = await registeredKey(agent);
     const signedPlain = await signWire(agentWire(open, agent, { correlation_id: null }), key, {
       form: 'plain',
     });
@@ -78,15 +73,7 @@ describe('a Wire’s sig in D1', { timeout: 90_000 }, () => {
     await expectServed();
 
     // D1 forgets these streams: only HCS (the private one sealed) can give them back.
-    const gone = JSON.stringify([open, vault]);
-    await env.DB.batch(
-      ['wire_events', 'stream_state'].map((table) =>
-        env.DB.prepare(
-          `DELETE FROM ${table} WHERE stream_id IN (SELECT value FROM json_each(?))`,
-        ).bind(gone),
-      ),
-    );
-    const lines = await runRebuild();
+    const lines = await rebuildWithout([open, vault]);
     expect(lines.filter((l) => l.phase === 'retry' || l.phase === 'error')).toEqual([]);
     expect(lines.at(-1)).toMatchObject({ phase: 'done' });
     await expectServed();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { signWire } from '../../src/client';
 import { readWires, untilAnchored } from './helpers/anchoring';
 import { alertsFor, directSubmitter, runCron } from './helpers/listener';
-import { agentWire, newKey, postAs } from './helpers/signing';
+import { agentWire, newKey, postAs, registeredKey } from './helpers/signing';
 import { uniqueStream } from './helpers/wires';
 
 /**
@@ -16,12 +16,7 @@ describe('agent-signed Wires put on HCS directly', { timeout: 40_000 }, () => {
   it('ingests a keyed agent’s signed Wire, rejects its unsigned one and any key change', async () => {
     const agent = uniqueStream('agent');
     const project = uniqueStream('project');
-    const key = await newKey();
-    const registration = agentWire(agent, agent, {
-      type: 'agent.key.registered',
-      payload: { kid: key.kid, alg: 'Ed25519', public_key: key.public_key },
-    });
-    expect((await postAs(agent, agent, await signWire(registration, key))).status).toBe(201);
+    const key = await registeredKey(agent);
     const first = await signWire(agentWire(project, agent, { correlation_id: null }), key);
     expect((await postAs(agent, project, first)).status).toBe(201);
     const [anchored] = await untilAnchored(project, [`project.${project.slice(8)}`]);
@@ -56,12 +51,7 @@ describe('agent-signed Wires put on HCS directly', { timeout: 40_000 }, () => {
     // vitest.config.ts makes `project:vault-…` private.
     const agent = uniqueStream('agent').replace('agent:t', 'agent:hfp');
     const vault = uniqueStream('project').replace('project:', 'project:vault-hf-');
-    const key = await newKey();
-    const registration = agentWire(agent, agent, {
-      type: 'agent.key.registered',
-      payload: { kid: key.kid, alg: 'Ed25519', public_key: key.public_key },
-    });
-    expect((await postAs(agent, agent, await signWire(registration, key))).status).toBe(201);
+    const key = await registeredKey(agent);
     const first = await signWire(agentWire(vault, agent, { correlation_id: null }), key);
     expect((await postAs(agent, vault, first)).status).toBe(201);
     const [anchored] = await untilAnchored(vault, [`project.${vault.slice(8)}`]);
