@@ -5,6 +5,7 @@ import {
   mirrorMessages,
   verifyAnchoredWire,
 } from '../client';
+import { dataKeyArg, dataKeyLookup } from './data-key-arg';
 import { emit, type Output } from './format';
 import { UsageError } from './usage';
 
@@ -14,12 +15,15 @@ import { UsageError } from './usage';
  * at that place on HCS, the key Wires of its sender from the topic its agent
  * stream anchors on, and tells whether the agent signed it (exit 0) or not (1).
  * A private project's sealed Wire is checked without its key, over the clear
- * fields and `sig.commitment` (`verifyAnchoredWire`).
+ * fields and `sig.commitment` (`verifyAnchoredWire`); with `--data-key` (the
+ * project's data key, `data-key-arg.ts`) its payload is also decrypted and
+ * checked to make that commitment with the salt sealed beside it.
  */
 export interface CheckFlags {
   'keys-topic'?: string | undefined;
   coordinator?: string | undefined;
   mirror?: string | undefined;
+  'data-key'?: string | undefined;
 }
 
 function envelopeOf(message: MirrorMessage): AnchoredEnvelope | null {
@@ -29,6 +33,12 @@ function envelopeOf(message: MirrorMessage): AnchoredEnvelope | null {
     return null; // a chunk, a checkpoint note: not a whole Wire
   }
 }
+
+const PAYLOAD_NOTE = {
+  clear: '',
+  sealed: " (private: over the sealed payload's commitment)",
+  opened: ' (private: the payload, decrypted with --data-key, makes sig.commitment)',
+};
 
 export async function keysCheck(
   topic: string | undefined,
@@ -40,6 +50,7 @@ export async function keysCheck(
   if (!topic || !Number.isSafeInteger(seq) || seq < 1) {
     throw new UsageError('usage: wirestream keys check <hcs_topic_id> <sequence_number>');
   }
+  const given = flags['data-key'] === undefined ? null : await dataKeyArg(flags['data-key']);
   const mirror = {
     mirrorUrl: flags.mirror ?? process.env.WIRESTREAM_MIRROR_URL ?? 'http://127.0.0.1:5551',
   };
@@ -59,10 +70,17 @@ export async function keysCheck(
       history.push(entry);
     }
   }
-  const options = flags.coordinator ? { coordinator: flags.coordinator } : {};
-  const result = await verifyAnchoredWire(anchored, history, options);
+  const options = {
+    ...(flags.coordinator ? { coordinator: flags.coordinator } : {}),
+    ...(given ? { dataKey: dataKeyLookup(given) } : {}),
+  };
+  const checked = await verifyAnchoredWire(anchored, history, options);
+  // What the data key could not open is said of the argument that gave it.
+  const keyFailed =
+    given !== null && !checked.ok && ['needs-key', 'payload-mismatch'].includes(checked.reason);
+  const result = keyFailed ? { ...checked, detail: `--data-key: ${checked.detail}` } : checked;
   const human = result.ok
-    ? `signed by ${result.sender} with ${result.kid}${result.payload === 'sealed' ? " (private: over the sealed payload's commitment)" : ''} (${history.length} key Wires read)`
+    ? `signed by ${result.sender} with ${result.kid}${PAYLOAD_NOTE[result.payload ?? 'clear']} (${history.length} key Wires read)`
     : `not verified (${result.reason}): ${result.detail}`;
   emit(
     output,

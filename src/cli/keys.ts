@@ -20,12 +20,22 @@ export const KEYS_USAGE = `signing keys (agent-signed Wires; WIRESTREAM_KEY: the
   keys register --key FILE [--agent agent:ID]     register its public key (agent.key.registered)
   keys rotate [--key FILE] [--out FILE] [--kid K] a new key replaces FILE's (default WIRESTREAM_KEY)
   keys revoke KID [--agent agent:ID] [--reason R] refuse KID's signatures from now on
-  keys check TOPIC SEQ [--keys-topic T] [--coordinator ACCOUNT] [--mirror URL]
+  keys check TOPIC SEQ [--keys-topic T] [--coordinator ACCOUNT] [--mirror URL] [--data-key FILE]
                                                   did the agent sign this HCS message? (mirror only)`;
 
 function parse(argv: string[]) {
   return parseLine(argv, {
-    ...valueFlags('kid', 'out', 'key', 'agent', 'reason', 'keys-topic', 'coordinator', 'mirror'),
+    ...valueFlags(
+      'kid',
+      'out',
+      'key',
+      'agent',
+      'reason',
+      'keys-topic',
+      'coordinator',
+      'mirror',
+      'data-key',
+    ),
   });
 }
 type Flags = ReturnType<typeof parse>['values'];

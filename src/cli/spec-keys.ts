@@ -14,7 +14,10 @@ export const KEYS_SPECS: CommandSpec[] = [
       'and the CLI signs them. A first key signs its own registration; later changes are signed by the',
       'key in use (WIRESTREAM_KEY). An admin token may register or revoke for --agent agent:ID.',
       "`keys check` reads only the mirror: the HCS message at TOPIC/SEQ and its sender's key Wires",
-      '(on --keys-topic, default TOPIC); exit 0 when the agent signed it, 1 when not.',
+      '(on --keys-topic, default TOPIC); exit 0 when the agent signed it, 1 when not. A private',
+      "project's Wire is checked over its sealed payload's commitment; with --data-key (what",
+      'POST /v1/admin/private-keys/export answered, saved to a file) the payload is decrypted and',
+      'checked against that commitment too: a key that does not open it fails the check (exit 1).',
     ].join('\n'),
     examples: [
       'wirestream keys new',
@@ -22,6 +25,7 @@ export const KEYS_SPECS: CommandSpec[] = [
       'wirestream keys rotate   # with WIRESTREAM_KEY set: prints the new file to export',
       'wirestream keys revoke ed25519-AbC --reason "laptop lost"',
       'wirestream keys check 0.0.1002 7 --keys-topic 0.0.1001 --coordinator 0.0.2 --mirror http://127.0.0.1:5551',
+      'wirestream keys check 0.0.1003 2 --keys-topic 0.0.1001 --data-key ./acme-data-key.json',
     ],
     options: {
       kid: str('K', 'the new key id (default: ed25519-<hash of the public key>)'),
@@ -35,6 +39,7 @@ export const KEYS_SPECS: CommandSpec[] = [
         "check: count only key Wires this account paid for (the coordinator's operator)",
       ),
       mirror: str('URL', 'check: the mirror node (default WIRESTREAM_MIRROR_URL)'),
+      'data-key': str('FILE|VALUE', "check: a private project's data key, to decrypt its payloads"),
     },
   },
 ];

@@ -78,13 +78,40 @@ function invalid(detail: string, kid: string, reason: string, keys: readonly Sig
   });
 }
 
+/**
+ * A deployment's rule that some Wires must be signed in the committed form
+ * (`sig.salt`, `protocol/signature.ts`): why this one must, or null. The
+ * deployment supplies it (its entry points pass the same one), so every
+ * append path applies it alike; the kernel only asks.
+ */
+export type CommitmentRule = (draft: Draft) => string | null;
+
+export interface SignatureOptions {
+  commitmentRequired?: CommitmentRule | undefined;
+  now?: number | undefined;
+}
+
+function commitmentRequired(draft: Draft, why: string): Failure {
+  const detail = `sig.salt: ${why}, so its Wires must be signed in the committed form: sig {kid, alg, value, salt} over payload_commitment = base64url(SHA-256(salt ‖ RFC 8785 JSON of payload)) in place of payload (the SDK and CLI sign so)`;
+  return fail('signature-invalid', detail, {
+    errors: [{ path: 'sig.salt', message: detail }],
+    extra: { kid: draft.sig?.kid ?? null, reason: 'commitment-required' },
+  });
+}
+
 /** Checks `draft`'s signature against its sender's keys: null when it may be appended. */
 export async function checkSignature(
   draft: Draft,
   env: Env,
   registry: Registry,
-  now = Date.now(),
+  options: SignatureOptions = {},
 ): Promise<Failure | null> {
+  const now = options.now ?? Date.now();
+  // A plain-form signature where the deployment wants the committed one: refused
+  // whoever signed it, before any key is looked up.
+  const plain = draft.sig !== undefined && draft.sig.salt === undefined;
+  const why = plain ? (options.commitmentRequired?.(draft) ?? null) : null;
+  if (why !== null) return commitmentRequired(draft, why);
   let change: ReturnType<SignerDirectory['keyChange']> = null;
   for (const d of registry.signerDirectories) change ??= d.keyChange(draft);
   if (change !== null) {

@@ -107,15 +107,23 @@ export class DataKeys {
   }
 }
 
-/** A stored data key, unwrapped with the KEK that wrapped it (a clear error if it is gone). */
+/** A stored data key's raw 32 bytes, unwrapped with the KEK that wrapped it (a clear error if it is gone). */
+export async function unwrapDataKeyBytes(
+  env: Pick<Env, 'PAYLOAD_KEK'>,
+  row: DataKeyRow,
+): Promise<Uint8Array> {
+  const kek = await aesKey(kekNamed(env, row.kek_kid).key);
+  try {
+    return await unwrapBytes(kek, row.wrapped, labelOf(row));
+  } catch {
+    throw new Error(`PAYLOAD_KEK key "${row.kek_kid}" does not open data key ${row.kid}`);
+  }
+}
+
+/** A stored data key, unwrapped with the KEK that wrapped it, as a key for AES-GCM. */
 export async function unwrapDataKey(
   env: Pick<Env, 'PAYLOAD_KEK'>,
   row: DataKeyRow,
 ): Promise<CryptoKey> {
-  const kek = await aesKey(kekNamed(env, row.kek_kid).key);
-  try {
-    return await aesKey(await unwrapBytes(kek, row.wrapped, labelOf(row)));
-  } catch {
-    throw new Error(`PAYLOAD_KEK key "${row.kek_kid}" does not open data key ${row.kid}`);
-  }
+  return aesKey(await unwrapDataKeyBytes(env, row));
 }

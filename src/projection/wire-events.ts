@@ -1,5 +1,6 @@
 import { parseRows, type RowOf, rowShape } from '../kernel/sql';
-import { storedCanonicalJson, type Wire } from '../protocol';
+import { canonicalJson, storedCanonicalJson, type Wire } from '../protocol';
+import type { Signature } from '../protocol/signature';
 import { WIRE_FIELDS } from '../protocol/wire11-fast-path';
 import type { AnchorUpdate, ProjectedWire } from './types';
 
@@ -8,6 +9,7 @@ import type { AnchorUpdate, ProjectedWire } from './types';
 const COLUMNS = [
   // Every member of the envelope but `wire` (always 1.1), then what projection adds.
   ...WIRE_FIELDS.filter((f) => f !== 'wire'),
+  'sig',
   'received_at',
   'hcs_topic_id',
   'hcs_sequence_number',
@@ -25,6 +27,8 @@ const SHAPE = {
   ts: 'text',
   /** Canonical JSON (sorted keys): the same text whether it came live or from HCS. */
   payload: 'text',
+  /** The agent's signature as it sent it (canonical JSON; migrations/0011), NULL when unsigned. */
+  sig: 'text?',
   received_at: 'text',
   hcs_topic_id: 'text?',
   hcs_sequence_number: 'number?',
@@ -52,6 +56,7 @@ export function toWireEventRow(wire: ProjectedWire): WireEventRow {
     sender: wire.sender,
     ts: wire.ts,
     payload: storedCanonicalJson(wire.payload),
+    sig: wire.sig === undefined ? null : canonicalJson(wire.sig),
     received_at: wire.received_at,
     hcs_topic_id: wire.hcs_topic_id ?? null,
     hcs_sequence_number: wire.hcs_sequence_number ?? null,
@@ -72,6 +77,7 @@ export function wireOfRow(row: WireEventRow): ProjectedWire {
     sender: row.sender,
     ts: row.ts,
     payload: JSON.parse(row.payload) as Wire['payload'],
+    ...(row.sig === null ? {} : { sig: JSON.parse(row.sig) as Signature }),
     received_at: row.received_at,
     hcs_topic_id: row.hcs_topic_id,
     hcs_sequence_number: row.hcs_sequence_number,

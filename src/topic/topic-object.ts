@@ -2,10 +2,9 @@ import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
-import { checkSignature } from '../kernel/signatures';
 import { sqlOf } from '../kernel/sql';
-import { REGISTRY } from '../modules';
 import { PayloadSealer } from '../private/sealer';
+import { signatureGuard } from '../private/signature-rule';
 import { useSettings } from '../projection/reducer';
 import type { AnchorRecord, StoredWire, Wire } from '../protocol';
 import { type Draft, wireMessage } from '../protocol';
@@ -195,7 +194,7 @@ export class TopicObject extends DurableObject<Env> {
       now: Date.now,
       hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
       ownCheckpoint: (text) => this.#logAnchoring.ownCheckpoint(text, topicId),
-      signature: (draft) => checkSignature(draft, this.env, REGISTRY),
+      signature: signatureGuard(this.env),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (draft, expectedSeq, message, anchor) =>
         this.#ingest(name, draft, expectedSeq, message, anchor),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +64,15 @@ async function anchored(stream: string): Promise<Served[]> {
   }
 }
 
+/** `POST /v1/admin/private-keys/export` (an admin's by default). */
+function exportKey(project: string, bearer = server.adminToken): Promise<Response> {
+  return fetch(`${server.url}/v1/admin/private-keys/export`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ project }),
+  });
+}
+
 const json = (r: ScriptRun) => JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '{}');
 const append = (key?: string, stream = PROJECT) =>
   cli(['append', stream, '--type', 'review.concern', '--payload', '{"concern":"cli"}'], key);
@@ -116,20 +125,20 @@ describe('wirestream keys', { timeout: 90_000 }, () => {
 
     // The auditor, from the mirror alone: where each Wire and the agent's key Wires sit on HCS.
     const keysTopic = (await anchored(AGENT))[0]?.anchor.hcs_topic_id ?? '';
-    const check = (w: (typeof wires)[number]) =>
-      cli([
-        'keys',
-        'check',
-        w.anchor.hcs_topic_id,
-        String(w.anchor.hcs_sequence_number),
-        '--keys-topic',
-        keysTopic,
-        '--coordinator',
-        server.standin.ledger.operator.accountId,
-        '--mirror',
-        server.standin.url,
-        '--json',
-      ]);
+    const checkArgs = (w: Served) => [
+      'keys',
+      'check',
+      w.anchor.hcs_topic_id,
+      String(w.anchor.hcs_sequence_number),
+      '--keys-topic',
+      keysTopic,
+      '--coordinator',
+      server.standin.ledger.operator.accountId,
+      '--mirror',
+      server.standin.url,
+      '--json',
+    ];
+    const check = (w: Served) => cli(checkArgs(w));
     const [plain, byFirst, bySecond] = await Promise.all(wires.map(check));
     expect(byFirst?.code, byFirst?.stderr).toBe(0);
     expect(json(byFirst as ScriptRun)).toMatchObject({ ok: true, sender: AGENT, kid: first.kid });
@@ -143,6 +152,39 @@ describe('wirestream keys', { timeout: 90_000 }, () => {
     const bySealed = await check(secret as Served);
     expect(bySealed.code, bySealed.stderr).toBe(0);
     expect(json(bySealed)).toMatchObject({ ok: true, kid: first.kid, payload: 'sealed' });
+
+    // With the project's data key, exported by an admin, the payload is decrypted and checked too.
+    const exported = await exportKey('sec');
+    expect(exported.status).toBe(200);
+    const dataKey = (await exported.json()) as { kid: string; key: string; alg: string };
+    expect(dataKey).toMatchObject({ kid: expect.stringMatching(/^dk-/), alg: 'A256GCM' });
+    const keyFile = path.join(home, 'sec-data-key.json');
+    writeFileSync(keyFile, JSON.stringify(dataKey), { mode: 0o600 });
+    const withKey = (value: string) => cli([...checkArgs(secret as Served), '--data-key', value]);
+    const opened = await withKey(keyFile);
+    expect(opened.code, opened.stderr).toBe(0);
+    expect(json(opened)).toMatchObject({ ok: true, kid: first.kid, payload: 'opened' });
+    const inline = await withKey(`${dataKey.kid}:${dataKey.key}`);
+    expect(json(inline)).toMatchObject({ ok: true, payload: 'opened' });
+    // Another key under the same id does not open it: exit 1, said of --data-key.
+    const wrong = await withKey(`${dataKey.kid}:${Buffer.alloc(32, 9).toString('base64url')}`);
+    expect(wrong.code).toBe(1);
+    expect(json(wrong)).toMatchObject({ ok: false, reason: 'payload-mismatch' });
+    expect(json(wrong).detail).toMatch(/^--data-key: data key dk-\S+ does not open it/);
+    const otherKid = await withKey(`dk-other:${dataKey.key}`);
+    expect(otherKid.code).toBe(1);
+    expect(json(otherKid).detail).toContain(`--data-key holds data key dk-other`);
+    const garbage = await withKey('not-a-key');
+    expect(garbage.code).toBe(2);
+    expect(garbage.stderr).toContain('--data-key: not JSON and not <kid>:<key>');
+  });
+
+  it('exports a data key to admins only, for private projects only', async () => {
+    const asAgent = await exportKey('sec', token);
+    expect(asAgent.status).toBe(403);
+    const unknown = await exportKey('nope');
+    expect(unknown.status).toBe(422);
+    expect(((await unknown.json()) as { detail: string }).detail).toMatch(/^project: "nope"/);
   });
 
   it('refuses to write a key file inside a git work tree', async () => {

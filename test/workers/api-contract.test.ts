@@ -3,6 +3,7 @@ import { ulid } from 'ulidx';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app';
 import { draftOf } from '../../src/protocol';
+import { directoryStub } from '../../src/topic/topic-directory';
 import { authHeaders, coordinatorHeaders } from './helpers/auth';
 import { call, DOC, documentedOperations, frameViolations, seen } from './helpers/contract';
 import { uid } from './helpers/coordination';
@@ -328,6 +329,14 @@ describe('the API against its OpenAPI document', () => {
     const rewrap = '/v1/admin/private-keys/rewrap';
     expect((await call('post', rewrap, rewrap, { headers: admin })).status).toBe(200);
     expect((await call('post', rewrap, rewrap, { headers: reader })).status).toBe(403);
+    // The vault project's data key, as its first sealed Wire would make it.
+    await directoryStub(env).dataKey('vault');
+    const exported = '/v1/admin/private-keys/export';
+    const ask = (project: string, headers: Record<string, string>) =>
+      call('post', exported, exported, jsonInit({ project }, headers));
+    expect((await ask('vault', admin)).status).toBe(200);
+    expect((await ask('vault', reader)).status).toBe(403);
+    expect((await ask('not-private', admin)).status).toBe(422);
   });
 
   it("serves seed 001's workspace routes as documented", async () => {

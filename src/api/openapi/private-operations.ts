@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { AUTH, type Operation } from './operation';
+import { ExportBody } from '../routes/admin-private';
+import { AUTH, BODY, type Operation } from './operation';
 
 /** Private payloads' admin routes (src/api/routes/admin-private.ts). */
 const DataKey = z.object({
@@ -25,6 +26,15 @@ const Rewrap = z.object({
   rewrapped: z.array(z.string()),
   current: z.int(),
   failed: z.array(z.object({ kid: z.string(), detail: z.string() })),
+});
+
+const ExportedKey = z.object({
+  project: z.string(),
+  kid: z
+    .string()
+    .meta({ description: 'The data key id, as sealed envelopes name it in `enc.kid`' }),
+  alg: z.literal('A256GCM'),
+  key: z.string().meta({ description: 'The raw 32-byte AES-256 key, base64url without padding' }),
 });
 
 const ADMIN = 'admin (a token without stream prefixes)';
@@ -53,5 +63,19 @@ export const PRIVATE_OPERATIONS: Operation[] = [
     scope: ADMIN,
     answers: { 200: { description: 'What was re-wrapped', schema: Rewrap } },
     problems: [...AUTH, 'private-payloads-unavailable'],
+  },
+  {
+    method: 'post',
+    path: '/v1/admin/private-keys/export',
+    operationId: 'exportPrivateKey',
+    tag: 'Admin',
+    summary: "One private project's data key in the clear, for an auditor",
+    description:
+      "For `wirestream keys check … --data-key FILE` (save the answer as FILE): whoever holds it decrypts every payload of the project ever anchored, from mirror data alone, and rotating `PAYLOAD_KEK` does not take that back. Hand it only to whom may read the project's whole history.",
+    access: 'bearer',
+    scope: ADMIN,
+    body: { schema: ExportBody, required: true, description: 'Which project' },
+    answers: { 200: { description: 'The data key', schema: ExportedKey } },
+    problems: [...AUTH, ...BODY, 'invalid-body', 'not-found', 'private-payloads-unavailable'],
   },
 ];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { Wire } from '../../protocol';
+import { Signature, Wire } from '../../protocol';
 
 /**
  * What the API answers, as zod schemas for the OpenAPI document. Built into
@@ -274,6 +274,10 @@ const ProjectedWire = z.looseObject({
   sender: z.string(),
   received_at: Time,
   payload: z.record(z.string(), z.json()),
+  sig: Signature.optional().meta({
+    description:
+      "The agent's signature as it sent it (a private Wire's with its salt); absent when the Wire is unsigned",
+  }),
 });
 const Linked = ProjectedWire.extend({ depth: z.int().min(1) });
 

@@ -1,10 +1,16 @@
 import { Hono } from 'hono';
+import * as z from 'zod';
 import { payloadKeks, privateProjects } from '../../private/config';
+import { unwrapDataKeyBytes } from '../../private/key-store';
+import { ALG } from '../../private/seal';
 import { fail } from '../../protocol';
+import { toBase64Url } from '../../protocol/base64';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
 import { requireAllStreams, requireScope } from '../auth';
+import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
+import { readJsonBody } from '../read-json-body';
 
 /**
  * Private payloads (src/private/), for the operator:
@@ -12,7 +18,11 @@ import { problem } from '../problem';
  *    their bytes) and every data key, wrapped (safe to back up: useless
  *    without `PAYLOAD_KEK`), with the KEK that wraps it;
  *  - `POST /v1/admin/private-keys/rewrap`: KEK rotation, every data key
- *    re-wrapped under the first key of `PAYLOAD_KEK`. Nothing is re-anchored.
+ *    re-wrapped under the first key of `PAYLOAD_KEK`. Nothing is re-anchored;
+ *  - `POST /v1/admin/private-keys/export`: one project's data key in the
+ *    clear, for an auditor's `wirestream keys check --data-key`. Whoever holds
+ *    it reads every payload of the project ever anchored, and rotating the
+ *    KEK does not take that back (the data key stays the same).
  */
 export const adminPrivate = new Hono<AppEnv>();
 
@@ -36,4 +46,45 @@ adminPrivate.post('/admin/private-keys/rewrap', async (c) => {
   const keks = payloadKeks(c.env);
   if (!keks.ok) return problem(c, fail('private-payloads-unavailable', keks.detail));
   return Response.json(await directoryStub(c.env).rewrapDataKeys());
+});
+
+export const ExportBody = z.strictObject({
+  project: z.string().meta({ description: 'A project named in PRIVATE_PROJECTS' }),
+});
+
+adminPrivate.post('/admin/private-keys/export', async (c) => {
+  const denied =
+    requireScope(c, 'admin') ?? requireAllStreams(c, 'POST /v1/admin/private-keys/export');
+  if (denied) return denied;
+  const body = await readJsonBody(c, 1024);
+  if (!body.ok) return problem(c, body);
+  const parsed = ExportBody.safeParse(body.body);
+  if (!parsed.success) return problem(c, bodyProblem(parsed.error));
+  const { project } = parsed.data;
+  const projects = privateProjects(c.env);
+  if (!projects.ok) return problem(c, fail('private-payloads-unavailable', projects.detail));
+  if (!projects.value.some((p) => p.name === project)) {
+    const detail = `project: "${project}" is not a private project of this deployment (PRIVATE_PROJECTS)`;
+    return problem(
+      c,
+      fail('invalid-body', detail, { errors: [{ path: 'project', message: detail }] }),
+    );
+  }
+  const row = (await directoryStub(c.env).dataKeys()).find((k) => k.project === project);
+  if (!row) {
+    return problem(
+      c,
+      fail('not-found', `project "${project}" has no data key yet: none of its Wires was sealed`),
+    );
+  }
+  let raw: Uint8Array;
+  try {
+    raw = await unwrapDataKeyBytes(c.env, row);
+  } catch (error) {
+    return problem(c, fail('private-payloads-unavailable', (error as Error).message));
+  }
+  return Response.json(
+    { project, kid: row.kid, alg: ALG, key: toBase64Url(raw) },
+    { headers: { 'Cache-Control': 'no-store' } },
+  );
 });

@@ -29,9 +29,10 @@ export const readWires = new Hono<AppEnv>();
 const MAX_DEPTH = 64;
 const MAX_CONSEQUENCES = 500;
 
+/** A row as the envelope it holds: `sig` as the agent sent it, left out when unsigned. */
 function wireJson(row: Record<string, unknown>) {
-  const { payload, ...rest } = withJson(row, ['payload']);
-  return { wire: '1.1', ...rest, payload };
+  const { payload, sig, ...rest } = withJson(row, ['payload', 'sig']);
+  return { wire: '1.1', ...rest, payload, ...(sig === null || sig === undefined ? {} : { sig }) };
 }
 
 /** `GET /v1/wires` */

@@ -67,6 +67,22 @@ export async function runRebuild(body?: unknown): Promise<RebuildLine[]> {
   return linesOf(res);
 }
 
+/**
+ * D1 forgets `streams` (their Wires and stream state), so only HCS can give
+ * them back, then a rebuild runs: its progress lines.
+ */
+export async function rebuildWithout(streams: string[]): Promise<RebuildLine[]> {
+  const gone = JSON.stringify(streams);
+  await env.DB.batch(
+    ['wire_events', 'stream_state'].map((table) =>
+      env.DB.prepare(
+        `DELETE FROM ${table} WHERE stream_id IN (SELECT value FROM json_each(?))`,
+      ).bind(gone),
+    ),
+  );
+  return runRebuild();
+}
+
 /** Follows the running (or last) rebuild to its end: GET /v1/admin/rebuild. */
 export async function followRebuild(): Promise<RebuildLine[]> {
   const res = await SELF.fetch('https://ws.test/v1/admin/rebuild', {

@@ -27,7 +27,8 @@ export async function guardCosts(keyless: string): Promise<Record<string, number
   const human = draft('human:sig-cost');
   const remembered = draft(keyless);
   await checkSignature(remembered, env, REGISTRY);
-  const lapsed = () => checkSignature(remembered, env, REGISTRY, Date.now() + UNKEYED_TTL_MS + 1);
+  const lapsed = () =>
+    checkSignature(remembered, env, REGISTRY, { now: Date.now() + UNKEYED_TTL_MS + 1 });
   const keyed = uniqueStream('agent');
   const key = await newKey();
   const registration = agentWire(keyed, keyed, {

@@ -14,6 +14,19 @@ export async function newKey(kid?: string): Promise<AgentKey> {
   return agentKeyFromJwk(await generateAgentKeyJwk(kid));
 }
 
+/** A new key, registered by `agent` on its own stream (signed by itself). */
+export async function registeredKey(agent: string): Promise<AgentKey> {
+  const key = await newKey();
+  const registration = agentWire(agent, agent, {
+    type: 'agent.key.registered',
+    payload: { kid: key.kid, alg: 'Ed25519', public_key: key.public_key },
+  });
+  const res = await postAs(agent, agent, await signWire(registration, key));
+  if (res.status !== 201)
+    throw new Error(`registering ${key.kid}: ${res.status} ${await res.text()}`);
+  return key;
+}
+
 /** A Wire from `agent`, dated now (the agent stream refuses its own Wires far from the clock). */
 export function agentWire(streamId: string, agent: string, more: Record<string, unknown> = {}) {
   return wire11(streamId, { sender: agent, ts: new Date().toISOString(), ...more });
