@@ -1,5 +1,6 @@
 import type { Draft, Failure, Receipt } from '../protocol';
 import { draftIdentity, fail } from '../protocol';
+import { receiptOf, type WireLog } from './wire-log';
 
 /**
  * The append decision, pure: given what the log holds, is this draft new, a
@@ -52,4 +53,16 @@ export function decideAppend(command: AppendCommand, state: AppendState): Append
     );
   }
   return { ok: true, kind: 'append' };
+}
+
+/** `decideAppend` against what `log` holds for the draft's wire_id (one lookup). */
+export function decideWithLog(log: WireLog, command: AppendCommand): AppendDecision {
+  const existing = log.findByWireId(command.draft.wire_id);
+  return decideAppend(command, {
+    lastSeq: log.lastSeq,
+    existing: existing && {
+      receipt: receiptOf(existing.wire, existing.wire.received_at),
+      identity: existing.identity,
+    },
+  });
 }

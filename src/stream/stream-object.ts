@@ -17,18 +17,18 @@ import { REGISTRY } from '../modules';
 import type { AnchorRecord, Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
-import { type AppendCommand, decideAppend } from './decide-append';
+import { type AppendCommand, decideAppend, decideWithLog } from './decide-append';
+import { SeqWaiters } from './seq-waiters';
 import { streamStub } from './stub';
 import { Subscribers } from './subscribers';
-import { receiptOf, type StoredWire, type StreamInfo, WireLog } from './wire-log';
+import { type StoredWire, type StreamInfo, WireLog } from './wire-log';
 
 export type { AppendResult } from '../kernel/kind';
 
 /** What `appendMany` answers: every receipt in order, or the first refusal (`extra.index`). */
 export type AppendManyResult = { ok: true; results: AppendResult[] } | Failure;
 
-/** Longest `waitPast` wait: a long poll, not a subscription. */
-export const MAX_WAIT_PAST_MS = 60_000;
+export { MAX_WAIT_PAST_MS } from './seq-waiters';
 
 export interface ReadPage {
   wires: StoredWire[];
@@ -50,12 +50,13 @@ export class StreamObject extends DurableObject<Env> {
   readonly #outbox: Outbox;
   readonly #webhooks: Webhooks;
   #alarmAt: number | null = null;
-  readonly #waiters = new Set<{ seq: number; wake: (head: number) => void }>();
+  readonly #waiters: SeqWaiters;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = sqlOf(ctx.storage.sql);
     this.#log = new WireLog(sql);
+    this.#waiters = new SeqWaiters(() => this.#log.lastSeq);
     this.#outbox = new Outbox(sql, () => this.#armAlarm());
     this.#anchoring = new StreamAnchoring(sql, env, this.#outbox, this.#log);
     this.#webhooks = new Webhooks(sql, this.#outbox, webhookSettings(env));
@@ -121,17 +122,11 @@ export class StreamObject extends DurableObject<Env> {
   #checkMany(drafts: readonly Draft[], holds: readonly (Hold | null)[]): Failure | null {
     const fresh: { draft: Draft; hold: Hold | null; index: number }[] = [];
     for (const [index, draft] of drafts.entries()) {
-      const existing = this.#log.findByWireId(draft.wire_id);
-      const decision = decideAppend(
-        { draft, expectedSeq: undefined, ifMatchSeq: undefined },
-        {
-          lastSeq: this.#log.lastSeq,
-          existing: existing && {
-            receipt: receiptOf(existing.wire, existing.wire.received_at),
-            identity: existing.identity,
-          },
-        },
-      );
+      const decision = decideWithLog(this.#log, {
+        draft,
+        expectedSeq: undefined,
+        ifMatchSeq: undefined,
+      });
       if (!decision.ok) return withIndex(decision, index);
       if (decision.kind === 'append') fresh.push({ draft, hold: holds[index] ?? null, index });
     }
@@ -139,30 +134,9 @@ export class StreamObject extends DurableObject<Env> {
     return refused && withIndex(refused.failure, fresh[refused.at]?.index ?? 0);
   }
 
-  /**
-   * Resolves with the stream's last seq as soon as it passes `seq` (woken by
-   * the append itself, no polling), or after `ms` with whatever it is then.
-   */
+  /** Resolves with the last seq once it passes `seq`, or after `ms` (a long poll). */
   waitPast(seq: number, ms: number): Promise<number> {
-    const wait = Math.min(Math.max(ms, 0), MAX_WAIT_PAST_MS);
-    if (this.#log.lastSeq > seq || wait === 0) return Promise.resolve(this.#log.lastSeq);
-    return new Promise((resolve) => {
-      const waiter = {
-        seq,
-        wake: (head: number) => {
-          clearTimeout(timer);
-          this.#waiters.delete(waiter);
-          resolve(head);
-        },
-      };
-      const timer = setTimeout(() => waiter.wake(this.#log.lastSeq), wait);
-      this.#waiters.add(waiter);
-    });
-  }
-
-  #wakeWaiters(): void {
-    const head = this.#log.lastSeq;
-    for (const waiter of this.#waiters) if (head > waiter.seq) waiter.wake(head);
+    return this.#waiters.waitPast(seq, ms);
   }
 
   /**
@@ -218,7 +192,7 @@ export class StreamObject extends DurableObject<Env> {
     }
     this.#subscribers.publish();
     this.#armAlarm();
-    if (this.#waiters.size > 0) this.#wakeWaiters();
+    this.#waiters.appended();
     if (!first) return fail('invalid-transition', 'the stream decided to append nothing');
     return { ok: true, status: 201, receipt: { ...first, ...fields }, replay: false };
   }
@@ -229,24 +203,13 @@ export class StreamObject extends DurableObject<Env> {
    * `otherwise` (the refusal that prompted the look).
    */
   #storedOr(command: AppendCommand, otherwise: Failure | null): AppendResult {
-    const existing = this.#log.findByWireId(command.draft.wire_id);
-    if (existing === null) {
-      // Not reached without `otherwise`: a taken id is stored in this same stretch.
-      return otherwise ?? fail('wire-id-conflict', `wire_id "${command.draft.wire_id}" is taken`);
-    }
-    const decision = decideAppend(command, {
-      lastSeq: this.#log.lastSeq,
-      existing: {
-        receipt: receiptOf(existing.wire, existing.wire.received_at),
-        identity: existing.identity,
-      },
-    });
+    const decision = decideWithLog(this.#log, command);
     if (!decision.ok) return decision;
     if (decision.kind === 'replay') {
       const fields = this.#kinds.replayed(command.draft);
       return { ok: true, status: 200, receipt: { ...decision.receipt, ...fields }, replay: true };
     }
-    // Not reached: with a stored Wire the decision is a replay or a conflict.
+    // Not stored after all (a refusal prompted the look): the refusal stands.
     return otherwise ?? fail('wire-id-conflict', `wire_id "${command.draft.wire_id}" is taken`);
   }
 
