@@ -21,17 +21,22 @@ export type ParsedStreamId =
   | { kind: string; id: string };
 
 /**
- * The last id found valid: one append checks its stream id three times (the
- * path middleware, parseAppend, the body's `stream_id`), and a client mostly
- * writes to the same stream again, so the repeats cost one compare.
+ * Ids found valid lately: one append checks its stream id three times (the
+ * path middleware, parseAppend, the body's `stream_id`) and the sender's
+ * agent stream besides, and clients mostly write to the same streams again,
+ * so repeats cost a lookup. Cleared when full, so it never grows unbounded.
  */
-let lastValid: string | undefined;
+const valid = new Set<string>();
+const VALID_KEPT = 256;
 
 /** Explains why `value` is not a stream id, or returns null when it is one. */
 export function streamIdProblem(value: string): string | null {
-  if (value === lastValid) return null;
+  if (valid.has(value)) return null;
   const problem = checkStreamId(value);
-  if (problem === null) lastValid = value;
+  if (problem === null) {
+    if (valid.size >= VALID_KEPT) valid.clear();
+    valid.add(value);
+  }
   return problem;
 }
 
