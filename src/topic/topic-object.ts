@@ -270,9 +270,13 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   /** The topic's anchoring settings, their sources and the archive's progress. */
-  anchoring(): AnchoringView & { name: string | null; hcs_topic_id: string | null } {
+  async anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }> {
     const name = this.#log.get('name');
-    return { name, hcs_topic_id: this.#log.get('hcs_topic_id'), ...this.#logAnchoring.view() };
+    return {
+      name,
+      hcs_topic_id: this.#log.get('hcs_topic_id'),
+      ...(await this.#logAnchoring.view()),
+    };
   }
 
   /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */
