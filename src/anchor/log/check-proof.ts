@@ -146,7 +146,9 @@ export const pinnedKeys = (o: PinnedKeys): string[] => [
 /**
  * The verifier keys to check signatures with: the pinned ones, else the ones
  * the proof or API names (trust on first use). After a key rotation a log has
- * several; the note signature's key id picks one (`openNote`).
+ * several; the note signature's key id picks one (`openNote`). With both, the
+ * key named current (`named[0]`) must be pinned: a proof of another log is
+ * refused as such, not as a bad signature.
  */
 export async function logVerifiers(
   pinned: readonly string[],
@@ -154,6 +156,13 @@ export async function logVerifiers(
 ): Promise<{ ok: true; verifiers: NoteVerifier[] } | { ok: false; reason: string }> {
   const keys = pinned.length > 0 ? pinned : named;
   if (keys.length === 0) return { ok: false, reason: 'no verifier key' };
+  const current = named[0];
+  if (pinned.length > 0 && current !== undefined && !pinned.includes(current)) {
+    return {
+      ok: false,
+      reason: `the log is signed with ${current}, not the pinned ${pinned.join(', ')}`,
+    };
+  }
   const verifiers: NoteVerifier[] = [];
   for (const key of keys) {
     const verifier = await parseVerifierKey(key);
@@ -163,11 +172,10 @@ export async function logVerifiers(
   return { ok: true, verifiers };
 }
 
-/** The keys a proof names: `verifier_keys`, else its one `verifier_key`. */
-export const namedKeys = (proof: Pick<LogProof, 'verifier_key' | 'verifier_keys'>): string[] =>
-  proof.verifier_keys && proof.verifier_keys.length > 0
-    ? proof.verifier_keys
-    : [proof.verifier_key];
+/** The keys a proof names: its current `verifier_key`, then the rest of `verifier_keys`. */
+export const namedKeys = (proof: Pick<LogProof, 'verifier_key' | 'verifier_keys'>): string[] => [
+  ...new Set([proof.verifier_key, ...(proof.verifier_keys ?? [])]),
+];
 
 /**
  * The checkpoint a note carries if one of `verifiers` signed it for the log
