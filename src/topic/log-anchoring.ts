@@ -70,6 +70,8 @@ export class LogAnchoring {
   /** Made on first use: an envelope-mode topic never has log mode's tables. */
   #mode: TopicLogMode | null = null;
   #signer: Promise<NoteSigner> | null = null;
+  /** The deployment's keys, read once: vars do not change while the object lives. */
+  #keys: Promise<{ verifiers: NoteVerifier[]; problem: string | null }> | null = null;
   readonly #archive: LogArchiver;
 
   constructor(private readonly deps: LogAnchoringDeps) {
@@ -187,13 +189,16 @@ export class LogAnchoring {
    * malformed `LOG_VERIFIER_KEYS` leaves the current key alone (signing goes
    * on) and is reported, here and in the topic's anchoring view.
    */
-  async #verifiers(): Promise<{ verifiers: NoteVerifier[]; problem: string | null }> {
-    const signer = await this.#signerKey().catch(() => null);
-    if (!signer) return { verifiers: [], problem: SIGNER_KEY_PROBLEM };
-    const earlier = await earlierKeys(this.deps.env.LOG_VERIFIER_KEYS, signer);
-    return earlier.ok
-      ? { verifiers: [signer, ...earlier.value], problem: null }
-      : { verifiers: [signer], problem: earlier.detail };
+  #verifiers(): Promise<{ verifiers: NoteVerifier[]; problem: string | null }> {
+    this.#keys ??= (async () => {
+      const signer = await this.#signerKey().catch(() => null);
+      if (!signer) return { verifiers: [], problem: SIGNER_KEY_PROBLEM };
+      const earlier = await earlierKeys(this.deps.env.LOG_VERIFIER_KEYS, signer);
+      return earlier.ok
+        ? { verifiers: [signer, ...earlier.value], problem: null }
+        : { verifiers: [signer], problem: earlier.detail };
+    })();
+    return this.#keys;
   }
 
   async #keyView(): Promise<LogKeyView> {
