@@ -8,8 +8,14 @@ import {
   type LogCursor,
 } from '../../src/projection/archive-verify';
 import { fromBase64 } from '../../src/protocol/base64';
-import { api, type MirrorMessage, mirrorMessages, untilAnchored } from './helpers/anchoring';
-import { post, uniqueStream, wire11 } from './helpers/wires';
+import {
+  api,
+  appendInLogMode,
+  type MirrorMessage,
+  mirrorMessages,
+  untilAnchored,
+} from './helpers/anchoring';
+import { uniqueStream } from './helpers/wires';
 
 /**
  * The archive verifier after a rotation of the log key (README, Rotating the
@@ -55,16 +61,8 @@ async function expandAll(check: ArchiveCheck) {
 describe('the archive verifier across a log-key rotation', () => {
   const ids: string[] = [];
   beforeAll(async () => {
-    const set = await api(`/v1/topics/${topic}/anchoring`, {
-      method: 'PUT',
-      body: JSON.stringify({ mode: 'log', every: EVERY, ms: 60_000 }),
-    });
-    expect(set.status).toBe(200);
-    for (let i = 0; i < WIRES; i++) {
-      const body = wire11(streamId, { correlation_id: null, payload: { concern: `r${i}` } });
-      ids.push(body.wire_id);
-      expect((await post(streamId, body)).status).toBe(201);
-    }
+    const bodies = await appendInLogMode(topic, streamId, EVERY, WIRES, 'r');
+    ids.push(...bodies.map((b) => b.wire_id));
     const wires = await untilAnchored(streamId, [topic], 30_000);
     topicId = wires[0]?.anchor.hcs_topic_id ?? '';
     for (let archived = 0; archived < WIRES; ) {
