@@ -61,6 +61,8 @@ export interface Env {
   LOG_CHECKPOINT_MS?: string;
   /** Log mode: the C2SP signer key of the deployment's log (secret), `PRIVATE+KEY+<name>+<id>+<key>`. */
   LOG_SIGNER_KEY?: string;
+  /** Log mode: verifier keys of earlier log keys (`<name>+<id>+<key>`, comma- or space-separated; README, Rotating the log key). */
+  LOG_VERIFIER_KEYS?: string;
   /** Log mode: the R2 bucket its topics' logs are archived in, as C2SP tlog-tiles (src/topic/log-archive.ts). */
   LOG_ARCHIVE?: R2Bucket;
   /** Private payloads (src/private/): JSON project → {streams, correlations} prefixes. README, Private payloads. */

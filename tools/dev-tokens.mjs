@@ -2,19 +2,35 @@
 // ADMIN_TOKEN, LOG_SIGNER_KEY and PAYLOAD_KEK in .dev.vars with fresh values when they are
 // missing or still the placeholder from .dev.vars.example, and prints the
 // dashboard's address (with a read-only token) and a ready agent token.
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+} from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { sign } from 'hono/jwt';
 
 const PLACEHOLDER = 'generated-on-first-npm-start';
 
-function readVars(file) {
+export function readVars(file) {
   const vars = new Map();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const match = /^\s*([A-Z0-9_]+)\s*=\s*(.*)$/.exec(line);
     if (match) vars.set(match[1], match[2].trim().replace(/^"(.*)"$/, '$1'));
   }
   return vars;
+}
+
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+function keyId(name, pub) {
+  return createHash('sha256')
+    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.of(1), pub]))
+    .digest()
+    .subarray(0, 4)
+    .toString('hex');
 }
 
 /**
@@ -25,12 +41,26 @@ export function logSignerKey(name = 'wirestream.local') {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32);
   const pub = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
-  const id = createHash('sha256')
-    .update(Buffer.concat([Buffer.from(`${name}\n`), Buffer.of(1), pub]))
-    .digest()
-    .subarray(0, 4)
-    .toString('hex');
-  return `PRIVATE+KEY+${name}+${id}+${Buffer.concat([Buffer.of(1), seed]).toString('base64')}`;
+  return `PRIVATE+KEY+${name}+${keyId(name, pub)}+${Buffer.concat([Buffer.of(1), seed]).toString('base64')}`;
+}
+
+/**
+ * The C2SP verifier key (`<name>+<key id>+<base64(0x01 ‖ public key)>`) of a
+ * signer key; throws if `signer` is not one.
+ */
+export function logVerifierKey(signer) {
+  const [p1, p2, name = '', id = '', ...rest] = signer.trim().split('+');
+  const bytes = Buffer.from(rest.join('+'), 'base64');
+  if (p1 !== 'PRIVATE' || p2 !== 'KEY' || name === '' || bytes.length !== 33 || bytes[0] !== 1)
+    throw new Error('not a signer key PRIVATE+KEY+<name>+<id>+<key>');
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519, bytes.subarray(1)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const pub = createPublicKey(privateKey).export({ format: 'der', type: 'spki' }).subarray(-32);
+  if (keyId(name, pub) !== id) throw new Error(`the key id ${id} does not match the key`);
+  return `${name}+${id}+${Buffer.concat([Buffer.of(1), pub]).toString('base64')}`;
 }
 
 const FRESH = {

@@ -14,6 +14,8 @@ export interface OptionSpec {
   /** The value's placeholder in help (`N`, `JSON`); string options only. */
   value?: string;
   help: string;
+  /** A string option that may be given more than once (its value is then a list). */
+  multiple?: boolean;
 }
 
 export interface CommandSpec {
@@ -52,7 +54,11 @@ export function parseOptions(spec: CommandSpec): NonNullable<ParseArgsConfig['op
   return Object.fromEntries(
     Object.entries(all).map(([name, o]) => [
       name,
-      { type: o.type, ...(o.short ? { short: o.short } : {}) },
+      {
+        type: o.type,
+        ...(o.short ? { short: o.short } : {}),
+        ...(o.multiple ? { multiple: true } : {}),
+      },
     ]),
   );
 }

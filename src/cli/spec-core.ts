@@ -60,7 +60,7 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
     name: 'verify',
     group: GROUP,
     synopsis:
-      '<topic> [--log [--key VKEY]] | --proof <file|wire_id> [--key VKEY]   [--mirror URL] [--api URL]',
+      '<topic> [--log [--key VKEY]...] | --proof <file|wire_id> [--key VKEY]...   [--mirror URL] [--api URL]',
     summary:
       'Check HCS anchoring from the mirror node alone: a topic, its log checkpoints, or one proof.',
     details: `<topic>: recomputes the topic's running-hash chain (every message from the first).
@@ -71,7 +71,9 @@ An unknown stream, or --after past its last Wire, is an error (exit 1) unless --
   by wire_id: a log-mode proof's leaf, inclusion path, checkpoint signature, that the checkpoint
   is the HCS message it names, and that message's running hash; an envelope-mode proof's message
   and running hash.
-Without --key the log's key is the one the API or the proof names (trust on first use).
+Without --key the log's keys are the ones the API or the proof names (trust on first use).
+--key may be given several times: after a rotation of the log key (README, Rotating the log key)
+  a checkpoint signed by any of them verifies, the key picked by the signature's key id.
 Exit 0 only when every check holds, 1 when one fails (each failure is named), 2 on a usage error.`,
     examples: [
       'wirestream verify 0.0.1001',
@@ -83,7 +85,10 @@ Exit 0 only when every check holds, 1 when one fails (each failure is named), 2 
       mirror: str('URL', 'mirror node (default WIRESTREAM_MIRROR_URL or the local stand-in)'),
       log: flag("check the topic's log checkpoints too (log mode)"),
       proof: str('FILE|ID', 'check one proof: a file, - for stdin, or a wire_id to fetch'),
-      key: str('VKEY', "the log's verifier key (name+id+base64) to check signatures with"),
+      key: {
+        ...str('VKEY', 'a verifier key of the log (name+id+base64) to check signatures with'),
+        multiple: true,
+      },
       api: str('URL', 'the Wirestream server (default WIRESTREAM_URL)'),
     },
   },

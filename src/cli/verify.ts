@@ -10,7 +10,8 @@ import { UsageError } from './usage';
 /** What a log-mode check needs: the mirror, the pinned key if any, the API and the output. */
 interface LogContext {
   mirrorUrl: string;
-  key: string | undefined;
+  /** The pinned verifier keys (`--key`, repeatable); none: the ones the API or proof names. */
+  keys: string[];
   client: () => WirestreamClient;
   output: Output;
 }
@@ -18,7 +19,7 @@ interface LogContext {
 export interface VerifyFlags {
   mirror?: string;
   proof?: string;
-  key?: string;
+  key?: string | string[];
   log?: boolean;
 }
 
@@ -35,18 +36,18 @@ export async function verify(
   output: Output,
 ): Promise<number> {
   const mirrorUrl = flags.mirror ?? process.env.WIRESTREAM_MIRROR_URL ?? 'http://127.0.0.1:5551';
+  const keys = flags.key === undefined ? [] : [flags.key].flat();
   if (flags.proof !== undefined) {
     if (target !== undefined) throw new UsageError('verify --proof takes no topic');
-    return verifyProof(flags.proof, { mirrorUrl, key: flags.key, client, output });
+    return verifyProof(flags.proof, { mirrorUrl, keys, client, output });
   }
   if (target === undefined) throw new UsageError('missing argument: wirestream verify <topic>');
   if (!/^\d+\.\d+\.\d+$/.test(target)) {
     throw new UsageError(`<topic> is an HCS topic id like 0.0.1001, got "${target}"`);
   }
-  if (flags.key !== undefined && !flags.log)
-    throw new UsageError('--key goes with --log or --proof');
+  if (keys.length > 0 && !flags.log) throw new UsageError('--key goes with --log or --proof');
   return flags.log
-    ? verifyLog(target, { mirrorUrl, key: flags.key, client, output })
+    ? verifyLog(target, { mirrorUrl, keys, client, output })
     : verifyChain(target, mirrorUrl, output);
 }
 
@@ -77,7 +78,7 @@ async function verifyLog(topicId: string, o: LogContext): Promise<number> {
   const result = await verifyLogChain(
     {
       mirrorUrl: o.mirrorUrl,
-      ...(o.key !== undefined ? { verifierKey: o.key } : {}),
+      ...(o.keys.length > 0 ? { verifierKeys: o.keys } : {}),
       api: (path) => api.get(path),
       onProgress: (n) => bar.update(n),
     },
@@ -113,11 +114,11 @@ async function proofOf(source: string, client: () => WirestreamClient): Promise<
 async function verifyProof(source: string, o: LogContext): Promise<number> {
   const proof = (await proofOf(source, o.client)) as Record<string, unknown>;
   if (proof?.mode !== 'log') {
-    if (o.key !== undefined) throw new UsageError('--key is for log-mode proofs only');
+    if (o.keys.length > 0) throw new UsageError('--key is for log-mode proofs only');
     return verifyEnvelopeProof(proof, { mirrorUrl: o.mirrorUrl }, o.output);
   }
   const result = await verifyLogProof(
-    { mirrorUrl: o.mirrorUrl, ...(o.key !== undefined ? { verifierKey: o.key } : {}) },
+    { mirrorUrl: o.mirrorUrl, ...(o.keys.length > 0 ? { verifierKeys: o.keys } : {}) },
     proof,
   );
   const where = `${result.hcs_topic_id}#${result.hcs_sequence_number}`;

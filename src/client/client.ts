@@ -271,9 +271,13 @@ export class WirestreamClient {
   /**
    * Checks a log-mode proof (`mode: "log"`) against the mirror node, as
    * `verifyLogProof` does; the mirror defaults to the one the proof links to.
-   * Without `verifierKey` the log's key is the one the proof names.
+   * Without `verifierKey(s)` the log's keys are the ones the proof names
+   * (`verifier_keys`: after a key rotation, earlier keys too).
    */
-  checkLogProof(proof: LogProof, options: { mirrorUrl?: string; verifierKey?: string } = {}) {
+  checkLogProof(
+    proof: LogProof,
+    options: { mirrorUrl?: string; verifierKey?: string; verifierKeys?: string[] } = {},
+  ) {
     const linked = proof.checkpoint_anchor.mirror_url ?? '';
     const mirrorUrl = options.mirrorUrl ?? linked.replace(/\/api\/v1\/.*$/, '');
     const fetchImpl = this.#options.fetch;

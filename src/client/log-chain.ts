@@ -1,4 +1,10 @@
-import { logVerifier, openCheckpoint, originOf } from '../anchor/log/check-proof';
+import {
+  logVerifiers,
+  openCheckpoint,
+  originOf,
+  type PinnedKeys,
+  pinnedKeys,
+} from '../anchor/log/check-proof';
 import { prevProblem, readCheckpointMessage } from '../anchor/log/hcs27';
 import { sha256, verifyConsistency } from '../anchor/log/merkle';
 import type { Checkpoint, NoteVerifier } from '../anchor/log/note';
@@ -9,7 +15,8 @@ import { type MirrorOptions, walkTopic } from './proof';
  * A log-mode topic's checkpoints checked by an outsider (issue 31): every
  * checkpoint message on the mirror is an HCS-27 message whose metadata agrees
  * with the C2SP note it carries (`hcs27.ts`), the note is signed by the log's
- * key, it names the one before it (`prev` line and HCS-27 `prev`), and its tree extends that one's (RFC 9162
+ * key (the current one or, across a key rotation, an earlier one; picked by
+ * the signature's key id), it names the one before it (`prev` line and HCS-27 `prev`), and its tree extends that one's (RFC 9162
  * consistency, the proof taken from `GET /v1/topics/{id}/log/consistency` but
  * checked against the roots on the mirror); the running hash of every message
  * of the topic follows from the one before. Findings name the message.
@@ -59,6 +66,7 @@ interface Claim {
 
 interface ConsistencyAnswer {
   verifier_key?: unknown;
+  verifier_keys?: unknown;
   from?: { checkpoint?: unknown };
   to?: { checkpoint?: unknown };
   consistency_path?: unknown;
@@ -80,11 +88,11 @@ function claimOf(seq: number, base64: string, topicId: string): Claim | string |
 }
 
 export async function verifyLogChain(
-  options: MirrorOptions & {
-    verifierKey?: string;
-    api?: ApiGet;
-    onProgress?: (messages: number, seq: number) => void;
-  },
+  options: MirrorOptions &
+    PinnedKeys & {
+      api?: ApiGet;
+      onProgress?: (messages: number, seq: number) => void;
+    },
   topicId: string,
 ): Promise<LogChainCheck> {
   const findings: ChainFinding[] = [];
@@ -131,20 +139,21 @@ export async function verifyLogChain(
     findings.push({ check: 'key', sequence_number: 0, tree_size: null, detail: key.reason });
     return result(null, null);
   }
-  const origin = originOf(key.verifier, topicId);
-  const chain = await walkChain(options.api, topicId, key.verifier, claims, findings);
+  const origin = originOf(key.verifiers[0] as NoteVerifier, topicId);
+  const chain = await walkChain(options.api, topicId, key.verifiers, claims, findings);
   return result(origin, key.source, chain.consistent, chain.last);
 }
 
-/** The log's key: pinned by the caller, else as the API serves it (trust on first use). */
+/** The log's keys: pinned by the caller, else as the API serves them (trust on first use). */
 async function keyFor(
-  options: { verifierKey?: string; api?: ApiGet },
+  options: PinnedKeys & { api?: ApiGet },
   claims: Claim[],
 ): Promise<
-  { ok: true; verifier: NoteVerifier; source: 'pinned' | 'api' } | { ok: false; reason: string }
+  { ok: true; verifiers: NoteVerifier[]; source: 'pinned' | 'api' } | { ok: false; reason: string }
 > {
-  if (options.verifierKey !== undefined) {
-    const pinned = await logVerifier(options.verifierKey, '');
+  const pins = pinnedKeys(options);
+  if (pins.length > 0) {
+    const pinned = await logVerifiers(pins, []);
     return pinned.ok ? { ...pinned, source: 'pinned' } : pinned;
   }
   const api = options.api;
@@ -156,9 +165,11 @@ async function keyFor(
     const answer = (await api(path).catch((error: Error) => ({
       error: error.message,
     }))) as ConsistencyAnswer & { error?: string };
-    if (typeof answer.verifier_key === 'string') {
-      const served = await logVerifier(undefined, answer.verifier_key);
-      return served.ok ? { ...served, source: 'api' } : served;
+    const many = answer.verifier_keys;
+    const served = Array.isArray(many) && many.length > 0 ? many : [answer.verifier_key];
+    if (served.every((k) => typeof k === 'string')) {
+      const keys = await logVerifiers([], served as string[]);
+      return keys.ok ? { ...keys, source: 'api' } : keys;
     }
     why = answer.error ?? why;
   }
@@ -175,13 +186,13 @@ const consistencyPath = (cp: Checkpoint, from: number, to: number) =>
 async function walkChain(
   api: ApiGet | undefined,
   topicId: string,
-  verifier: NoteVerifier,
+  verifiers: NoteVerifier[],
   claims: Claim[],
   findings: ChainFinding[],
 ): Promise<{ consistent: number; last: number }> {
   let previous: Claim | null = null;
   let consistent = 0;
-  const origin = originOf(verifier, topicId);
+  const origin = originOf(verifiers[0] as NoteVerifier, topicId);
   for (const claim of claims) {
     const find = (check: ChainCheckName, detail: string) =>
       findings.push({
@@ -190,9 +201,10 @@ async function walkChain(
         tree_size: claim.checkpoint.size,
         detail,
       });
-    const opened = await openCheckpoint(claim.note, verifier, origin);
+    const opened = await openCheckpoint(claim.note, verifiers, topicId);
     if (!opened.ok) {
-      // Not the log's: a forgery, or another log's note. The chain goes on past it.
+      // Not the log's: a forgery, a key not pinned or served, or another log's note. The
+      // chain goes on past it.
       if (claim.checkpoint.origin === origin) find('signature', opened.reason);
       continue;
     }

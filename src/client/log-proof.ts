@@ -4,6 +4,8 @@ import {
   type LogCheckStep,
   type LogProof,
   type LogProofCheck,
+  type PinnedKeys,
+  pinnedKeys,
   readLogProof,
 } from '../anchor/log/check-proof';
 import { readCheckpointMessage } from '../anchor/log/hcs27';
@@ -29,7 +31,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * running hash follows from the one before it.
  */
 export async function verifyLogProof(
-  options: MirrorOptions & { verifierKey?: string },
+  options: MirrorOptions & PinnedKeys,
   value: unknown,
 ): Promise<LogProofCheck> {
   const read = readLogProof(value);
@@ -47,7 +49,7 @@ export async function verifyLogProof(
       hcs_sequence_number: Number(anchorOf.hcs_sequence_number ?? 0),
       leaf_index: Number(v.leaf_index ?? -1),
       tree_size: Number(v.tree_size ?? 0),
-      key_source: options.verifierKey === undefined ? 'proof' : 'pinned',
+      key_source: pinnedKeys(options).length === 0 ? 'proof' : 'pinned',
       checks,
       ...(failed ? { problem: { check: failed.check, reason: failed.detail } } : {}),
     };
@@ -57,7 +59,7 @@ export async function verifyLogProof(
     return done();
   }
   const proof = read.proof;
-  checks.push(...(await checkLogProof(proof, options.verifierKey)));
+  checks.push(...(await checkLogProof(proof, pinnedKeys(options))));
   if (checks.some((c) => c.check === 'key' && !c.ok)) return done();
   const { hcs_topic_id: topicId, hcs_sequence_number: seq } = proof.checkpoint_anchor;
   await checkOnMirror(options, proof, topicId, seq, step);

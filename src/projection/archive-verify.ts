@@ -1,7 +1,8 @@
 import { ArchiveReader } from '../anchor/log/archive';
 import { prevProblem, readCheckpointMessage } from '../anchor/log/hcs27';
+import { logKeys } from '../anchor/log/keyring';
 import { edgeRoot, extendEdge, type Hash, leafHash, sha256 } from '../anchor/log/merkle';
-import { type NoteVerifier, openNote, parseCheckpoint, parseSignerKey } from '../anchor/log/note';
+import { type NoteVerifier, openNote, parseCheckpoint, signatureKeyIds } from '../anchor/log/note';
 import type { Env } from '../env';
 import { fromBase64, toBase64 } from '../protocol/base64';
 import { decodeMessage } from './mirror-source';
@@ -47,7 +48,10 @@ export interface ArchiveRefusal {
 }
 
 export interface ArchiveCheck {
+  /** The current log key (`LOG_SIGNER_KEY`'s): its name is the log's. */
   verifier: NoteVerifier;
+  /** Every key a checkpoint of this log may be signed by: the current one, then `LOG_VERIFIER_KEYS`. */
+  verifiers: NoteVerifier[];
   bucket: R2Bucket | undefined;
 }
 
@@ -60,12 +64,17 @@ export interface Expanded {
 const UTF8 = new TextEncoder();
 const START: LogCursor = { size: 0, edge: [], prev: null, broken: null };
 
-/** The deployment's log key and archive, or null when it has no log key (no log to rebuild). */
+/**
+ * The deployment's log keys and archive, or null when it has no usable log
+ * keys (the rebuilder refuses to start on a malformed `LOG_VERIFIER_KEYS`).
+ */
 export async function archiveCheck(
-  env: Pick<Env, 'LOG_SIGNER_KEY' | 'LOG_ARCHIVE'>,
+  env: Pick<Env, 'LOG_SIGNER_KEY' | 'LOG_VERIFIER_KEYS' | 'LOG_ARCHIVE'>,
 ): Promise<ArchiveCheck | null> {
-  const signer = env.LOG_SIGNER_KEY ? await parseSignerKey(env.LOG_SIGNER_KEY) : null;
-  return signer ? { verifier: signer, bucket: env.LOG_ARCHIVE } : null;
+  const keys = await logKeys(env);
+  if (!keys.ok) return null;
+  const { signer, verifiers } = keys.value;
+  return { verifier: signer, verifiers, bucket: env.LOG_ARCHIVE };
 }
 
 /**
@@ -101,11 +110,18 @@ export async function expandCheckpoint(
       : null;
   }
   const note = read.note;
-  const opened = await openNote(note, check.verifier);
+  const opened = await openNote(note, check.verifiers);
   if (!opened.ok) {
-    // Another log's note is none of this rebuild's business; a forged one of ours is.
-    if (!opened.reason.startsWith('the signature of')) return null;
-    return { wires: [], refused: [refuse(`checkpoint refused: ${opened.reason}`)], cursor };
+    // Another log's note is none of this rebuild's business; a forged one of ours is, and so
+    // is one of ours by a key that is neither LOG_SIGNER_KEY nor listed in LOG_VERIFIER_KEYS.
+    const forged = opened.reason.startsWith('the signature of');
+    const ours = read.checkpoint.origin === `${check.verifier.name}/${topic}`;
+    const ids = ours && !forged ? signatureKeyIds(note, check.verifier.name) : [];
+    if (!forged && ids.length === 0) return null;
+    const reason = forged
+      ? opened.reason
+      : `signed by the key ${ids.map((id) => `${check.verifier.name}+${id}`).join(', ')}, which is neither LOG_SIGNER_KEY's nor in LOG_VERIFIER_KEYS`;
+    return { wires: [], refused: [refuse(`checkpoint refused: ${reason}`)], cursor };
   }
   const checkpoint = parseCheckpoint(opened.text);
   if (checkpoint?.origin !== `${check.verifier.name}/${topic}`) return null;

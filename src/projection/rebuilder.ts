@@ -1,5 +1,6 @@
 import { DurableObject } from 'cloudflare:workers';
 import { hederaConfig } from '../anchor/config';
+import { logKeys } from '../anchor/log/keyring';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { envelopeOpener } from '../private/sealer';
@@ -177,6 +178,13 @@ export class Rebuilder extends DurableObject<Env> {
     let state = JSON.parse(row.state) as RebuildState;
     // Log-mode topics: checkpoints on HCS, entries from the R2 archive, verified; private
     // payloads opened with their data keys (a rebuild with the key is exact).
+    const keys = await logKeys(this.env);
+    if (!keys.ok && keys.field === 'LOG_VERIFIER_KEYS') {
+      // Every checkpoint of an earlier key would be refused: stop, as on a failed step.
+      if (state.phase !== 'settle') await markFailed(this.env.DB, state.models).catch(() => {});
+      this.#finish(row.id, 'failed', { phase: 'error', detail: keys.detail });
+      return;
+    }
     const log = await archiveCheck(this.env);
     const source = openSealed(
       mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log),

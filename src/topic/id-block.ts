@@ -1,4 +1,4 @@
-import { chunksOf } from '../anchor';
+import { type Anchor, chunksOf } from '../anchor';
 
 /**
  * Transaction-id valid starts reserved from the directory at a time, and for
@@ -41,5 +41,13 @@ export class IdBlock {
       reserved.next += BigInt(n);
       return at;
     });
+  }
+
+  /** Transaction ids for messages of these sizes, each from its own valid start. */
+  async transactionIds(anchor: Anchor, messageBytes: number[]): Promise<string[][]> {
+    const starts = await this.starts(messageBytes);
+    return Promise.all(
+      messageBytes.map((bytes, i) => anchor.transactionIdsAt(starts[i] ?? 0n, bytes)),
+    );
   }
 }

@@ -1,7 +1,8 @@
 import { readCheckpointMessage } from '../anchor/log/hcs27';
+import { earlierKeys, SIGNER_KEY_PROBLEM } from '../anchor/log/keyring';
 import {
-  MAX_KEY_NAME_BYTES,
   type NoteSigner,
+  type NoteVerifier,
   openNote,
   parseCheckpoint,
   parseSignerKey,
@@ -28,7 +29,12 @@ export interface LogAnchoringDeps {
   log: TopicLog;
   env: Pick<
     Env,
-    'ANCHOR_MODE' | 'LOG_CHECKPOINT_EVERY' | 'LOG_CHECKPOINT_MS' | 'LOG_SIGNER_KEY' | 'LOG_ARCHIVE'
+    | 'ANCHOR_MODE'
+    | 'LOG_CHECKPOINT_EVERY'
+    | 'LOG_CHECKPOINT_MS'
+    | 'LOG_SIGNER_KEY'
+    | 'LOG_VERIFIER_KEYS'
+    | 'LOG_ARCHIVE'
   >;
   /** The topic's HCS id, created on first use (`topic-id.ts`). */
   topicId(): Promise<string>;
@@ -36,7 +42,15 @@ export interface LogAnchoringDeps {
   send(queue: AnchorQueue, topicId: string): Promise<{ fresh: boolean; inFlight: boolean }>;
 }
 
-type LogKeyView = { log_origin: string; verifier_key: string };
+/** The log's keys as proofs name them: the current one, and every one a checkpoint may be signed by. */
+type LogKeyView = { log_origin: string; verifier_key: string; verifier_keys: string[] };
+
+/** The deployment's log keys as `GET /v1/topics/{topic}/anchoring` shows them. */
+export interface LogKeysView {
+  verifier_keys: string[];
+  /** What is wrong with `LOG_SIGNER_KEY` or `LOG_VERIFIER_KEYS`; null when nothing. */
+  problem: string | null;
+}
 
 /** A topic's anchoring as `GET /v1/topics/{topic}/anchoring` shows it. */
 export interface AnchoringView {
@@ -44,6 +58,7 @@ export interface AnchoringView {
   settings: AnchoringSettings;
   sources: Record<keyof AnchoringSettings, SettingSource>;
   archive: ArchiveStatus;
+  log_keys: LogKeysView;
 }
 
 /**
@@ -55,6 +70,8 @@ export class LogAnchoring {
   /** Made on first use: an envelope-mode topic never has log mode's tables. */
   #mode: TopicLogMode | null = null;
   #signer: Promise<NoteSigner> | null = null;
+  /** The deployment's keys, read once: vars do not change while the object lives. */
+  #keys: Promise<{ verifiers: NoteVerifier[]; problem: string | null }> | null = null;
   readonly #archive: LogArchiver;
 
   constructor(private readonly deps: LogAnchoringDeps) {
@@ -67,14 +84,16 @@ export class LogAnchoring {
   }
 
   /** The topic's own settings (null: none), what they amount to, and where each comes from. */
-  view(): AnchoringView {
+  async view(): Promise<AnchoringView> {
     const raw = this.deps.log.get('anchoring');
     const own = raw === null ? null : (JSON.parse(raw) as Partial<AnchoringSettings>);
+    const keys = await this.#verifiers();
     return {
       own,
       settings: anchoringSettings(this.deps.env, own),
       sources: settingSources(this.deps.env, own),
       archive: this.#archive.status(),
+      log_keys: { verifier_keys: keys.verifiers.map(verifierKeyOf), problem: keys.problem },
     };
   }
 
@@ -140,15 +159,15 @@ export class LogAnchoring {
 
   /**
    * Whether `text` is a checkpoint message (HCS-27, `hcs27.ts`) whose metadata
-   * agrees with its note, which this deployment's log key signed for this topic.
+   * agrees with its note, which this deployment's log key (or an earlier one,
+   * `LOG_VERIFIER_KEYS`) signed for this topic.
    */
   async ownCheckpoint(text: string, topicId: string): Promise<boolean> {
-    const key = this.deps.env.LOG_SIGNER_KEY;
     const read = readCheckpointMessage(text);
-    const signer = key && read?.ok ? await this.#signerKey().catch(() => null) : null;
-    const opened = signer && read?.ok ? await openNote(read.note, signer) : null;
-    if (!signer || !opened?.ok) return false;
-    return parseCheckpoint(opened.text)?.origin === logOrigin(signer, topicId);
+    const { verifiers } = read?.ok ? await this.#verifiers() : { verifiers: [] };
+    const opened = read?.ok && verifiers.length > 0 ? await openNote(read.note, verifiers) : null;
+    if (!opened?.ok) return false;
+    return parseCheckpoint(opened.text)?.origin === logOrigin(opened.verifier, topicId);
   }
 
   #log(): TopicLogMode {
@@ -160,16 +179,36 @@ export class LogAnchoring {
   #signerKey(): Promise<NoteSigner> {
     this.#signer ??= parseSignerKey(this.deps.env.LOG_SIGNER_KEY ?? '').then((signer) => {
       if (signer) return signer;
-      throw new Error(
-        `log mode needs LOG_SIGNER_KEY, a signer key PRIVATE+KEY+<name>+<id>+<key> (<name>: at most ${MAX_KEY_NAME_BYTES} bytes, no spaces, "+", '"', "\\" or control characters)`,
-      );
+      throw new Error(`log mode needs ${SIGNER_KEY_PROBLEM}`);
     });
     return this.#signer;
+  }
+
+  /**
+   * Every key this topic's checkpoints may be signed by, current first. A
+   * malformed `LOG_VERIFIER_KEYS` leaves the current key alone (signing goes
+   * on) and is reported, here and in the topic's anchoring view.
+   */
+  #verifiers(): Promise<{ verifiers: NoteVerifier[]; problem: string | null }> {
+    this.#keys ??= (async () => {
+      const signer = await this.#signerKey().catch(() => null);
+      if (!signer) return { verifiers: [], problem: SIGNER_KEY_PROBLEM };
+      const earlier = await earlierKeys(this.deps.env.LOG_VERIFIER_KEYS, signer);
+      return earlier.ok
+        ? { verifiers: [signer, ...earlier.value], problem: null }
+        : { verifiers: [signer], problem: earlier.detail };
+    })();
+    return this.#keys;
   }
 
   async #keyView(): Promise<LogKeyView> {
     const signer = await this.#signerKey();
     const origin = logOrigin(signer, this.deps.log.get('hcs_topic_id') ?? '');
-    return { log_origin: origin, verifier_key: verifierKeyOf(signer) };
+    const { verifiers } = await this.#verifiers();
+    return {
+      log_origin: origin,
+      verifier_key: verifierKeyOf(signer),
+      verifier_keys: verifiers.map(verifierKeyOf),
+    };
   }
 }

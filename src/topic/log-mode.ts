@@ -7,7 +7,7 @@ import {
   rootAt,
   sha256,
 } from '../anchor/log/merkle';
-import { checkpointText, type NoteSigner, signNote } from '../anchor/log/note';
+import { checkpointText, type NoteSigner, type NoteVerifier, signNote } from '../anchor/log/note';
 import { type Env, intVar } from '../env';
 import type { Sql } from '../kernel/sql';
 import { toBase64 } from '../protocol/base64';
@@ -69,7 +69,7 @@ export function settingSources(
 }
 
 /** A log's origin line: the deployment (its signer key's name) and the HCS topic. */
-export const logOrigin = (signer: NoteSigner, hcsTopicId: string) => `${signer.name}/${hcsTopicId}`;
+export const logOrigin = (key: NoteVerifier, hcsTopicId: string) => `${key.name}/${hcsTopicId}`;
 
 /** A checkpoint as the proof endpoints show it. */
 export interface CheckpointView {

@@ -37,7 +37,9 @@ export type AnchoredRow = Pick<
 };
 
 /** A log-mode Wire's proof (issue 31): its inclusion in a checkpoint, and the log's key. */
-export type LogProof = InclusionView & { log_origin: string; verifier_key: string };
+/** The log's keys: the current one, and all a checkpoint may be signed by (current first). */
+export type LogKeyNames = { log_origin: string; verifier_key: string; verifier_keys: string[] };
+export type LogProof = InclusionView & LogKeyNames;
 
 /** The TopicObject as its callers see it over RPC (declared once, see stream/stub.ts). */
 export interface TopicApi {
@@ -52,10 +54,7 @@ export interface TopicApi {
   setAnchoring(own: Partial<AnchoringSettings>): Promise<AnchoringSettings>;
   anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }>;
   logProof(streamId: string, wireId: string): Promise<LogProof | null>;
-  logConsistency(
-    from: number,
-    to: number,
-  ): Promise<(ConsistencyView & { log_origin: string; verifier_key: string }) | null>;
+  logConsistency(from: number, to: number): Promise<(ConsistencyView & LogKeyNames) | null>;
 }
 
 export function topicStub(env: Pick<Env, 'TOPICS'>, name: string): TopicApi {

@@ -8,6 +8,7 @@ import {
   type Sql,
 } from '../kernel/sql';
 import type { AnchorRecord, StoredWire, Wire } from '../protocol';
+import type { AnchoredRow } from './stub';
 
 /**
  * The TopicObject's SQLite: Wires in arrival order (idempotent by stream and wire_id),
@@ -245,5 +246,21 @@ export function anchorOf(row: TopicRow, hcsTopicId: string): AnchorRecord | null
     consensus_timestamp: row.consensus_timestamp ?? '',
     running_hash: row.running_hash ?? '',
     hcs_chunks: row.hcs_chunks ?? 1,
+  };
+}
+
+/** A row as the API shows it (`GET /v1/topics/{id}/anchors`, proofs). */
+export function publicRow(row: TopicRow): AnchoredRow {
+  const { wire_id, stream_id, stream_seq, message, hcs_sequence_number, consensus_timestamp } = row;
+  return {
+    wire_id,
+    stream_id,
+    stream_seq,
+    message,
+    hcs_sequence_number,
+    consensus_timestamp,
+    running_hash: row.running_hash,
+    hcs_chunks: row.hcs_chunks,
+    origin: row.origin,
   };
 }

@@ -6,20 +6,19 @@ import { sqlOf } from '../kernel/sql';
 import { PayloadSealer } from '../private/sealer';
 import { signatureGuard } from '../private/signature-rule';
 import { useSettings } from '../projection/reducer';
-import type { AnchorRecord, StoredWire, Wire } from '../protocol';
-import { type Draft, wireMessage } from '../protocol';
-import { streamStub } from '../stream/stub';
+import { type StoredWire, type Wire, wireMessage } from '../protocol';
 import { anchorPass, ConsensusSeen } from './anchoring-loop';
 import { hcsFirstPolicy } from './hcs-first';
 import { IdBlock } from './id-block';
-import { type IngestOutcome, type ListenResult, listenPass } from './listener';
+import { type ListenResult, listenPass } from './listener';
 import { type AnchoringView, LogAnchoring } from './log-anchoring';
 import type { AnchoringSettings } from './log-mode';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
+import { ingestFound, notifyStreams, type StreamReports } from './stream-reports';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
-import { anchorOf, TopicLog, type TopicRow } from './topic-log';
+import { publicRow, TopicLog } from './topic-log';
 import { TopicProjection } from './topic-projection';
 import { wakeBy } from './wake-by';
 
@@ -48,6 +47,7 @@ export class TopicObject extends DurableObject<Env> {
   readonly #projection: TopicProjection;
   readonly #logAnchoring: LogAnchoring;
   readonly #sealer: PayloadSealer;
+  readonly #reports: StreamReports;
   #failures = 0;
   #running: Promise<void> | null = null;
   readonly #sentAt = new Map<number, number>();
@@ -69,6 +69,7 @@ export class TopicObject extends DurableObject<Env> {
     this.#log = new TopicLog(this.#sql, ctx.storage);
     this.#projection = new TopicProjection(this.#sql);
     this.#sealer = new PayloadSealer(env);
+    this.#reports = { env, log: this.#log };
     this.#logAnchoring = new LogAnchoring({
       sql: this.#sql,
       log: this.#log,
@@ -133,7 +134,7 @@ export class TopicObject extends DurableObject<Env> {
       this.#lastError = error instanceof Error ? error.message : String(error);
       console.warn(`topic ${this.#log.get('name')}: anchoring failed`, this.#lastError);
     }
-    again = (await this.#step('reporting anchors', () => this.#notifyStreams())) || again;
+    again = (await this.#step('reporting anchors', () => notifyStreams(this.#reports))) || again;
     // Log mode's R2 archive, after the anchors are on their way: a copy that catches up
     // on its own (with backoff when R2 fails), never in anchoring's way.
     const archiveAt = await this.#logAnchoring.archive();
@@ -196,8 +197,7 @@ export class TopicObject extends DurableObject<Env> {
       ownCheckpoint: (text) => this.#logAnchoring.ownCheckpoint(text, topicId),
       signature: signatureGuard(this.env),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
-      ingest: (draft, expectedSeq, message, anchor) =>
-        this.#ingest(name, draft, expectedSeq, message, anchor),
+      ingest: (...found) => ingestFound(this.#reports, name, ...found),
     });
     // A Wire whose receipt was lost may just have been found on the mirror.
     this.#wake();
@@ -270,9 +270,13 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   /** The topic's anchoring settings, their sources and the archive's progress. */
-  anchoring(): AnchoringView & { name: string | null; hcs_topic_id: string | null } {
+  async anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }> {
     const name = this.#log.get('name');
-    return { name, hcs_topic_id: this.#log.get('hcs_topic_id'), ...this.#logAnchoring.view() };
+    return {
+      name,
+      hcs_topic_id: this.#log.get('hcs_topic_id'),
+      ...(await this.#logAnchoring.view()),
+    };
   }
 
   /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */
@@ -295,63 +299,8 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   /** Transaction ids for messages of these sizes, from this object's block (`id-block.ts`). */
-  async #transactionIds(messageBytes: number[]): Promise<string[][]> {
-    const { anchor } = anchorFor(this.env);
-    const starts = await this.#idBlock.starts(messageBytes);
-    return Promise.all(
-      messageBytes.map((bytes, i) => anchor.transactionIdsAt(starts[i] ?? 0n, bytes)),
-    );
-  }
-
-  /** Reports new anchors to their streams (and the directory); true if some are left. */
-  async #notifyStreams(): Promise<boolean> {
-    const topicId = this.#log.get('hcs_topic_id');
-    const name = this.#log.get('name') ?? 'default';
-    if (topicId === null) return false;
-    const rows = this.#log.unnotified(500);
-    if (rows.length === 0) return false;
-    const byStream = new Map<string, TopicRow[]>();
-    for (const row of rows)
-      byStream.set(row.stream_id, [...(byStream.get(row.stream_id) ?? []), row]);
-    await directoryStub(this.env).indexWires(
-      name,
-      rows.map((r) => ({ wire_id: r.wire_id, stream_id: r.stream_id })),
-    );
-    let left = false;
-    for (const [streamId, group] of byStream) {
-      const anchors = group.flatMap((r) => anchorOf(r, topicId) ?? []);
-      try {
-        await streamStub(this.env, streamId).markAnchored(name, anchors);
-        this.#log.markNotified(group.map((r) => r.pos));
-      } catch (error) {
-        console.warn(`topic ${name}: stream ${streamId} did not take its anchors`, error);
-        left = true;
-      }
-    }
-    return left || rows.length === 500;
-  }
-
-  async #ingest(
-    name: string,
-    draft: Draft,
-    expectedSeq: number | undefined,
-    message: string,
-    anchor: Omit<AnchorRecord, 'stream_seq'>,
-  ): Promise<IngestOutcome> {
-    const result = await streamStub(this.env, draft.stream_id).ingestAnchored(
-      draft,
-      expectedSeq,
-      name,
-      anchor,
-    );
-    if (!result.ok) return { ok: false, detail: `${result.code}: ${result.detail}` };
-    if (result.replay) return { ok: true, replay: true };
-    const { stream_seq, received_at } = result.receipt;
-    this.#log.acceptIngested({ ...draft, stream_seq, received_at }, message, anchor, Date.now());
-    await directoryStub(this.env).indexWires(name, [
-      { wire_id: draft.wire_id, stream_id: draft.stream_id },
-    ]);
-    return { ok: true, replay: false };
+  #transactionIds(messageBytes: number[]): Promise<string[][]> {
+    return this.#idBlock.transactionIds(anchorFor(this.env).anchor, messageBytes);
   }
 
   /**
@@ -368,19 +317,4 @@ export class TopicObject extends DurableObject<Env> {
       )
       .catch((e: unknown) => console.warn('topic: projection not scheduled', e));
   }
-}
-
-function publicRow(row: TopicRow): AnchoredRow {
-  const { wire_id, stream_id, stream_seq, message, hcs_sequence_number, consensus_timestamp } = row;
-  return {
-    wire_id,
-    stream_id,
-    stream_seq,
-    message,
-    hcs_sequence_number,
-    consensus_timestamp,
-    running_hash: row.running_hash,
-    hcs_chunks: row.hcs_chunks,
-    origin: row.origin,
-  };
 }

@@ -25,7 +25,11 @@ describe('signed notes (C2SP signed-note, ed25519)', () => {
     expect(verifierKeyOf(signer)).toBe(VKEY);
     expect(await signNote(TEXT, signer)).toBe(NOTE);
     const verifier = await parseVerifierKey(VKEY);
-    expect(verifier && (await openNote(NOTE, verifier))).toEqual({ ok: true, text: TEXT });
+    expect(verifier && (await openNote(NOTE, verifier))).toEqual({
+      ok: true,
+      text: TEXT,
+      verifier,
+    });
   });
 
   it('refuses a changed text, another key, and malformed keys', async () => {
@@ -53,8 +57,35 @@ describe('signed notes (C2SP signed-note, ed25519)', () => {
     const verifier = await parseVerifierKey(keys.verifier);
     if (!signer || !verifier) throw new Error('generated keys parse');
     const note = await signNote('hello\n', signer);
-    expect(await openNote(note, verifier)).toEqual({ ok: true, text: 'hello\n' });
+    expect(await openNote(note, verifier)).toEqual({ ok: true, text: 'hello\n', verifier });
     await expect(generateKeys('has space')).rejects.toThrow(/no spaces/);
+  });
+
+  it('opens a note with whichever of several keys of one name signed it, by key id (rotation)', async () => {
+    const [old, current] = await Promise.all([
+      generateKeys('wirestream.test/rot'),
+      generateKeys('wirestream.test/rot'),
+    ]);
+    const oldVerifier = await parseVerifierKey(old.verifier);
+    const newVerifier = await parseVerifierKey(current.verifier);
+    const oldSigner = await parseSignerKey(old.signer);
+    if (!oldVerifier || !newVerifier || !oldSigner) throw new Error('generated keys parse');
+    const note = await signNote('old era\n', oldSigner);
+    expect(await openNote(note, [newVerifier, oldVerifier])).toEqual({
+      ok: true,
+      text: 'old era\n',
+      verifier: oldVerifier,
+    });
+    const names = `wirestream.test/rot+${current.verifier.split('+')[1]}`;
+    expect(await openNote(note, [newVerifier])).toEqual({
+      ok: false,
+      reason: `no signature by ${names}`,
+    });
+    const forged = note.replace('old era', 'new era');
+    expect(await openNote(forged, [newVerifier, oldVerifier])).toEqual({
+      ok: false,
+      reason: 'the signature of wirestream.test/rot does not verify',
+    });
   });
 });
 

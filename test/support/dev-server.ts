@@ -25,7 +25,8 @@ export interface DevServer {
   readonly adminToken: string;
   /** Its local state (`--persist-to`): D1, R2 and the Durable Objects, for `wrangler … --local`. */
   readonly persist: string;
-  restart(): Promise<void>;
+  /** Stops and starts again on the same state; `vars` replace some of its vars (a redeploy with new config). */
+  restart(vars?: Record<string, string>): Promise<void>;
   /** Stops wrangler and workerd, keeping the port, the state and the stand-in (an outage). */
   down(): Promise<void>;
   /** Starts them again after `down()`, on the same port and state. */
@@ -135,7 +136,8 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     port,
     adminToken,
     persist,
-    restart: async () => {
+    restart: async (vars = {}) => {
+      Object.assign(allVars, vars);
       await stop();
       await launch();
     },

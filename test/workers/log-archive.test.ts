@@ -13,7 +13,7 @@ import {
 } from '../../src/projection/archive-verify';
 import { mirrorSource } from '../../src/projection/mirror-source';
 import { fromBase64 } from '../../src/protocol/base64';
-import { api, mirrorMessages, untilAnchored } from './helpers/anchoring';
+import { api, appendInLogMode, mirrorMessages, untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import { resetReadModels } from './helpers/projection-fixtures';
 import {
@@ -22,7 +22,7 @@ import {
   runRebuild,
   untilQuiet,
 } from './helpers/projection-live';
-import { post, problemOf, uniqueStream, wire11 } from './helpers/wires';
+import { problemOf, uniqueStream, type wire11 } from './helpers/wires';
 
 /**
  * Log mode's R2 archive (issue 31) against the stand-in network and a real
@@ -108,17 +108,7 @@ async function streamRows() {
 
 describe('the log archive in R2', () => {
   beforeAll(async () => {
-    // A minute's wait: checkpoints come from the Wire count alone, however slow the machine.
-    const set = await api(`/v1/topics/${topic}/anchoring`, {
-      method: 'PUT',
-      body: JSON.stringify({ mode: 'log', every: EVERY, ms: 60_000 }),
-    });
-    expect(set.status).toBe(200);
-    for (let i = 0; i < WIRES; i++) {
-      const body = wire11(streamId, { correlation_id: null, payload: { concern: `c${i}` } });
-      bodies.push(body);
-      expect((await post(streamId, body)).status).toBe(201);
-    }
+    bodies.push(...(await appendInLogMode(topic, streamId, EVERY, WIRES, 'c')));
     const started = Date.now();
     const wires = await untilAnchored(streamId, [topic], 30_000);
     expect(wires.map((w) => w.anchor.status)).toEqual(Array(WIRES).fill('anchored'));

@@ -6,6 +6,7 @@ import {
   openNote,
   parseCheckpoint,
   parseVerifierKey,
+  verifierKeyOf,
 } from './note';
 
 /**
@@ -30,7 +31,10 @@ export interface LogProof {
   /** The signed checkpoint note, as the HCS-27 message on HCS carries it (`hcs27.ts`). */
   checkpoint: string;
   log_origin: string;
+  /** The log's current key. */
   verifier_key: string;
+  /** Every key its checkpoints may be signed by, current first (absent before key rotation existed). */
+  verifier_keys?: string[];
   checkpoint_anchor: {
     hcs_topic_id: string;
     hcs_sequence_number: number;
@@ -96,6 +100,11 @@ export function readLogProof(
     ],
     ['checkpoint', value.checkpoint, (v) => typeof v === 'string'],
     ['verifier_key', value.verifier_key, (v) => typeof v === 'string'],
+    [
+      'verifier_keys',
+      value.verifier_keys,
+      (v) => v === undefined || (Array.isArray(v) && v.every((k) => typeof k === 'string')),
+    ],
     ['checkpoint_anchor', anchor, isObject],
   ];
   if (isObject(anchor)) {
@@ -123,33 +132,69 @@ export function readLogProof(
   return { ok: true, proof: value as unknown as LogProof };
 }
 
-/** The verifier key to check signatures with: the pinned one, else the proof's. */
-export async function logVerifier(
-  pinned: string | undefined,
-  named: string,
-): Promise<{ ok: true; verifier: NoteVerifier } | { ok: false; reason: string }> {
-  const key = pinned ?? named;
-  const verifier = await parseVerifierKey(key);
-  if (!verifier) return { ok: false, reason: `"${key}" is not a verifier key (name+id+base64)` };
-  if (pinned !== undefined && named !== '' && named !== pinned) {
-    return { ok: false, reason: `the log is signed with ${named}, not the pinned ${pinned}` };
-  }
-  return { ok: true, verifier };
+/** Verifier keys pinned by the caller: `verifierKeys`, and the single `verifierKey` of old. */
+export interface PinnedKeys {
+  verifierKey?: string;
+  verifierKeys?: readonly string[];
 }
 
-/** The checkpoint a note carries if `verifier` signed it for `origin`, else why not. */
+export const pinnedKeys = (o: PinnedKeys): string[] => [
+  ...(o.verifierKeys ?? []),
+  ...(o.verifierKey !== undefined ? [o.verifierKey] : []),
+];
+
+/**
+ * The verifier keys to check signatures with: the pinned ones, else the ones
+ * the proof or API names (trust on first use). After a key rotation a log has
+ * several; the note signature's key id picks one (`openNote`). With both, the
+ * key named current (`named[0]`) must be pinned: a proof of another log is
+ * refused as such, not as a bad signature.
+ */
+export async function logVerifiers(
+  pinned: readonly string[],
+  named: readonly string[],
+): Promise<{ ok: true; verifiers: NoteVerifier[] } | { ok: false; reason: string }> {
+  const keys = pinned.length > 0 ? pinned : named;
+  if (keys.length === 0) return { ok: false, reason: 'no verifier key' };
+  const current = named[0];
+  if (pinned.length > 0 && current !== undefined && !pinned.includes(current)) {
+    return {
+      ok: false,
+      reason: `the log is signed with ${current}, not the pinned ${pinned.join(', ')}`,
+    };
+  }
+  const verifiers: NoteVerifier[] = [];
+  for (const key of keys) {
+    const verifier = await parseVerifierKey(key);
+    if (!verifier) return { ok: false, reason: `"${key}" is not a verifier key (name+id+base64)` };
+    verifiers.push(verifier);
+  }
+  return { ok: true, verifiers };
+}
+
+/** The keys a proof names: its current `verifier_key`, then the rest of `verifier_keys`. */
+export const namedKeys = (proof: Pick<LogProof, 'verifier_key' | 'verifier_keys'>): string[] => [
+  ...new Set([proof.verifier_key, ...(proof.verifier_keys ?? [])]),
+];
+
+/**
+ * The checkpoint a note carries if one of `verifiers` signed it for the log
+ * of HCS topic `topicId` (origin `<key name>/<topicId>`), else why not.
+ */
 export async function openCheckpoint(
   note: string,
-  verifier: NoteVerifier,
-  origin: string,
+  verifiers: NoteVerifier | readonly NoteVerifier[],
+  topicId: string,
 ): Promise<
-  { ok: true; checkpoint: Checkpoint } | { ok: false; check: LogCheckName; reason: string }
+  | { ok: true; checkpoint: Checkpoint; verifier: NoteVerifier }
+  | { ok: false; check: LogCheckName; reason: string }
 > {
-  const opened = await openNote(note, verifier);
+  const opened = await openNote(note, verifiers);
   if (!opened.ok) return { ok: false, check: 'signature', reason: opened.reason };
   const checkpoint = parseCheckpoint(opened.text);
   if (!checkpoint)
     return { ok: false, check: 'checkpoint', reason: 'the signed text is not a checkpoint' };
+  const origin = originOf(opened.verifier, topicId);
   if (checkpoint.origin !== origin) {
     return {
       ok: false,
@@ -157,7 +202,7 @@ export async function openCheckpoint(
       reason: `the checkpoint's origin is ${checkpoint.origin}, not ${origin}`,
     };
   }
-  return { ok: true, checkpoint };
+  return { ok: true, checkpoint, verifier: opened.verifier };
 }
 
 /** The origin line of the log of HCS topic `topicId` signed by `verifier`. */
@@ -169,14 +214,15 @@ export const originOf = (verifier: NoteVerifier, topicId: string) => `${verifier
  */
 export async function checkLogProof(
   proof: LogProof,
-  verifierKey?: string,
+  pinned: string | readonly string[] = [],
 ): Promise<LogCheckStep[]> {
   const checks: LogCheckStep[] = [];
   const step = (check: LogCheckName, ok: boolean, detail: string) =>
     checks.push({ check, ok, detail });
   const topicId = proof.checkpoint_anchor.hcs_topic_id;
-  const key = await logVerifier(verifierKey, proof.verifier_key);
-  step('key', key.ok, key.ok ? `checkpoints signed by ${key.verifier.name}` : key.reason);
+  const key = await logVerifiers([pinned].flat(), namedKeys(proof));
+  const names = key.ok ? key.verifiers.map(verifierKeyOf) : [];
+  step('key', key.ok, key.ok ? `checkpoints signed by one of ${names.join(', ')}` : key.reason);
   if (!key.ok) return checks;
   const leaf = leafProblem(proof);
   step(
@@ -185,16 +231,16 @@ export async function checkLogProof(
     leaf ?? `the leaf is Wire ${proof.wire_id} (${proof.stream_id}#${proof.stream_seq})`,
   );
 
-  const opened = await openCheckpoint(
-    proof.checkpoint,
-    key.verifier,
-    originOf(key.verifier, topicId),
-  );
+  const opened = await openCheckpoint(proof.checkpoint, key.verifiers, topicId);
   const signed = opened.ok || opened.check !== 'signature';
   step(
     'signature',
     signed,
-    signed ? `signed by ${key.verifier.name}` : (opened as { reason: string }).reason,
+    opened.ok
+      ? `signed by ${verifierKeyOf(opened.verifier)}`
+      : signed
+        ? 'signed by a key of the log'
+        : opened.reason,
   );
   if (!opened.ok && signed) step(opened.check, false, opened.reason);
   if (opened.ok) {

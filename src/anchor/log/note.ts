@@ -124,13 +124,16 @@ export async function signNote(text: string, signer: NoteSigner): Promise<string
 }
 
 /**
- * The text of `note` if `verifier` signed it, else why not. Signatures by
- * other keys are passed over, as the spec allows (witness cosignatures).
+ * The text of `note` if one of `verifiers` signed it (picked by the
+ * signature's key name and id: a log whose key was rotated has several),
+ * else why not. Signatures by other keys are passed over, as the spec allows
+ * (witness cosignatures).
  */
 export async function openNote(
   note: string,
-  verifier: NoteVerifier,
-): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  verifiers: NoteVerifier | readonly NoteVerifier[],
+): Promise<{ ok: true; text: string; verifier: NoteVerifier } | { ok: false; reason: string }> {
+  const keys: readonly NoteVerifier[] = Array.isArray(verifiers) ? verifiers : [verifiers];
   const split = note.lastIndexOf('\n\n');
   if (split < 0 || !note.endsWith('\n')) return { ok: false, reason: 'not a signed note' };
   const text = note.slice(0, split + 1);
@@ -139,8 +142,10 @@ export async function openNote(
     const m = /^— (\S+) ([A-Za-z0-9+/=]+)$/.exec(line);
     if (!m) return { ok: false, reason: `malformed signature line: ${line}` };
     const blob = parseBase64(m[2] as string);
-    if (m[1] !== verifier.name || !blob || blob.length !== 68) continue;
-    if (new DataView(blob.buffer).getUint32(0) !== verifier.id) continue;
+    if (blob?.length !== 68) continue;
+    const id = new DataView(blob.buffer).getUint32(0);
+    const verifier = keys.find((k) => k.name === m[1] && k.id === id);
+    if (!verifier) continue;
     const key = await crypto.subtle.importKey(
       'raw',
       verifier.publicKey,
@@ -150,10 +155,25 @@ export async function openNote(
     );
     const valid = await crypto.subtle.verify('Ed25519', key, blob.slice(4), UTF8.encode(text));
     return valid
-      ? { ok: true, text }
+      ? { ok: true, text, verifier }
       : { ok: false, reason: `the signature of ${verifier.name} does not verify` };
   }
-  return { ok: false, reason: `no signature by ${verifier.name}+${hex8(verifier.id)}` };
+  const names = keys.map((k) => `${k.name}+${hex8(k.id)}`).join(' or ');
+  return { ok: false, reason: `no signature by ${names}` };
+}
+
+/** The key ids (8 hex) of the signatures on `note` by a key named `name`. */
+export function signatureKeyIds(note: string, name: string): string[] {
+  const split = note.lastIndexOf('\n\n');
+  if (split < 0) return [];
+  return note
+    .slice(split + 2)
+    .split('\n')
+    .map((line) => /^— (\S+) ([A-Za-z0-9+/=]+)$/.exec(line))
+    .filter((m) => m?.[1] === name)
+    .map((m) => parseBase64(m?.[2] as string))
+    .filter((blob) => blob?.length === 68)
+    .map((blob) => hex8(new DataView((blob as Uint8Array).buffer).getUint32(0)));
 }
 
 export interface Checkpoint {

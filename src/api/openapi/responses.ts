@@ -130,7 +130,11 @@ const LogKey = {
     .meta({ description: "The checkpoints' origin line: `<key name>/<hcs_topic_id>`" }),
   verifier_key: z
     .string()
-    .meta({ description: 'The C2SP verifier key that opens the signed checkpoints' }),
+    .meta({ description: "The C2SP verifier key of the log's current key (LOG_SIGNER_KEY)" }),
+  verifier_keys: z.array(z.string()).meta({
+    description:
+      'Every C2SP verifier key a checkpoint of this log may be signed by: the current one first, then the earlier ones (LOG_VERIFIER_KEYS). The note signature names its key by id',
+  }),
 };
 
 export const LogProof = z.looseObject({

@@ -39,6 +39,16 @@ const Anchoring = z.object({
       .nullable()
       .meta({ description: 'Why the last write to R2 failed; null once one succeeds' }),
   }),
+  log_keys: z.object({
+    verifier_keys: z.array(z.string()).meta({
+      description:
+        'The verifier keys checkpoints are opened with: LOG_SIGNER_KEY, then LOG_VERIFIER_KEYS',
+    }),
+    problem: z.string().nullable().meta({
+      description:
+        'What is wrong with LOG_SIGNER_KEY or LOG_VERIFIER_KEYS (null: nothing); checkpoints by an unlisted earlier key do not verify',
+    }),
+  }),
 });
 
 function tileRead(
@@ -102,7 +112,7 @@ export const TOPIC_LOG_OPERATIONS: Operation[] = [
     tag: 'Anchoring',
     summary: "Set a topic's own anchoring mode and checkpoint interval",
     description:
-      "Replaces the topic's own settings: a field left out (or `{}`) follows the deployment (`ANCHOR_MODE`, `LOG_CHECKPOINT_EVERY`, `LOG_CHECKPOINT_MS`). Log mode needs the `LOG_SIGNER_KEY` secret. Switching back to envelope mode sends the Wires not in a checkpoint yet as their own messages.",
+      "Replaces the topic's own settings: a field left out (or `{}`) follows the deployment (`ANCHOR_MODE`, `LOG_CHECKPOINT_EVERY`, `LOG_CHECKPOINT_MS`). Log mode needs the `LOG_SIGNER_KEY` secret, and a `LOG_VERIFIER_KEYS` that reads (422 otherwise). Switching back to envelope mode sends the Wires not in a checkpoint yet as their own messages.",
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
     pathParams: { topic: TopicParam },

@@ -191,6 +191,7 @@ anchoring.get('/topics/:hcs_topic_id/log/consistency', async (c) => {
     hcs_topic_id: topicId,
     log_origin: answer.log_origin,
     verifier_key: answer.verifier_key,
+    verifier_keys: answer.verifier_keys,
     from: { ...answer.from, ...checkpointAnchor(c.env, topicId, answer.from) },
     to: { ...answer.to, ...checkpointAnchor(c.env, topicId, answer.to) },
     consistency_path: answer.consistency_path,

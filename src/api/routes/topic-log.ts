@@ -1,7 +1,7 @@
 import { type Context, Hono } from 'hono';
 import * as z from 'zod';
 import { archiveKey } from '../../anchor/log/archive';
-import { parseSignerKey } from '../../anchor/log/note';
+import { logKeys } from '../../anchor/log/keyring';
 import { parseTilePath } from '../../anchor/log/tiles';
 import { fail } from '../../protocol';
 import { topicStub } from '../../topic/stub';
@@ -137,8 +137,12 @@ topicLog.put('/topics/:topic/anchoring', async (c) => {
   if (!parsed.success) return problem(c, bodyProblem(parsed.error));
   const own = parsed.data;
   const mode = own.mode ?? (c.env.ANCHOR_MODE === 'log' ? 'log' : 'envelope');
-  if (mode === 'log' && !(await parseSignerKey(c.env.LOG_SIGNER_KEY ?? ''))) {
-    const detail = 'log mode needs the LOG_SIGNER_KEY secret, which this deployment lacks';
+  const keys = mode === 'log' ? await logKeys(c.env) : null;
+  if (keys && !keys.ok) {
+    const detail =
+      keys.field === 'LOG_SIGNER_KEY'
+        ? 'log mode needs the LOG_SIGNER_KEY secret, which this deployment lacks'
+        : `log mode needs a valid LOG_VERIFIER_KEYS: ${keys.detail}`;
     return problem(
       c,
       fail('invalid-body', detail, { errors: [{ path: 'mode', message: detail }] }),

@@ -1,8 +1,9 @@
 import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { AnchorState, ServedWire as ClientServedWire } from '../../../src/client/types';
 import { authHeaders } from './auth';
 import { Subscriber } from './subscriber';
+import { post, wire11 } from './wires';
 
 /** Drives and observes HCS anchoring against the stand-in network. */
 
@@ -97,4 +98,31 @@ export async function anchorsBesideMirror(wires: ServedWire[], topicId: string) 
     ]),
     onMirror: messages.map((m) => [m.sequence_number, m.consensus_timestamp, m.running_hash]),
   };
+}
+
+/**
+ * Puts `topic` in log mode with a checkpoint per `every` Wires and a minute's
+ * wait (so checkpoints come from the Wire count alone, however slow the
+ * machine), then appends `n` Wires to `streamId` (payload `{concern: tag + i}`);
+ * returns their bodies.
+ */
+export async function appendInLogMode(
+  topic: string,
+  streamId: string,
+  every: number,
+  n: number,
+  tag: string,
+): Promise<ReturnType<typeof wire11>[]> {
+  const set = await api(`/v1/topics/${topic}/anchoring`, {
+    method: 'PUT',
+    body: JSON.stringify({ mode: 'log', every, ms: 60_000 }),
+  });
+  expect(set.status).toBe(200);
+  const bodies: ReturnType<typeof wire11>[] = [];
+  for (let i = 0; i < n; i++) {
+    const body = wire11(streamId, { correlation_id: null, payload: { concern: `${tag}${i}` } });
+    bodies.push(body);
+    expect((await post(streamId, body)).status).toBe(201);
+  }
+  return bodies;
 }
