@@ -85,7 +85,7 @@ function show(p) {
     case 'catch-up':
       return `  caught up ${p.wires} Wire(s) not on HCS yet`;
     case 'done':
-      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)${p.refused ? `; REFUSED ${p.refused} archived entr${p.refused === 1 ? 'y' : 'ies'} (see above)` : ''}${p.ahead_of_mirror ? `; kept ${p.ahead_of_mirror} anchored Wire(s) the mirror does not show yet` : ''}`;
+      return `done: ${p.wires} Wires in ${p.streams} streams from ${p.topics} topic(s) in ${p.seconds.toFixed(2)} s (${p.wires_per_second} Wires/s)${p.refused ? `; REFUSED ${p.refused} (archived entries or checkpoints: the lines above)` : ''}${p.ahead_of_mirror ? `; kept ${p.ahead_of_mirror} anchored Wire(s) the mirror does not show yet` : ''}`;
     case 'error':
       process.exitCode = 1;
       return `rebuild failed: ${p.detail}`;

@@ -16,7 +16,7 @@ import type { ProjectedWire } from './types';
  * added to the tree's right edge kept from the checkpoints before, must give
  * the signed root; then each entry must hash to its leaf hash. An entry that
  * does not, or is missing, is refused and reported (which leaf, which
- * wire_id it claims, why) and never projected. If the hash tiles themselves
+ * wire_id it names, why) and never projected. If the hash tiles themselves
  * were altered, the entries are tried against the root directly; if neither
  * gives the root, the range is refused, and so is every later leaf (the edge
  * the next checkpoint builds on is unknown).
@@ -40,7 +40,7 @@ export interface ArchiveRefusal {
   leaf_index: number | null;
   /** The last leaf of a refused range; absent for one entry. */
   to_leaf?: number;
-  /** The wire_id the archived entry claims (it may be the altered part); null if unreadable. */
+  /** The wire_id the archived entry names (it may be the altered part); null if unreadable. */
   wire_id: string | null;
   /** HCS sequence number of the checkpoint the entry was checked against. */
   checkpoint_seq: number;
@@ -171,7 +171,7 @@ export async function expandCheckpoint(
     const wire =
       why === null && entry ? decodeMessage(entry, topic, seq, consensusTimestamp) : null;
     if (wire) wires.push(wire);
-    else refused.push({ ...refuse(why ?? 'not a Wire', leaf), wire_id: claimedWireId(entry) });
+    else refused.push({ ...refuse(why ?? 'not a Wire', leaf), wire_id: namedWireId(entry) });
   }
   return { wires, refused, cursor: { size, edge: trusted.edge.map(toBase64), prev, broken: null } };
 }
@@ -205,7 +205,7 @@ function same(a: Hash, b: Hash | undefined): boolean {
   return b !== undefined && a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
 }
 
-function claimedWireId(entry: Uint8Array | null): string | null {
+function namedWireId(entry: Uint8Array | null): string | null {
   if (!entry) return null;
   try {
     const parsed = JSON.parse(new TextDecoder().decode(entry)) as { wire_id?: unknown };

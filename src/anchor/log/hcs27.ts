@@ -71,7 +71,7 @@ export type CheckpointMessage =
   | {
       ok: false;
       reason: string;
-      /** The log it claims to be a checkpoint of (`metadata.stream.log_id`), if it names one. */
+      /** The log it says it is a checkpoint of (`metadata.stream.log_id`), if it names one. */
       logId: string | null;
     };
 
