@@ -20,12 +20,18 @@ const ANCHOR_ROW = rowShape('anchors', {
 });
 
 const SEQ_ROW = rowShape('anchors', { seq: 'number' });
+const PENDING: AnchorStatus = Object.freeze({ status: 'pending' });
 
 export interface AnchoredWire extends StoredWire {
   anchor: AnchorStatus;
 }
 
+const MAX_ROW = rowShape('anchors', { s: 'number?' });
+
 export class Anchors {
+  /** The highest seq with an anchor: Wires after it are pending without asking SQLite. */
+  #maxSeq: number;
+
   constructor(private readonly sql: Sql) {
     sql`CREATE TABLE IF NOT EXISTS anchors (
       seq INTEGER PRIMARY KEY,
@@ -36,6 +42,7 @@ export class Anchors {
       running_hash TEXT NOT NULL,
       hcs_chunks INTEGER NOT NULL
     )`;
+    this.#maxSeq = parseRows(MAX_ROW, sql`SELECT MAX(seq) AS s FROM anchors`)[0]?.s ?? 0;
   }
 
   /**
@@ -57,6 +64,7 @@ export class Anchors {
           RETURNING seq`,
       ).map((r) => r.seq),
     );
+    for (const seq of inserted) if (seq > this.#maxSeq) this.#maxSeq = seq;
     // Once each: a seq repeated within the batch was inserted only once.
     return anchors.filter((a) => inserted.delete(a.stream_seq));
   }
@@ -66,6 +74,8 @@ export class Anchors {
     const first = wires[0]?.stream_seq;
     const last = wires.at(-1)?.stream_seq;
     if (first === undefined || last === undefined) return [];
+    // Just appended (live fan-out): none of them can have an anchor yet.
+    if (first > this.#maxSeq) return wires.map((wire) => ({ ...wire, anchor: PENDING }));
     const rows = new Map(
       parseRows(
         ANCHOR_ROW,

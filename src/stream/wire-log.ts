@@ -20,8 +20,19 @@ const LAST_ROW = rowShape('wires', { type: 'text', received_at: 'text' });
 const MAX_ROW = rowShape('wires', { s: 'number?' });
 const COUNT_ROW = rowShape('wires', { n: 'number' });
 
+/** How many of the last appended Wires are kept in memory (at most twice this, briefly). */
+const TAIL = 512;
+
 export class WireLog {
   #lastSeq: number;
+  /**
+   * The Wires appended since this object started, the last TAIL or so, in
+   * seq order with no gap, ending at lastSeq: live fan-out and the topic
+   * hand-over read what was just appended, and reading it back from SQLite
+   * (and parsing it again) was ~35 µs per append at 600/s with subscribers.
+   * Frozen: shared by every reader, changed by none.
+   */
+  #tail: StoredWire[] = [];
 
   constructor(private readonly sql: Sql) {
     this.#migrate();
@@ -98,10 +109,18 @@ export class WireLog {
       this.sql`INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ${receivedAt})`;
     }
     this.#lastSeq = seq;
-    return { wire: { ...wire, received_at: receivedAt }, receipt: receiptOf(wire, receivedAt) };
+    const stored: StoredWire = Object.freeze({ ...wire, received_at: receivedAt });
+    this.#tail.push(stored);
+    if (this.#tail.length > 2 * TAIL) this.#tail = this.#tail.slice(-TAIL);
+    return { wire: stored, receipt: receiptOf(wire, receivedAt) };
   }
 
   readAfter(afterSeq: number, limit: number): StoredWire[] {
+    const first = this.#tail[0]?.stream_seq;
+    if (first !== undefined && afterSeq + 1 >= first) {
+      const start = afterSeq + 1 - first;
+      return this.#tail.slice(start, start + Math.max(0, limit));
+    }
     return parseRows(
       WIRE_ROW,
       this.sql`SELECT seq, body, received_at FROM wires
