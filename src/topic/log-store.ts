@@ -30,13 +30,25 @@ const FRESH_LEAF_ROW = rowShape('topic wires', { pos: 'number', message: 'text' 
 const MESSAGE_ROW = rowShape('topic wires', { message: 'text' });
 const HASH_OF_SEQ_ROW = rowShape('log_checkpoints', { running_hash: 'text?' });
 
+/** Subtree hashes remembered in memory (cleared when full). */
+const RECENT = 4096;
+
 export class SqlSubtrees implements SubtreeStore {
+  /**
+   * The hashes written lately: adding a leaf reads its left siblings and a
+   * checkpoint the tree's right edge, all written moments before. Answering
+   * those from memory saved a SELECT and a base64 decode per leaf.
+   */
+  #recent = new Map<string, Hash>();
+
   constructor(private readonly sql: Sql) {
     sql`CREATE TABLE IF NOT EXISTS log_subtrees (level INTEGER NOT NULL, idx INTEGER NOT NULL,
       hash TEXT NOT NULL, PRIMARY KEY (level, idx)) WITHOUT ROWID`;
   }
 
   get(level: number, index: number): Hash | undefined {
+    const known = this.#recent.get(`${level}:${index}`);
+    if (known !== undefined) return known;
     const row = firstRow(
       HASH_ROW,
       this.sql`SELECT hash FROM log_subtrees WHERE level = ${level} AND idx = ${index}`,
@@ -47,6 +59,8 @@ export class SqlSubtrees implements SubtreeStore {
   put(level: number, index: number, hash: Hash): void {
     this.sql`INSERT OR REPLACE INTO log_subtrees (level, idx, hash)
       VALUES (${level}, ${index}, ${toBase64(hash)})`;
+    if (this.#recent.size >= RECENT) this.#recent.clear();
+    this.#recent.set(`${level}:${index}`, hash);
   }
 }
 
