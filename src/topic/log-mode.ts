@@ -33,7 +33,7 @@ export interface AnchoringSettings {
   ms: number;
 }
 
-export const DEFAULT_CHECKPOINT_EVERY = 100;
+export const DEFAULT_CHECKPOINT_EVERY = 256;
 export const DEFAULT_CHECKPOINT_MS = 500;
 /** Leaves added per pass at most (each costs a few SHA-256s and SQLite writes). */
 const LEAF_BATCH = 500;

@@ -38,7 +38,7 @@ describe('PUT /v1/topics/{topic}/anchoring', () => {
     // The test deployment sets ANCHOR_MODE in wrangler.toml, not the checkpoint interval.
     expect(view).toMatchObject({
       own: null,
-      settings: { mode: 'envelope', every: 100, ms: 500 },
+      settings: { mode: 'envelope', every: 256, ms: 500 },
       sources: { mode: 'deployment', every: 'default', ms: 'default' },
       archive: { archived_size: 0, last_error: null },
     });
