@@ -226,7 +226,9 @@ describe('rotating the log key', { timeout: 120_000 }, () => {
     );
     // B's checkpoint (15 leaves) still vouches for every leaf under its root, A-era ones too:
     // those are projected on its word, the two checkpoints A signed are reported.
-    expect(run.stdout).toMatch(/done: 15 Wires in 1 streams .*; REFUSED 2 \(archived entries or checkpoints/);
+    expect(run.stdout).toMatch(
+      /done: 15 Wires in 1 streams .*; REFUSED 2 \(archived entries or checkpoints/,
+    );
     const proof = await proofOf(2);
     const checked = await verifyLogProof({ mirrorUrl: mirror() }, proof);
     expect(checked.problem?.check).toBe('signature');

@@ -41,3 +41,8 @@ export function requireAllStreams(c: Context<AppEnv>, route: string): Response |
     ),
   );
 }
+
+/** A read that spans every stream: the read scope and a token not limited to stream prefixes. */
+export function requireReadAll(c: Context<AppEnv>, route: string): Response | null {
+  return requireScope(c, 'read') ?? requireAllStreams(c, route);
+}

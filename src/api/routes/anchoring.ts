@@ -8,7 +8,7 @@ import type { CheckpointView } from '../../topic/log-mode';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
-import { requireAllStreams, requireScope, requireStream } from '../auth';
+import { requireReadAll, requireScope, requireStream } from '../auth';
 import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
 import { intQuery, limitQuery, parseQuery } from '../query';
@@ -126,7 +126,7 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
 });
 
 anchoring.get('/topics', async (c) => {
-  const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics');
+  const denied = requireReadAll(c, 'GET /v1/topics');
   if (denied) return denied;
   const topics = await directoryStub(c.env).topics();
   const statuses = await Promise.all(topics.map((t) => topicStub(c.env, t.name).status()));
@@ -134,8 +134,7 @@ anchoring.get('/topics', async (c) => {
 });
 
 anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
-  const denied =
-    requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/anchors');
+  const denied = requireReadAll(c, 'GET /v1/topics/{hcs_topic_id}/anchors');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
   const parsed = parseQuery(c, AnchorsQuery);
@@ -160,9 +159,7 @@ anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
 });
 
 anchoring.get('/topics/:hcs_topic_id/log/consistency', async (c) => {
-  const denied =
-    requireScope(c, 'read') ??
-    requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/log/consistency');
+  const denied = requireReadAll(c, 'GET /v1/topics/{hcs_topic_id}/log/consistency');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
   const parsed = parseQuery(c, ConsistencyQuery);
@@ -212,7 +209,7 @@ function checkpointAnchor(env: AppEnv['Bindings'], topicId: string, cp: Checkpoi
 }
 
 anchoring.get('/alerts', async (c) => {
-  const denied = requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/alerts');
+  const denied = requireReadAll(c, 'GET /v1/alerts');
   if (denied) return denied;
   const parsed = parseQuery(c, AlertsQuery);
   if (!parsed.ok) return problem(c, parsed);

@@ -7,7 +7,7 @@ import { fail } from '../../protocol';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
-import { requireAllStreams, requireScope } from '../auth';
+import { requireAllStreams, requireReadAll, requireScope } from '../auth';
 import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
 import { readJsonBody } from '../read-json-body';
@@ -49,8 +49,7 @@ export const AnchoringBody = z.strictObject({
 const TILE_CACHE = 'private, max-age=31536000, immutable';
 
 topicLog.get('/topics/:hcs_topic_id/log/checkpoint', async (c) => {
-  const denied =
-    requireScope(c, 'read') ?? requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/log/checkpoint');
+  const denied = requireReadAll(c, 'GET /v1/topics/{hcs_topic_id}/log/checkpoint');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
   const object = HCS_ID.test(topicId)
@@ -65,9 +64,7 @@ topicLog.get('/topics/:hcs_topic_id/log/checkpoint', async (c) => {
 });
 
 topicLog.get('/topics/:hcs_topic_id/log/tile/:tile_path{.+}', async (c) => {
-  const denied =
-    requireScope(c, 'read') ??
-    requireAllStreams(c, 'GET /v1/topics/{hcs_topic_id}/log/tile/{tile_path}');
+  const denied = requireReadAll(c, 'GET /v1/topics/{hcs_topic_id}/log/tile/{tile_path}');
   if (denied) return denied;
   const topicId = c.req.param('hcs_topic_id');
   const path = `tile/${c.req.param('tile_path')}`;
