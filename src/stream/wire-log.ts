@@ -20,8 +20,14 @@ const LAST_ROW = rowShape('wires', { type: 'text', received_at: 'text' });
 const MAX_ROW = rowShape('wires', { s: 'number?' });
 const COUNT_ROW = rowShape('wires', { n: 'number' });
 
-/** How many of the last appended Wires are kept in memory (at most twice this, briefly). */
-const TAIL = 512;
+/**
+ * How much of the last appended Wires is kept in memory: 256 Wires and
+ * 256 KiB (JSON), whichever is less once trimmed; trimmed when either
+ * doubles. Many objects can share an isolate's 128 MB: at most ~1 MiB of
+ * JSON per busy stream, even at the largest envelope.
+ */
+const TAIL = 256;
+const TAIL_BYTES = 256 * 1024;
 
 export class WireLog {
   #lastSeq: number;
@@ -33,6 +39,9 @@ export class WireLog {
    * Frozen: shared by every reader, changed by none.
    */
   #tail: StoredWire[] = [];
+  /** JSON length of each Wire in #tail, and their sum. */
+  #sizes: number[] = [];
+  #tailBytes = 0;
 
   constructor(private readonly sql: Sql) {
     this.#migrate();
@@ -110,9 +119,22 @@ export class WireLog {
     }
     this.#lastSeq = seq;
     const stored: StoredWire = Object.freeze({ ...wire, received_at: receivedAt });
-    this.#tail.push(stored);
-    if (this.#tail.length > 2 * TAIL) this.#tail = this.#tail.slice(-TAIL);
+    this.#remember(stored, body.length);
     return { wire: stored, receipt: receiptOf(wire, receivedAt) };
+  }
+
+  #remember(wire: StoredWire, bytes: number): void {
+    this.#tail.push(wire);
+    this.#sizes.push(bytes);
+    this.#tailBytes += bytes;
+    if (this.#tail.length <= 2 * TAIL && this.#tailBytes <= 2 * TAIL_BYTES) return;
+    let drop = 0;
+    while (this.#tail.length - drop > TAIL || this.#tailBytes > TAIL_BYTES) {
+      this.#tailBytes -= this.#sizes[drop] ?? 0;
+      drop += 1;
+    }
+    this.#tail = this.#tail.slice(drop);
+    this.#sizes = this.#sizes.slice(drop);
   }
 
   readAfter(afterSeq: number, limit: number): StoredWire[] {
