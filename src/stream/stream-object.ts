@@ -17,6 +17,7 @@ import { REGISTRY } from '../modules';
 import type { AnchorRecord, Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
+import { checkMany, withIndex } from './append-many';
 import { type AppendCommand, decideAppend, decideWithLog } from './decide-append';
 import { SeqWaiters } from './seq-waiters';
 import { streamStub } from './stub';
@@ -108,7 +109,7 @@ export class StreamObject extends DurableObject<Env> {
       }
       holds.push(hold);
     }
-    const refused = this.#checkMany(drafts, holds);
+    const refused = checkMany(this.#log, this.#kinds, drafts, holds);
     const results = refused
       ? []
       : drafts.map((d, i) => this.#commit(d, undefined, undefined, holds[i] ?? null));
@@ -116,22 +117,6 @@ export class StreamObject extends DurableObject<Env> {
       await this.#kinds.settle(holds[i] ?? null, results[i]?.ok === true, draft);
     }
     return refused ?? { ok: true, results };
-  }
-
-  /** The dry run of `appendMany`: the first draft that would be refused, or null. */
-  #checkMany(drafts: readonly Draft[], holds: readonly (Hold | null)[]): Failure | null {
-    const fresh: { draft: Draft; hold: Hold | null; index: number }[] = [];
-    for (const [index, draft] of drafts.entries()) {
-      const decision = decideWithLog(this.#log, {
-        draft,
-        expectedSeq: undefined,
-        ifMatchSeq: undefined,
-      });
-      if (!decision.ok) return withIndex(decision, index);
-      if (decision.kind === 'append') fresh.push({ draft, hold: holds[index] ?? null, index });
-    }
-    const refused = this.#kinds.check(fresh, Date.now());
-    return refused && withIndex(refused.failure, fresh[refused.at]?.index ?? 0);
   }
 
   /** Resolves with the last seq once it passes `seq`, or after `ms` (a long poll). */
@@ -354,8 +339,4 @@ export class StreamObject extends DurableObject<Env> {
     this.#subscribers.forget(ws);
     console.warn('webSocketError', error);
   }
-}
-
-function withIndex(failure: Failure, index: number): Failure {
-  return { ...failure, extra: { ...failure.extra, index } };
 }
