@@ -128,8 +128,11 @@ for (let rep = 0; rep < reps; rep++) {
       standinPid: standin?.pid,
     });
     rows.get(ref).push(r);
+    const delivery = r.delivery
+      ? `; delivery to the last subscriber p50 ${r.delivery.p50.toFixed(2)} p99 ${r.delivery.p99.toFixed(1)} ms, ${Math.round(r.openCpuWithTailPerAppendUs)} µs/append with the tail`
+      : '';
     const open = rate
-      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append (stand-in ${Math.round(r.openStandinPerAppendUs ?? 0)}; load generator stalled p99 ${r.openClientStallP99Ms.toFixed(1)} / max ${r.openClientStallMaxMs.toFixed(1)} ms)`
+      ? `; open ${rate}/s p50 ${r.openLatency.p50.toFixed(1)} p99 ${r.openLatency.p99.toFixed(1)} ms, ${Math.round(r.openCpuPerAppendUs)} µs/append (stand-in ${Math.round(r.openStandinPerAppendUs ?? 0)}; load generator stalled p99 ${r.openClientStallP99Ms.toFixed(1)} / max ${r.openClientStallMaxMs.toFixed(1)} ms)${delivery}`
       : '';
     console.log(
       `rep ${rep + 1} ${ref}: ${openOnly ? '' : `${Math.round(r.throughput ?? 0)}/s, ${Math.round(r.cpuPerAppendUs ?? 0)} µs/append, `}errors ${r.errors ?? 0}${open}`,
@@ -145,6 +148,7 @@ console.log(
       // --open-only runs no closed loop: no throughput to show.
       ...(openOnly ? [] : ['appends/s', 'CPU µs/append', 'vs ceiling']),
       ...(rate ? ['open p99 ms', 'open CPU µs', 'stand-in µs'] : []),
+      ...(rate && subs ? ['delivery p50 / p99 ms', 'CPU µs with tail'] : []),
     ],
     [...rows].map(([ref, list]) => {
       const t = median(list.map((r) => r.throughput));
@@ -166,6 +170,19 @@ console.log(
               p99.toFixed(1),
               Math.round(median(list.map((r) => r.openCpuPerAppendUs))),
               Math.round(median(list.map((r) => r.openStandinPerAppendUs ?? 0))),
+            ]
+          : []),
+        // Delivery to the last subscriber over every repetition's samples.
+        ...(rate && subs
+          ? [
+              `${percentile(
+                list.flatMap((r) => r.deliverySamples ?? []),
+                50,
+              ).toFixed(2)} / ${percentile(
+                list.flatMap((r) => r.deliverySamples ?? []),
+                99,
+              ).toFixed(1)}`,
+              Math.round(median(list.map((r) => r.openCpuWithTailPerAppendUs))),
             ]
           : []),
       ];

@@ -35,6 +35,22 @@ describe('following a stream live over WebSocket', () => {
     sub.close();
   });
 
+  it('gives each of 60 subscribers every Wire once, in order, when flushes are spaced apart', async () => {
+    // 60 sockets: flushes are at least flushGapMs(60) = 2 ms apart, so Wires
+    // landing close behind a flush wait for the next one; none may be stranded.
+    const stream = uniqueStream();
+    const subs = await Promise.all(Array.from({ length: 60 }, () => Subscriber.open(stream, 0)));
+    for (let batch = 0; batch < 4; batch++) {
+      await Promise.all(Array.from({ length: 10 }, () => post(stream, wire11(stream))));
+    }
+    await post(stream, wire11(stream)); // a lone Wire right behind the batches
+    for (const sub of subs) {
+      await sub.until(() => sub.seqs.length >= 41);
+      expect(sub.seqs).toEqual(range(1, 41));
+      sub.close();
+    }
+  });
+
   it('closes a subscriber that never acknowledges with 4008 and where to resume', async () => {
     const stream = uniqueStream();
     const sub = await Subscriber.open(stream, 0, { ack: false });
