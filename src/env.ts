@@ -31,6 +31,8 @@ export interface Env {
   WIRE_MAX_BYTES?: string;
   /** Wires in flight per WebSocket subscriber before it must ack. */
   WS_MAX_BUFFERED_FRAMES?: string;
+  /** Most milliseconds between two fan-out flushes with many subscribers (default 8; 0: off). */
+  WS_FLUSH_GAP_MS?: string;
   /** Secret that signs bearer tokens (HS256). */
   TOKEN_SECRET?: string;
   /** Bootstrap secret that may issue tokens (`POST /v1/tokens`). */
@@ -89,7 +91,9 @@ export interface Env {
   WEBHOOK_ALLOW_LOCAL_HTTP?: string;
 }
 
-export function intVar(value: string | undefined, fallback: number): number {
+/** A whole-number var of at least `min` (1 unless said), else `fallback` (unset, blank, malformed). */
+export function intVar(value: string | undefined, fallback: number, min = 1): number {
+  if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
-  return Number.isInteger(n) && n > 0 ? n : fallback;
+  return Number.isInteger(n) && n >= min ? n : fallback;
 }

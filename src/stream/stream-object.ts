@@ -1,6 +1,5 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
-import { intVar } from '../env';
 import type { AppendResult, Hold, ReceiptFields } from '../kernel/kind';
 import { KindRunner } from '../kernel/kind-runner';
 import { Outbox } from '../kernel/outbox';
@@ -19,6 +18,7 @@ import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
 import { checkMany, withIndex } from './append-many';
 import { type AppendCommand, decideAppend, decideWithLog } from './decide-append';
+import { fanOutSettings } from './fan-out-settings';
 import { SeqWaiters } from './seq-waiters';
 import { streamStub } from './stub';
 import { Subscribers } from './subscribers';
@@ -62,7 +62,7 @@ export class StreamObject extends DurableObject<Env> {
     this.#anchoring = new StreamAnchoring(sql, env, this.#outbox, this.#log);
     this.#webhooks = new Webhooks(sql, this.#outbox, webhookSettings(env));
     const source = this.#anchoring.source(this.#log); // Wires carry their HCS anchor
-    this.#subscribers = new Subscribers(ctx, source, intVar(env.WS_MAX_BUFFERED_FRAMES, 1024));
+    this.#subscribers = new Subscribers(ctx, source, fanOutSettings(env));
     this.#kinds = new KindRunner({
       sql,
       log: this.#log,

@@ -1,5 +1,6 @@
 import type { AnchorRecord, AnchorStatus } from '../protocol';
 import { type AnchoredFrames, AnchoredNews, type AnchorUpdate, delayMs } from './anchored-news';
+import { type FanOutSettings, flushGapMs } from './fan-out-settings';
 import { FrameCache } from './frame-cache';
 import type { StoredWire } from './wire-log';
 
@@ -42,17 +43,6 @@ const MAX_ANCHORS_ON_RESUME = 1000;
 /** Clients ack within this long even when fewer than `ack_every` Wires are unacknowledged. */
 export const ACK_WITHIN_MS = 1000;
 
-/**
- * The least time between two flushes of a stream with `subscribers` sockets:
- * none below 25 (a frame costs little), then 1 ms per 25 up to 8 ms. A flush
- * costs one send per socket (~4 µs each), so at 100 subscribers and 600
- * Wires/s frames of 2–3 Wires instead of 1–2 save a third of the sends for
- * at most 4 ms of added delay (bench/limits.md).
- */
-export function flushGapMs(subscribers: number): number {
-  return Math.min(8, Math.floor(subscribers / 25));
-}
-
 export type Frame =
   | { kind: 'hello'; window: number; ack_every: number; ack_ms: number }
   | { kind: 'wires'; wires: StoredWire[]; anchored?: AnchorUpdate[] }
@@ -60,6 +50,8 @@ export type Frame =
   | { kind: 'error'; detail: string };
 
 export class Subscribers {
+  private readonly window: number;
+  private readonly maxGapMs: number;
   readonly #states = new Map<WebSocket, SocketState>();
   readonly #news = new AnchoredNews();
   #flushScheduled = false;
@@ -69,8 +61,10 @@ export class Subscribers {
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly source: WireSource,
-    private readonly window: number,
+    settings: FanOutSettings,
   ) {
+    this.window = settings.window;
+    this.maxGapMs = settings.maxGapMs;
     // Rebuild the in-memory view after hibernation from the attachments.
     for (const ws of ctx.getWebSockets()) {
       const saved = ws.deserializeAttachment() as Attachment | null;
@@ -139,7 +133,7 @@ export class Subscribers {
   publish(): void {
     if (this.#flushScheduled || this.#states.size === 0) return;
     this.#flushScheduled = true;
-    const wait = this.#lastFlush + flushGapMs(this.#states.size) - Date.now();
+    const wait = this.#lastFlush + flushGapMs(this.#states.size, this.maxGapMs) - Date.now();
     setTimeout(
       () => {
         this.#flushScheduled = false;
