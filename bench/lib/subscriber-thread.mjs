@@ -21,6 +21,9 @@ let maxSeq = 0;
 let ready = 0;
 let failed = 0;
 const closes = new Map();
+let stopping = false;
+/** With `anchors`: no seq below this lacks its `anchored` news (advanced lazily). */
+let anchoredLow = 1;
 const sockets = [];
 const SEQ = /"stream_seq":(\d+)/g;
 
@@ -113,9 +116,17 @@ function open(path) {
       if (state.latest - state.acked >= state.every) sendAck();
       else state.timer ??= setTimeout(sendAck, state.delayMs);
     });
-    ws.on('close', (code) => {
+    ws.on('close', (code, reason) => {
       closes.set(code, (closes.get(code) ?? 0) + 1);
       resolve(false);
+      // A follower told to resume (4008, slow consumer) does, as the SDK does: from
+      // the seq the reason names, asking again for the anchors it has not seen.
+      const resume = /after_seq=(\d+)/.exec(String(reason));
+      if (anchors && code === 4008 && resume && !stopping) {
+        while (anchoredAt.has(anchoredLow)) anchoredLow++;
+        const base = path.replace(/\?.*$/, '');
+        open(`${base}?after_seq=${resume[1]}&anchors_from=${Math.max(1, anchoredLow)}`);
+      }
     });
     ws.on('error', () => resolve(false));
   });
@@ -161,6 +172,7 @@ parentPort.on('message', (msg) => {
     };
     check();
   } else if (msg.cmd === 'stop') {
+    stopping = true;
     for (const ws of sockets) ws.terminate();
     parentPort.close();
   }

@@ -72,10 +72,10 @@ async function windowAt(started, common, subs, rate, ms) {
   const cpu = rt.cpu() - cpu0;
   const messages = (await hcsMessages(mirrorUrl, after.topicIds)) - messages0;
   // The `anchored` news reaches the follower shortly after the topic counts it.
-  let { anchoredAt } = await subs.wait(0, 0);
+  let { anchoredAt, closes } = await subs.wait(0, 0);
   for (let tries = 0; tries < 50 && open.sent.some((x) => !(x.seq in anchoredAt)); tries++) {
     await sleep(100);
-    ({ anchoredAt } = await subs.wait(0, 0));
+    ({ anchoredAt, closes } = await subs.wait(0, 0));
   }
   const lags = open.sent
     .filter((s) => anchoredAt[s.seq] !== undefined)
@@ -100,6 +100,8 @@ async function windowAt(started, common, subs, rate, ms) {
     // CPU per append including the anchoring and projection it caused.
     cpuPerAppendUs: cpu / Math.max(1, appended),
     drainedMs: after.at - end.at,
+    // The follower's closes so far, by code (4008: told to resume, which it did).
+    followerCloses: closes,
     // HCS messages (and so fees) per 1,000 of this window's Wires.
     messagesPer1000: per1000,
     feePer1000Usd: per1000 * FEE_USD,
@@ -119,7 +121,7 @@ async function windowAt(started, common, subs, rate, ms) {
 }
 
 const line = (mode, r) =>
-  `  sustained ${mode} ${r.rate}/s for ${r.seconds.toFixed(0)} s: anchored ${Math.round(r.anchoredPerSecond)}/s, projected ${Math.round(r.projectedPerSecond)}/s, backlog ${r.backlogAnchoring}/${r.backlogProjection} at the end, anchor lag p99 ${Math.round(r.lag.p99)} ms (${(100 * r.lagCoverage).toFixed(1)}% of Wires seen anchored by the follower), ${Math.round(r.cpuPerAppendUs)} µs/append, ${r.messagesPer1000.toFixed(1)} HCS messages per 1,000 → ${r.pass ? 'keeps up' : 'falls behind'}${r.errors ? ` (${r.errors} errors, ${r.resets} of them connection resets: ${r.lastError})` : ''}`;
+  `  sustained ${mode} ${r.rate}/s for ${r.seconds.toFixed(0)} s: anchored ${Math.round(r.anchoredPerSecond)}/s, projected ${Math.round(r.projectedPerSecond)}/s, backlog ${r.backlogAnchoring}/${r.backlogProjection} at the end, anchor lag p99 ${Math.round(r.lag.p99)} ms (${(100 * r.lagCoverage).toFixed(1)}% of Wires seen anchored by the follower), ${Math.round(r.cpuPerAppendUs)} µs/append, ${r.messagesPer1000.toFixed(1)} HCS messages per 1,000 → ${r.pass ? 'keeps up' : 'falls behind'}${r.errors ? ` (${r.errors} errors, ${r.resets} of them connection resets: ${r.lastError})` : ''}${Object.keys(r.followerCloses ?? {}).length ? `; follower closed so far: ${JSON.stringify(r.followerCloses)}` : ''}`;
 
 /**
  * @param {object} o
