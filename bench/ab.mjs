@@ -19,7 +19,7 @@ import path from 'node:path';
 import { build } from './lib/build.mjs';
 import { measure } from './lib/measure.mjs';
 import { startStandin } from './lib/standin.mjs';
-import { median, percentile } from './lib/stats.mjs';
+import { median, percentile, summarize } from './lib/stats.mjs';
 import { consoleTable } from './lib/table.mjs';
 import { BENCH_BINDINGS, OUT, ROOT } from './lib/targets.mjs';
 import { projectionScenario } from './scenarios/projection.mjs';
@@ -152,6 +152,8 @@ console.log(
     ],
     [...rows].map(([ref, list]) => {
       const t = median(list.map((r) => r.throughput));
+      // Delivery to the last subscriber over every repetition's samples.
+      const delivery = summarize(list.flatMap((r) => r.deliverySamples ?? []));
       const p99 = percentile(
         list.flatMap((r) => r.openSamples ?? []),
         99,
@@ -172,16 +174,9 @@ console.log(
               Math.round(median(list.map((r) => r.openStandinPerAppendUs ?? 0))),
             ]
           : []),
-        // Delivery to the last subscriber over every repetition's samples.
         ...(rate && subs
           ? [
-              `${percentile(
-                list.flatMap((r) => r.deliverySamples ?? []),
-                50,
-              ).toFixed(2)} / ${percentile(
-                list.flatMap((r) => r.deliverySamples ?? []),
-                99,
-              ).toFixed(1)}`,
+              `${delivery.p50.toFixed(2)} / ${delivery.p99.toFixed(1)}`,
               Math.round(median(list.map((r) => r.openCpuWithTailPerAppendUs))),
             ]
           : []),

@@ -50,8 +50,6 @@ export type Frame =
   | { kind: 'error'; detail: string };
 
 export class Subscribers {
-  private readonly window: number;
-  private readonly maxGapMs: number;
   readonly #states = new Map<WebSocket, SocketState>();
   readonly #news = new AnchoredNews();
   #flushScheduled = false;
@@ -61,10 +59,8 @@ export class Subscribers {
   constructor(
     private readonly ctx: DurableObjectState,
     private readonly source: WireSource,
-    settings: FanOutSettings,
+    private readonly settings: FanOutSettings,
   ) {
-    this.window = settings.window;
-    this.maxGapMs = settings.maxGapMs;
     // Rebuild the in-memory view after hibernation from the attachments.
     for (const ws of ctx.getWebSockets()) {
       const saved = ws.deserializeAttachment() as Attachment | null;
@@ -101,8 +97,8 @@ export class Subscribers {
     // one per frame; a client may ack more often.
     const hello: Frame = {
       kind: 'hello',
-      window: this.window,
-      ack_every: Math.max(1, Math.floor(this.window / 2)),
+      window: this.settings.window,
+      ack_every: Math.max(1, Math.floor(this.settings.window / 2)),
       ack_ms: ACK_WITHIN_MS,
     };
     if (!this.#send(ws, JSON.stringify(hello))) return;
@@ -133,7 +129,8 @@ export class Subscribers {
   publish(): void {
     if (this.#flushScheduled || this.#states.size === 0) return;
     this.#flushScheduled = true;
-    const wait = this.#lastFlush + flushGapMs(this.#states.size, this.maxGapMs) - Date.now();
+    const wait =
+      this.#lastFlush + flushGapMs(this.#states.size, this.settings.maxGapMs) - Date.now();
     setTimeout(
       () => {
         this.#flushScheduled = false;
@@ -170,7 +167,7 @@ export class Subscribers {
     const frames = new FrameCache(this.source);
     const news = this.#news.empty ? null : this.#news.take();
     for (const [ws, state] of this.#states) {
-      if (head - state.acked > 2 * this.window) {
+      if (head - state.acked > 2 * this.settings.window) {
         this.#close(ws, SLOW_CONSUMER, `slow consumer: resume with after_seq=${state.cursor}`);
         continue;
       }
@@ -251,7 +248,7 @@ export class Subscribers {
   ): void {
     const head = this.source.lastSeq;
     while (state.cursor < head) {
-      const room = this.window - (state.cursor - state.acked);
+      const room = this.settings.window - (state.cursor - state.acked);
       if (room <= 0) break;
       frames ??= new FrameCache(this.source);
       const frame = frames.after(state.cursor, Math.min(room, FRAME_WIRES));
