@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TaskLease, WirestreamClient } from '../../src/client';
+import { TaskLease, WirestreamClient } from '../../src/client';
 import type { Payload } from '../../src/client/client';
 import { seriousViolations } from '../support/axe';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
@@ -370,24 +370,41 @@ describe('the coordination console', () => {
   it('9. a lease warns at a fifth of its own length (not a fixed 15 s)', async () => {
     await offer('short');
     const quinn = await clientFor('agent:quinn-07');
-    const lease = await quinn.claim(`${P}-short`, {
-      role: 'developer',
-      leaseMs: 60_000,
-      heartbeatMs: 0,
+    // A 60 s lease claimed 42 s ago (inside the server's 5 min clock skew): the
+    // card starts at 18 s left, so the test waits seconds, not most of a minute.
+    const stream = `task:${P}-short:attempt:1`;
+    const claimedAt = Date.now() - 42_000;
+    const { receipt } = await quinn.append(stream, {
+      type: 'task.claim',
+      ts: new Date(claimedAt).toISOString(),
+      payload: {
+        task_id: `${P}-short`,
+        agent: 'quinn-07',
+        role: 'developer',
+        lease_expires_at: new Date(claimedAt + 60_000).toISOString(),
+      },
     });
+    const lease = new TaskLease(
+      quinn,
+      stream,
+      `${P}-short`,
+      String(receipt.fencing_token),
+      String(receipt.lease_expires_at),
+      { role: 'developer', heartbeatMs: 0 },
+    );
     leases.push(lease);
     const leaseEl = `${card('short')}[data-status="claimed"] .lease`;
     // A 60 s lease warns under 12 s: at 13 s left it does not yet.
     await page.waitForFunction(
       `document.querySelector('${leaseEl}')?.textContent === 'expires in 13 s'`,
       null,
-      { timeout: 70_000, polling: 100 },
+      { timeout: 20_000, polling: 100 },
     );
     expect(await page.getAttribute(leaseEl, 'class')).toBe('lease');
     await page.waitForSelector(`${leaseEl}.expiring`, { timeout: 20_000 });
     expect(await page.textContent(leaseEl)).toMatch(/^expires in (11|12) s$/);
     await lease.release();
-  }, 120_000);
+  }, 60_000);
 
   it('10. a skip link, focusable cards, an announced badge, ids in their own case', async () => {
     await page.goto(`${server.url}/#/coordination?project=${P}&token=${token}`);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type Standin, startStandin } from '../../tools/hedera-standin/index.mjs';
 import {
   freePort,
-  migrateD1,
+  migratedD1Copy,
   OFFLINE,
   ROOT,
   wranglerDevArgs,
@@ -62,8 +62,9 @@ export async function startDevServer(vars: Record<string, string> = {}): Promise
     RATE_PER_SECOND: '0',
     ...vars,
   };
-  // The read models live in D1: apply its migrations as `npm start` does.
-  const migrate = migrateD1(persist, ROOT);
+  // The read models live in D1: its migrations applied as `npm start` does
+  // (by wrangler, once per test run, then copied).
+  const migrate = migratedD1Copy(persist, ROOT);
   if (!migrate.ok) throw new Error(`D1 migrations failed:\n${migrate.output}`);
   let output = '';
   let child: ChildProcess | null = null;

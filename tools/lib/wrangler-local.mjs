@@ -4,7 +4,18 @@
 // (tools/lib/local-stack.mjs): no telemetry or network, a free loopback port,
 // D1 migrated as `npm start` does, and the same command line.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -45,6 +56,50 @@ export function migrateD1(persist, cwd) {
     { cwd, env: OFFLINE, encoding: 'utf8' },
   );
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
+}
+
+/**
+ * The state `migrateD1` leaves for `cwd`'s wrangler.toml and migrations/,
+ * applied once by wrangler and then copied: the tests start ~30 dev servers,
+ * and each `wrangler d1 migrations apply` is a process of its own (~2.5 s).
+ * The copy is keyed by those files' contents, so a changed migration is
+ * applied afresh; two processes racing to make it both succeed (one rename wins).
+ * @param {string} persist an empty (or new) state folder
+ * @param {string} cwd
+ * @returns {{ ok: boolean, output: string }}
+ */
+export function migratedD1Copy(persist, cwd) {
+  const key = createHash('sha256');
+  const migrations = path.join(cwd, 'migrations');
+  for (const file of [
+    'wrangler.toml',
+    ...readdirSync(migrations)
+      .sort()
+      .map((f) => `migrations/${f}`),
+  ]) {
+    key
+      .update(file)
+      .update('\0')
+      .update(readFileSync(path.join(cwd, file)))
+      .update('\0');
+  }
+  const template = path.join(tmpdir(), `wirestream-d1-${key.digest('hex').slice(0, 16)}`);
+  if (!existsSync(template)) {
+    const staging = mkdtempSync(path.join(tmpdir(), 'wirestream-d1-staging-'));
+    const run = migrateD1(staging, cwd);
+    if (!run.ok) {
+      rmSync(staging, { recursive: true, force: true });
+      return run;
+    }
+    try {
+      renameSync(staging, template);
+    } catch {
+      // Another process made it first: theirs is the same.
+      rmSync(staging, { recursive: true, force: true });
+    }
+  }
+  cpSync(template, persist, { recursive: true });
+  return { ok: true, output: '' };
 }
 
 /**
