@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type AgentState, agentDecider } from '../../src/modules/coordination/kinds/agent-decider';
+import { agentDecider } from '../../src/modules/coordination/kinds/agent-decider';
+import type { AgentState } from '../../src/modules/coordination/kinds/agent-state';
 import { agentRuntimeState } from '../../src/modules/coordination/read-models/agent-runtime-state';
 import type { Wire } from '../../src/protocol';
 

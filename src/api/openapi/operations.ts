@@ -9,7 +9,8 @@ import { TOPIC_LOG_OPERATIONS } from './topic-log-operations';
 /**
  * Every route of the API as the OpenAPI document describes it: the request
  * schemas are the ones the routes validate with (imported from them), the
- * answers are ./responses.ts (a module's, in its own `openapi.ts`). test/workers/api-contract.test.ts fails when
+ * answers are ./responses.ts, ./anchoring-responses.ts and ./read-responses.ts
+ * (a module's, in its own `openapi.ts`). test/workers/api-contract.test.ts fails when
  * the app has a route this list lacks, or this list one the app lacks.
  */
 export const OPERATIONS: Operation[] = [

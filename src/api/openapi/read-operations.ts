@@ -11,7 +11,7 @@ import {
   readScoped,
   WireIdParam,
 } from './operation';
-import * as R from './responses';
+import * as R from './read-responses';
 
 /** The D1 read models, the admin rebuild and the public documents. */
 

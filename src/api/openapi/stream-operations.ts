@@ -9,6 +9,7 @@ import {
   TopicBody,
 } from '../routes/anchoring';
 import { StreamFollowQuery, StreamPageQuery } from '../routes/streams';
+import * as Anchoring from './anchoring-responses';
 import {
   type Answer,
   AUTH,
@@ -175,7 +176,7 @@ export const STREAM_OPERATIONS: Operation[] = [
     scope: 'append',
     pathParams: { stream_id: StreamIdParam },
     body: { schema: TopicBody, required: true },
-    answers: { 200: { description: 'The topic the stream now uses', schema: R.TopicMode } },
+    answers: { 200: { description: 'The topic the stream now uses', schema: Anchoring.TopicMode } },
     problems: [...AUTH, 'invalid-stream-id', ...BODY, 'invalid-body'],
   },
   {
@@ -216,14 +217,14 @@ export const STREAM_OPERATIONS: Operation[] = [
     summary: 'Where a Wire sits on HCS, with links to check it',
     pathParams: { wire_id: WireIdParam },
     query: ProofQuery,
-    answer: { description: 'The proof', schema: R.Proof },
+    answer: { description: 'The proof', schema: Anchoring.Proof },
     problems: [...AUTH, 'invalid-query', 'ambiguous-wire-id', 'not-found'],
   }),
   anchoringRead({
     path: '/v1/topics',
     operationId: 'listTopics',
     summary: 'Every HCS topic and its anchoring progress',
-    answer: ['The topics', R.Topics],
+    answer: ['The topics', Anchoring.Topics],
   }),
   anchoringRead({
     path: '/v1/topics/{hcs_topic_id}/anchors',
@@ -232,7 +233,7 @@ export const STREAM_OPERATIONS: Operation[] = [
     description:
       'A page ends after a whole HCS message, so a log-mode checkpoint and every Wire it anchors are on one page (a page may hold a few more than `limit`).',
     query: AnchorsQuery,
-    answer: ['A page of anchors', R.Anchors],
+    answer: ['A page of anchors', Anchoring.Anchors],
   }),
   anchoringRead({
     path: '/v1/topics/{hcs_topic_id}/log/consistency',
@@ -241,13 +242,13 @@ export const STREAM_OPERATIONS: Operation[] = [
     description:
       'Log mode (issue 31): `from` and `to` are tree sizes of checkpoints confirmed on HCS; the answer holds both signed checkpoints, their HCS anchors and the RFC 9162 consistency path.',
     query: ConsistencyQuery,
-    answer: ['The consistency proof', R.LogConsistency],
+    answer: ['The consistency proof', Anchoring.LogConsistency],
   }),
   anchoringRead({
     path: '/v1/alerts',
     operationId: 'listAlerts',
     summary: 'What the listener found wrong on the topics (and ingested)',
     query: AlertsQuery,
-    answer: ['A page of alerts', R.Alerts],
+    answer: ['A page of alerts', Anchoring.Alerts],
   }),
 ];

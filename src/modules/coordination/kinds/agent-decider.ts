@@ -1,8 +1,16 @@
-import * as z from 'zod';
 import { derivedWireId } from '../../../kernel/derived-id';
-import { type Failure, fail, type Wire } from '../../../protocol';
+import { fail } from '../../../protocol';
 import { checking, checkTs, int, iso, str } from '../config';
-import { evolveKeys, isKeyType, type KeyRecord, keyProblem } from './agent-keys';
+import {
+  ByReservation,
+  Reserve,
+  Return,
+  reservationProblem,
+  SYSTEM_TYPES,
+  shapeProblem,
+} from './agent-checks';
+import { evolveKeys, isKeyType, keyProblem } from './agent-keys';
+import { type AgentState, availableWithin, type Reservation, reservedUnits } from './agent-state';
 
 /**
  * The agent stream `agent:<id>`: health (started, heartbeats, stopped),
@@ -23,132 +31,6 @@ import { evolveKeys, isKeyType, type KeyRecord, keyProblem } from './agent-keys'
  *   agent.capacity.confirmed  held until the task's lease ends
  *   agent.capacity.returned   units back (cancel, completion, release, expiry)
  */
-export interface Reservation {
-  units: number;
-  status: 'pending' | 'held';
-  /** Pending reservations lapse at this time; held ones have none. */
-  expiresAt: number | null;
-  taskStreamId: string;
-}
-
-export interface AgentState {
-  status: 'unknown' | 'running' | 'stopped';
-  role: string | null;
-  maxUnits: number | null;
-  availableUnits: number | null;
-  lastSeenAt: number | null;
-  lastHeartbeatAt: string | null;
-  activeLeases: string[];
-  reservations: Record<string, Reservation>;
-  /** Its signing keys, every one it registered (`agent-keys.ts`). */
-  keys: KeyRecord[];
-}
-
-const Reserve = z.object({
-  reservation_id: z.string().min(1).max(600),
-  units: z.int().min(1).max(1_000_000),
-  task_stream_id: z.string(),
-  expires_at: z.iso.datetime({ offset: true }),
-});
-const ByReservation = z.object({ reservation_id: z.string().min(1).max(600) });
-const Return = ByReservation.extend({ only_if_pending: z.boolean().optional() });
-
-const SYSTEM_TYPES = [
-  'agent.capacity.reserved',
-  'agent.capacity.confirmed',
-  'agent.capacity.returned',
-];
-
-function shapeProblem(wire: Wire, schema: z.ZodType): Failure | null {
-  const parsed = schema.safeParse(wire.payload);
-  if (parsed.success) return null;
-  const errors = parsed.error.issues.map((i) => ({
-    path: ['payload', ...i.path].join('.'),
-    message: i.message,
-  }));
-  return fail('invalid-wire', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
-}
-
-function reservationProblem(wire: Wire, state: AgentState): Failure | null {
-  const agent = wire.stream_id;
-  const id = str(wire.payload, 'reservation_id') ?? '';
-  const existing = state.reservations[id];
-  switch (wire.type) {
-    case 'agent.capacity.reserved': {
-      if (existing) {
-        return fail('invalid-transition', `reservation "${id}" is already ${existing.status}`, {
-          extra: { reservation_status: existing.status },
-        });
-      }
-      if (state.status === 'stopped') {
-        return fail('insufficient-capacity', `${agent} has stopped; it takes no new work`, {
-          extra: { available_units: 0 },
-        });
-      }
-      const units = int(wire.payload, 'units') ?? 0;
-      if (state.availableUnits === null) {
-        return fail(
-          'insufficient-capacity',
-          `${agent} has not declared its capacity (agent.capacity.updated)`,
-          {
-            extra: { available_units: 0, requested_units: units },
-          },
-        );
-      }
-      if (state.availableUnits < units) {
-        return fail(
-          'insufficient-capacity',
-          `${agent} has ${state.availableUnits} of ${state.maxUnits} units free; the claim needs ${units}`,
-          {
-            extra: {
-              available_units: state.availableUnits,
-              max_units: state.maxUnits,
-              requested_units: units,
-            },
-          },
-        );
-      }
-      return null;
-    }
-    case 'agent.capacity.confirmed':
-      if (existing?.status === 'pending') return null;
-      return fail(
-        'invalid-transition',
-        `reservation "${id}" is ${existing ? 'already held' : 'unknown or already returned'}`,
-        {
-          extra: { reservation_status: existing ? existing.status : 'returned' },
-        },
-      );
-    default: {
-      if (!existing) {
-        return fail('invalid-transition', `reservation "${id}" is unknown or already returned`, {
-          extra: { reservation_status: 'returned' },
-        });
-      }
-      if (wire.payload.only_if_pending === true && existing.status !== 'pending') {
-        return fail(
-          'invalid-transition',
-          `reservation "${id}" is held by a live lease; it is returned when the lease ends`,
-          {
-            extra: { reservation_status: existing.status },
-          },
-        );
-      }
-      return null;
-    }
-  }
-}
-
-/** Units reserved, pending or held. */
-export function reservedUnits(reservations: Record<string, { units: number }>): number {
-  return Object.values(reservations).reduce((sum, r) => sum + r.units, 0);
-}
-
-/** What a claim may take: the free units, within max minus what is reserved. */
-export function availableWithin(free: number, max: number, reserved: number): number {
-  return Math.max(0, Math.min(free, max - reserved));
-}
-
 export const agentDecider = checking<AgentState>({
   initialState: () => ({
     status: 'unknown',
@@ -316,23 +198,3 @@ export const agentDecider = checking<AgentState>({
     return times.length > 0 ? Math.min(...times) : null;
   },
 });
-
-/** The DO-side agent view the read models and deciders need. */
-export function agentView(state: AgentState, now: number, staleMs: number) {
-  const pending = Object.values(state.reservations).filter((r) => r.status === 'pending');
-  const held = Object.values(state.reservations).filter((r) => r.status === 'held');
-  return {
-    status: state.status,
-    stale: state.lastSeenAt === null || now - state.lastSeenAt > staleMs,
-    role: state.role,
-    available_units: state.availableUnits,
-    max_units: state.maxUnits,
-    reserved_units: [...pending, ...held].reduce((sum, r) => sum + r.units, 0),
-    pending_reservations: pending.length,
-    held_reservations: held.length,
-    active_leases: state.activeLeases,
-    last_seen_at: state.lastSeenAt === null ? null : iso(state.lastSeenAt),
-    last_heartbeat_at: state.lastHeartbeatAt,
-    keys: state.keys,
-  };
-}

@@ -1,6 +1,7 @@
 import { defineKind } from '../../../kernel/kind';
 import { type CoordinationConfig, configOf } from '../config';
-import { type AgentState, agentDecider, agentView } from './agent-decider';
+import { agentDecider } from './agent-decider';
+import { type AgentState, agentView } from './agent-state';
 import { type ProjectState, projectDecider } from './project-decider';
 import { roleDecider } from './role-decider';
 import { taskKind } from './task-kind';

@@ -1,6 +1,6 @@
 import { int, isoOf, oneOf, type Reducer, text, unhandled } from '../../../projection/reducer';
 import { parseStreamId, type Wire } from '../../../protocol';
-import { availableWithin, reservedUnits } from '../kinds/agent-decider';
+import { availableWithin, reservedUnits } from '../kinds/agent-state';
 
 /**
  * One row per agent, from its `agent:<id>` stream (seed 000,
@@ -145,7 +145,7 @@ export const agentRuntimeState: Reducer<AgentRuntimeRow> = {
         const max = int(p, 'max_units') ?? 0;
         return {
           ...row,
-          // The decider's rule (agent-decider.ts): never more than max minus reserved.
+          // The decider's rule (agent-state.ts): never more than max minus reserved.
           available_units: availableWithin(int(p, 'available_units') ?? 0, max, row.reserved_units),
           max_units: max,
           skills: Array.isArray(skills)

@@ -6,9 +6,10 @@ import { principalOf } from '../../../api/auth/require';
 import { problem } from '../../../api/problem';
 import { fail } from '../../../protocol';
 import { Haid, haidOf, surfacesStream } from '../identity';
-import { parseSurfaces, type SurfaceRefusal } from '../surfaces/decider';
+import { parseSurfaces } from '../surfaces/collision';
 import { claimDraft, gateVerdict } from '../surfaces/gate';
 import { ClaimMode, DEFAULT_TTL_MINUTES, Surfaces, Task, TtlMinutes } from '../surfaces/payloads';
+import type { SurfaceRefusal } from '../surfaces/state';
 import { appendAs, bodyOf, targetOf, viewOf } from './support';
 
 /** `/v1/workspaces/{ws}/claims…`: surface claims through the collision gate. */

@@ -2,8 +2,14 @@ import { derivedWireId } from '../../../kernel/derived-id';
 import { accept, type Decider } from '../../../kernel/kind';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { speaksFor } from '../identity';
-import { overlapWitness, type ParsedGlob, parseGlob } from './glob';
-import type { ClaimMode } from './payloads';
+import { type Collision, findCollision, parseSurfaces } from './collision';
+import {
+  isLive,
+  KEEP_REFUSALS,
+  type SurfaceClaim,
+  type SurfaceRefusal,
+  type SurfacesState,
+} from './state';
 
 /**
  * The collision gate: the decider of `surfaces:<workspace>` streams. A
@@ -16,51 +22,8 @@ import type { ClaimMode } from './payloads';
  * `evolve` is a pure fold (what an HCS replay reproduces).
  */
 
-export interface SurfaceClaim {
-  claim_id: string;
-  haid: string;
-  surfaces: string[];
-  task: string;
-  task_ref: string;
-  mode: ClaimMode;
-  claimed_at: string;
-  expires_at: string;
-  renewals: number;
-}
-
-export interface SurfaceRefusal {
-  at: string;
-  haid: string;
-  surfaces: string[];
-  task: string;
-  holder: string;
-  holder_claim_id: string;
-  holder_surfaces: string[];
-  holder_task: string;
-  holder_expires_at: string;
-}
-
-export interface SurfacesState {
-  claims: Record<string, SurfaceClaim>;
-  /** The latest refusals (newest last), for the receipt and the dashboard. */
-  refusals: SurfaceRefusal[];
-  refused: number;
-  /** Claims that ended, by how: counts only. */
-  ended: { released: number; expired: number; force_released: number };
-}
-
-export const KEEP_REFUSALS = 20;
 /** How far a claim Wire's `ts` may be from the deciding clock. */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
-
-export const SURFACE_TYPES = [
-  'surface.claim',
-  'surface.refused',
-  'surface.renewed',
-  'surface.released',
-  'surface.force_released',
-  'surface.expired',
-] as const;
 
 type P = Record<string, unknown>;
 const strs = (v: unknown): string[] =>
@@ -70,56 +33,6 @@ const n = (p: P, k: string): number => (typeof p[k] === 'number' ? (p[k] as numb
 
 function plusMinutes(ts: string, minutes: number): string {
   return new Date(Date.parse(ts) + Math.round(minutes * 60_000)).toISOString();
-}
-
-export function isLive(claim: SurfaceClaim, now: number): boolean {
-  return Date.parse(claim.expires_at) > now;
-}
-
-/** Parses every glob, or the `invalid-glob` failure naming the first bad one. */
-export function parseSurfaces(globs: readonly string[]): ParsedGlob[] | Failure {
-  const parsed: ParsedGlob[] = [];
-  for (const [i, glob] of globs.entries()) {
-    const result = parseGlob(glob);
-    if (!result.ok) {
-      return fail('invalid-glob', `surfaces[${i}] "${glob}": ${result.reason}`, {
-        errors: [{ path: `surfaces.${i}`, message: result.reason }],
-        extra: { glob },
-      });
-    }
-    parsed.push(result.parsed);
-  }
-  return parsed;
-}
-
-export interface Collision {
-  holder: SurfaceClaim;
-  mine: string;
-  theirs: string;
-  path: string;
-}
-
-/** The first live claim of another identity that `globs` collide with, or null. */
-export function findCollision(
-  state: SurfacesState,
-  haid: string,
-  mode: ClaimMode,
-  globs: readonly ParsedGlob[],
-  now: number,
-): Collision | null {
-  for (const claim of Object.values(state.claims)) {
-    if (claim.haid === haid || !isLive(claim, now)) continue;
-    if (mode === 'shared' && claim.mode === 'shared') continue;
-    const theirs = parseSurfaces(claim.surfaces);
-    if (!Array.isArray(theirs)) continue;
-    for (const mine of globs) {
-      for (const other of theirs) {
-        const path = overlapWitness(mine, other);
-        if (path !== null) return { holder: claim, mine: mine.glob, theirs: other.glob, path };
-      }
-    }
-  }
-  return null;
 }
 
 /** The verdict stored instead of a refused claim (a new wire id per attempt). */

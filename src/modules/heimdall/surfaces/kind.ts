@@ -1,5 +1,6 @@
 import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
-import { isLive, type SurfaceClaim, type SurfacesState, surfacesDecider } from './decider';
+import { surfacesDecider } from './decider';
+import { isLive, type SurfaceClaim, type SurfacesState } from './state';
 
 /** What `GET …/claims` and the read model show: live claims, oldest first. */
 export function liveClaims(state: SurfacesState, now: number): SurfaceClaim[] {

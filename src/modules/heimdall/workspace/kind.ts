@@ -1,5 +1,6 @@
 import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
-import { escalationMsgId, workspaceDecider } from './decider';
+import { workspaceDecider } from './decider';
+import { escalationMsgId } from './rules';
 import type { WorkspaceState } from './state';
 
 /**

@@ -1,13 +1,6 @@
-import { derivedWireId } from '../../../kernel/derived-id';
 import { accept, type Decider } from '../../../kernel/kind';
-import { type Draft, type Failure, fail, type Payload, type Wire } from '../../../protocol';
-import {
-  ACTOR_MESSAGES,
-  ACTOR_TYPES,
-  RUN_CREATED,
-  SECTION_CHANGES,
-  VERDICT_TYPES,
-} from '../catalogue';
+import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
+import { ACTOR_MESSAGES, ACTOR_TYPES, RUN_CREATED, VERDICT_TYPES } from '../catalogue';
 import { applyChange, initialDocument, type RunDocument } from '../document';
 import { otherRun, runIdOf } from '../ids';
 import {
@@ -16,11 +9,11 @@ import {
   initialRunState,
   type Pending,
   type Proposal,
-  type Role,
   type RunState,
   roleOf,
   type Verdict,
 } from './run-state';
+import { judge, verdictDraft } from './run-verdict';
 
 /**
  * The writer authority of one run (`run:<run_id>`): the only path through
@@ -31,109 +24,6 @@ import {
  * name no run, or come from someone who holds no capability in it, are
  * refused before anything is stored.
  */
-
-type Judged =
-  | { ok: true; ack: Extract<Verdict, { verdict: 'WriterAck' }> }
-  | { ok: false; reason: string };
-
-const CONDUCTOR_REFUSAL =
-  'the conductor holds no mutation capability: it orchestrates only (send a ConductorRequest); document changes go through the writer';
-
-function ack(
-  revision: number,
-  outcome: Extract<Verdict, { verdict: 'WriterAck' }>['outcome'],
-  proposalId: string | null = null,
-): Judged {
-  return { ok: true, ack: { verdict: 'WriterAck', revision, outcome, proposal_id: proposalId } };
-}
-
-function reject(reason: string): Judged {
-  return { ok: false, reason };
-}
-
-function judgeSectionChange(command: Wire, state: RunState, role: Role, writer: string): Judged {
-  const payload = command.payload;
-  const change = changeOf(command.type, payload);
-  if (!change) return reject(`${command.type} carries no section change`);
-  if (role === 'conductor') return reject(CONDUCTOR_REFUSAL);
-  const proposal = payload.proposal === true;
-  if (!proposal && role !== 'writer') {
-    return reject(
-      `only the writer (${writer}) changes canon; send this as a proposal ("proposal": true) and the writer accepts or declines it`,
-    );
-  }
-  const source = payload.source_worker_id;
-  if (role !== 'writer' && typeof source === 'string' && source !== command.sender) {
-    return reject(`source_worker_id "${source}" must be the sender "${command.sender}" itself`);
-  }
-  const applied = applyChange(state.doc, change);
-  if (!applied.ok) return reject(applied.reason);
-  return proposal
-    ? ack(state.revision, 'proposal', command.wire_id)
-    : ack(state.revision + 1, 'canon');
-}
-
-function judgeOnProposal(command: Wire, state: RunState, role: Role, writer: string): Judged {
-  if (role === 'conductor') return reject(CONDUCTOR_REFUSAL);
-  if (role !== 'writer') return reject(`only the writer (${writer}) accepts or declines proposals`);
-  const id = String(command.payload.proposal_id);
-  const found = state.proposals[id];
-  if (!found) return reject(`proposal "${id}" does not exist in this run`);
-  if (found.status !== 'open') return reject(`proposal "${id}" is already ${found.status}`);
-  if (command.type === ACTOR_MESSAGES.WriterDeclineProposal)
-    return ack(state.revision, 'declined', id);
-  const applied = applyChange(state.doc, found.change);
-  if (!applied.ok) {
-    return reject(
-      `proposal "${id}" (made against revision ${found.base_revision}) no longer applies to revision ${state.revision}: ${applied.reason}`,
-    );
-  }
-  return ack(state.revision + 1, 'merged', id);
-}
-
-function judge(command: Wire, state: RunState, role: Role, writer: string): Judged {
-  if (SECTION_CHANGES.includes(command.type))
-    return judgeSectionChange(command, state, role, writer);
-  switch (command.type) {
-    case ACTOR_MESSAGES.WriterAcceptProposal:
-    case ACTOR_MESSAGES.WriterDeclineProposal:
-      return judgeOnProposal(command, state, role, writer);
-    case ACTOR_MESSAGES.WriterRequestRevision:
-      return ack(state.revision, 'delivered');
-    case ACTOR_MESSAGES.ConductorRequest:
-      return role === 'conductor'
-        ? reject(
-            'a ConductorRequest goes to the conductor: the conductor cannot send one to itself',
-          )
-        : ack(state.revision, 'delivered');
-    default:
-      return reject(`${command.type} is not an actor message`);
-  }
-}
-
-function verdictDraft(command: Wire, judged: Judged, revision: number, now: number): Draft {
-  const runId = runIdOf(command.stream_id);
-  const payload: Payload = judged.ok
-    ? {
-        run_id: runId,
-        message_id: command.wire_id,
-        revision: judged.ack.revision,
-        outcome: judged.ack.outcome,
-        ...(judged.ack.proposal_id ? { proposal_id: judged.ack.proposal_id } : {}),
-      }
-    : { run_id: runId, message_id: command.wire_id, reason: judged.reason, revision };
-  return {
-    wire: '1.1',
-    wire_id: derivedWireId('verdict', command.wire_id),
-    stream_id: command.stream_id,
-    correlation_id: command.correlation_id,
-    causation_id: command.wire_id,
-    type: judged.ok ? VERDICT_TYPES.ack : VERDICT_TYPES.reject,
-    sender: 'system',
-    ts: new Date(now).toISOString(),
-    payload,
-  };
-}
 
 function decideCreate(command: Wire, state: RunState): readonly Draft[] | Failure {
   const runId = runIdOf(command.stream_id);
