@@ -1,15 +1,18 @@
 import * as z from 'zod';
 import {
   AUTH,
+  Cursor,
+  Freshness,
+  followOperation,
+  Name,
   type Operation,
+  type QueryShape,
   readOperation,
   readScoped,
+  Seq,
+  ServedWire,
   StreamIdParam,
-} from '../../api/openapi/operation';
-import { Cursor, Seq, ServedWire } from '../../api/openapi/responses';
-import { followOperation } from '../../api/openapi/stream-operations';
-import type { QueryShape } from '../../api/query';
-import { Freshness, Name } from '../../api/routes/read-support';
+} from '../../api/module-kit';
 import { TASK_RUN_STATUSES } from './read-models/task-run-state';
 import { AgentsQuery } from './routes/read-agents';
 import { TasksQuery } from './routes/read-tasks';

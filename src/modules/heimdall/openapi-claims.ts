@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { AUTH, type Operation } from '../../api/openapi/operation';
-import { Time } from '../../api/openapi/responses';
+import { AUTH, type Operation, Time } from '../../api/module-kit';
 import { op, readOp, WRITE, WS } from './openapi-shared';
 import { ClaimBody, ForceReleaseBody, ReleaseBody, RenewBody } from './routes/claims';
 

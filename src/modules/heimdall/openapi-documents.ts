@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
-import { Time } from '../../api/openapi/responses';
+import { AUTH, BODY, type Operation, readScoped, Time } from '../../api/module-kit';
 import { op, READ, readOp, text, WRITE, WS } from './openapi-shared';
 import { ConflictBody, DecisionBody, LogQuery } from './routes/documents';
 import { BriefBody, DeltaQuery, LedgerBaselineBody, LedgerLogBody } from './routes/ledger';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped } from '../../api/openapi/operation';
+import { AUTH, BODY, type Operation, readScoped } from '../../api/module-kit';
 import type { FailureCode } from '../../protocol';
 import { WorkspaceId } from './identity';
 import { Name } from './workspace/payloads';

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import type { Operation } from '../../api/openapi/operation';
-import { Time } from '../../api/openapi/responses';
+import { type Operation, Time } from '../../api/module-kit';
 import { ID, op, READ, readOp, WRITE, WS } from './openapi-shared';
 import {
   BlackboardBody,

@@ -1,4 +1,4 @@
-import type { Operation } from '../../api/openapi/operation';
+import type { Operation } from '../../api/module-kit';
 import { CLAIM_OPERATIONS } from './openapi-claims';
 import { DOCUMENT_OPERATIONS } from './openapi-documents';
 import { STATE_OPERATIONS } from './openapi-state';

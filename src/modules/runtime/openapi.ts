@@ -1,6 +1,12 @@
 import * as z from 'zod';
-import { AUTH, appendScoped, BODY, type Operation, readScoped } from '../../api/openapi/operation';
-import { Receipt } from '../../api/openapi/responses';
+import {
+  AUTH,
+  appendScoped,
+  BODY,
+  type Operation,
+  Receipt,
+  readScoped,
+} from '../../api/module-kit';
 import type { FailureCode } from '../../protocol';
 import { EnvelopeV1 } from '../../protocol/dialects';
 import { UploadQuery } from './routes/artifacts';

@@ -1,7 +1,14 @@
 import * as z from 'zod';
-import { AUTH, appendScoped, BODY, type Operation, readScoped } from '../../api/openapi/operation';
-import { Seq, ServedWire } from '../../api/openapi/responses';
-import { followOperation } from '../../api/openapi/stream-operations';
+import {
+  AUTH,
+  appendScoped,
+  BODY,
+  followOperation,
+  type Operation,
+  readScoped,
+  Seq,
+  ServedWire,
+} from '../../api/module-kit';
 import type { FailureCode } from '../../protocol';
 import { RunId } from './ids';
 import { ActorMessage, CreateRun, WriterAnswer } from './messages';

@@ -1,8 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { mayTouchStream } from '../../../api/auth';
-import { problem } from '../../../api/problem';
-import { answer, oneQuery } from '../../../api/routes/read-support';
+import { type AppEnv, answer, mayTouchStream, oneQuery, problem } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 

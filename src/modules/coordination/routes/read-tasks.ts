@@ -1,8 +1,14 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { listPage, readOne } from '../../../api/routes/read-page';
-import { Freshness, Name, Paging, withJson } from '../../../api/routes/read-support';
+import {
+  type AppEnv,
+  Freshness,
+  listPage,
+  Name,
+  Paging,
+  readOne,
+  withJson,
+} from '../../../api/module-kit';
 import { fail, taskStreamId } from '../../../protocol';
 import { TASK_RUN_STATUSES } from '../read-models/task-run-state';
 

@@ -1,10 +1,14 @@
 import { type Context, Hono } from 'hono';
 import type * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { requireStream } from '../../../api/auth';
-import { followSocket } from '../../../api/limits/subscriber-cap';
-import { problem } from '../../../api/problem';
-import { limitQuery, optionalIntQuery, parseQuery } from '../../../api/query';
+import {
+  type AppEnv,
+  followSocket,
+  limitQuery,
+  optionalIntQuery,
+  parseQuery,
+  problem,
+  requireStream,
+} from '../../../api/module-kit';
 import { fail, type Result, streamIdProblem } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 

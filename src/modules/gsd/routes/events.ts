@@ -1,10 +1,13 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { tokenGuards } from '../../../api/auth/guard-append';
-import { problem } from '../../../api/problem';
-import { intQuery, parseQuery } from '../../../api/query';
-import { readJsonBody } from '../../../api/read-json-body';
+import {
+  type AppEnv,
+  intQuery,
+  parseQuery,
+  problem,
+  readJsonBody,
+  tokenGuards,
+} from '../../../api/module-kit';
 import { draftOf } from '../../../kernel/append';
 import { derivedWireId } from '../../../kernel/derived-id';
 import { type Draft, type Failure, fail } from '../../../protocol';

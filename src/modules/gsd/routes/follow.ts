@@ -1,7 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import { parseQuery } from '../../../api/query';
+import { type AppEnv, parseQuery, problem } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { EventsQuery, filterOf } from './events';
 import { projectOf } from './project';

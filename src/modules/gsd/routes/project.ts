@@ -1,8 +1,6 @@
 import type { Context } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { requireScope, requireStream } from '../../../api/auth/require';
-import { problem } from '../../../api/problem';
+import { type AppEnv, problem, requireScope, requireStream } from '../../../api/module-kit';
 import { fail, streamIdProblem } from '../../../protocol';
 import { type StreamApi, streamStub } from '../../../stream/stub';
 import { GSD_KIND } from '../catalogue';

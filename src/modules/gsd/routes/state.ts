@@ -1,8 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { tokenGuards } from '../../../api/auth/guard-append';
-import { problem } from '../../../api/problem';
-import { readJsonBody } from '../../../api/read-json-body';
+import { type AppEnv, problem, readJsonBody, tokenGuards } from '../../../api/module-kit';
 import { draftOf } from '../../../kernel/append';
 import { fail, isJsonObject } from '../../../protocol';
 import { REGISTRY } from '../../index';

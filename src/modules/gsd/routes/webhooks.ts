@@ -1,10 +1,12 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { isCoordinator } from '../../../api/auth/claims';
-import { problem } from '../../../api/problem';
-import { parseQuery } from '../../../api/query';
-import { readJsonBody } from '../../../api/read-json-body';
+import {
+  type AppEnv,
+  isCoordinator,
+  parseQuery,
+  problem,
+  readJsonBody,
+} from '../../../api/module-kit';
 import { fail, isJsonObject } from '../../../protocol';
 import { projectOf } from './project';
 

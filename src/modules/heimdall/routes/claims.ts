@@ -1,9 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { hasScope } from '../../../api/auth/claims';
-import { principalOf } from '../../../api/auth/require';
-import { problem } from '../../../api/problem';
+import { type AppEnv, hasScope, principalOf, problem } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { Haid, haidOf, surfacesStream } from '../identity';
 import { parseSurfaces } from '../surfaces/collision';

@@ -1,8 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import { intQuery, parseQuery } from '../../../api/query';
+import { type AppEnv, intQuery, parseQuery, problem } from '../../../api/module-kit';
 import { fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { Haid, surfacesStream } from '../identity';

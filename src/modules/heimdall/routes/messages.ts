@@ -1,9 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { principalOf } from '../../../api/auth/require';
-import { problem } from '../../../api/problem';
-import { readJsonBody } from '../../../api/read-json-body';
+import { type AppEnv, principalOf, problem, readJsonBody } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { messageSchema, validateMessage } from '../workspace/messages';
 import { appendAs, bodyOf, MAX_BODY_BYTES, workspaceTarget } from './support';

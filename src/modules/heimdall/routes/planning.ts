@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
+import { type AppEnv, problem } from '../../../api/module-kit';
 import { type Failure, fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { surfacesStream } from '../identity';

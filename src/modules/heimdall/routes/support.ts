@@ -1,11 +1,14 @@
 import type { Context } from 'hono';
 import type * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { tokenGuards } from '../../../api/auth/guard-append';
-import { principalOf, requireStream } from '../../../api/auth/require';
-import { bodyProblem } from '../../../api/body-problem';
-import { problem } from '../../../api/problem';
-import { readJsonBody } from '../../../api/read-json-body';
+import {
+  type AppEnv,
+  bodyProblem,
+  principalOf,
+  problem,
+  readJsonBody,
+  requireStream,
+  tokenGuards,
+} from '../../../api/module-kit';
 import { appendBody } from '../../../kernel/append';
 import type { AppendResult } from '../../../kernel/kind';
 import { draftOf, fail, newWireId, type Result } from '../../../protocol';

@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
+import { type AppEnv, problem } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { Haid } from '../identity';
 import { type Capsule, capsuleJson, closure } from '../workspace/capsules';

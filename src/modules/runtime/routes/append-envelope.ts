@@ -1,9 +1,12 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { tokenGuards } from '../../../api/auth/guard-append';
-import { principalOf, requireStream } from '../../../api/auth/require';
-import { problem } from '../../../api/problem';
-import { readJsonBody } from '../../../api/read-json-body';
+import {
+  type AppEnv,
+  principalOf,
+  problem,
+  readJsonBody,
+  requireStream,
+  tokenGuards,
+} from '../../../api/module-kit';
 import { intVar } from '../../../env';
 import { appendBody } from '../../../kernel/append';
 import { type FieldIssue, invalidWire, type Result } from '../../../protocol';

@@ -1,9 +1,12 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { principalOf, requireStream } from '../../../api/auth/require';
-import { problem } from '../../../api/problem';
-import { parseQuery } from '../../../api/query';
+import {
+  type AppEnv,
+  parseQuery,
+  principalOf,
+  problem,
+  requireStream,
+} from '../../../api/module-kit';
 import { intVar } from '../../../env';
 import { fail, newWireId } from '../../../protocol';
 import { PROTOCOL_VERSION } from '../envelope';

@@ -1,8 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import { limitQuery, parseQuery } from '../../../api/query';
+import { type AppEnv, limitQuery, parseQuery, problem } from '../../../api/module-kit';
 import { appendChecked, appendEnvelope, readEnvelope } from './append-envelope';
 import { envelopeId, kindPath, spawnedState } from './path-ids';
 

@@ -1,7 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { problem } from '../../../api/problem';
-import { AfterSeq, limitQuery, parseQuery } from '../../../api/query';
+import { AfterSeq, type AppEnv, limitQuery, parseQuery, problem } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { toEnvelope } from '../envelope';

@@ -1,7 +1,5 @@
 import type { Handler, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { requireStream } from '../../../api/auth/require';
-import { problem } from '../../../api/problem';
+import { type AppEnv, problem, requireStream } from '../../../api/module-kit';
 import { fail, invalidWire, type Result } from '../../../protocol';
 import type { JsonObject } from '../../../protocol/dialects';
 import { streamStub } from '../../../stream/stub';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
+import type { AppEnv } from '../../../api/module-kit';
 import { EnvelopeV1 } from '../../../protocol/dialects';
 import { requestSchema, schemaDocument } from '../../../protocol/json-schema';
 import { PAYLOAD_BUDGETS, PAYLOADS, V1_MESSAGE_TYPES } from '../payloads';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
+import type { AppEnv } from '../../../api/module-kit';
 import { appendChecked, appendOpening } from './append-envelope';
 import { kindPath, spawnedState } from './path-ids';
 

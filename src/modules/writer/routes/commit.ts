@@ -1,6 +1,5 @@
 import type { Context } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { tokenGuards } from '../../../api/auth';
+import { type AppEnv, tokenGuards } from '../../../api/module-kit';
 import { appendBody } from '../../../kernel/append';
 import type { AppendResult } from '../../../kernel/kind';
 import { REGISTRY } from '../../../modules';

@@ -1,9 +1,13 @@
 import { type Context, Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { requireStream } from '../../../api/auth';
-import { followSocket } from '../../../api/limits/subscriber-cap';
-import { problem } from '../../../api/problem';
-import { AfterSeq, limitQuery, parseQuery } from '../../../api/query';
+import {
+  AfterSeq,
+  type AppEnv,
+  followSocket,
+  limitQuery,
+  parseQuery,
+  problem,
+  requireStream,
+} from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { mailboxStream, RunId, runStream, traceStream } from '../ids';

@@ -1,8 +1,12 @@
 import { type Context, Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { requireStream } from '../../../api/auth';
-import { problem } from '../../../api/problem';
-import { intQuery, optionalIntQuery, parseQuery } from '../../../api/query';
+import {
+  type AppEnv,
+  intQuery,
+  optionalIntQuery,
+  parseQuery,
+  problem,
+  requireStream,
+} from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { documentDiff } from '../document';

@@ -1,9 +1,13 @@
 import { type Context, Hono } from 'hono';
-import type { AppEnv } from '../../../api/app-env';
-import { principalOf, requireScope, requireStream } from '../../../api/auth';
-import { bodyProblem } from '../../../api/body-problem';
-import { problem } from '../../../api/problem';
-import { readJsonBody } from '../../../api/read-json-body';
+import {
+  type AppEnv,
+  bodyProblem,
+  principalOf,
+  problem,
+  readJsonBody,
+  requireScope,
+  requireStream,
+} from '../../../api/module-kit';
 import { intVar } from '../../../env';
 import type { AppendResult } from '../../../kernel/kind';
 import { type Draft, type Failure, fail, type Payload } from '../../../protocol';
