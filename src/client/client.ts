@@ -1,80 +1,22 @@
-import type * as z from 'zod';
-import type { Wire11Input } from '../protocol/envelope';
 import { newWireId } from '../protocol/ids';
-import { DEFAULT_RETRY, type RetryPolicy, sleep } from './backoff';
+import { DEFAULT_RETRY, sleep } from './backoff';
+import type {
+  AppendInput,
+  AppendResult,
+  ClientOptions,
+  ProofOptions,
+  StreamInfo,
+  WirePage,
+} from './client-types';
 import { WirestreamError } from './errors';
-import { Http, type TokenSource } from './http';
+import { Http } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
 import { type LogProof, verifyLogProof } from './log-proof';
 import { verifyMessage } from './proof';
-import { type AgentKey, signWire } from './signing';
-import { type SubscribeOptions, Subscription } from './subscription';
+import { signWire } from './signing';
+import { Subscription } from './subscription';
+import type { SubscribeOptions } from './subscription-types';
 import type { AppendReceipt, ServedWire, WebSocketConstructor, WireProof } from './types';
-
-export interface ClientOptions {
-  /** Default `http://127.0.0.1:8787` (what `npm start` serves). */
-  baseUrl?: string;
-  /** Bearer token, or a function returning a fresh one. Optional while auth is off. */
-  token?: TokenSource;
-  /** Default `sender` for appended Wires (must match the token's subject). */
-  sender?: string;
-  fetch?: typeof fetch;
-  /** Default `globalThis.WebSocket`; Node 20 has none: pass `ws`'s `WebSocket`. */
-  WebSocket?: WebSocketConstructor;
-  retry?: Partial<RetryPolicy>;
-  reconnect?: Partial<RetryPolicy>;
-  wsAuth?: 'protocol' | 'ticket';
-  /** Keep-alive ping interval on live feeds (default 20 s). */
-  pingMs?: number;
-  onRetry?: ConstructorParameters<typeof Http>[0]['onRetry'];
-  /** Signs every appended Wire with this key (`agentKeyFromJwk` of a key file; see signing.ts). */
-  signingKey?: AgentKey | Promise<AgentKey>;
-}
-
-/** What a caller gives `append`: the envelope minus what the client fills in. */
-export type AppendInput = Omit<
-  z.input<typeof Wire11Input>,
-  'wire' | 'stream_id' | 'wire_id' | 'sender' | 'ts'
-> & {
-  wire_id?: string;
-  sender?: string;
-  ts?: string;
-  /** `If-Match`: the last stream_seq the caller saw; a 412 if the stream moved on. */
-  ifMatch?: number;
-};
-
-/** A Wire payload: any JSON object. */
-export type Payload = AppendInput['payload'];
-
-export interface AppendResult {
-  receipt: AppendReceipt;
-  /** True when the server already had this wire_id (a retry that had landed). */
-  replay: boolean;
-  wire: z.input<typeof Wire11Input>;
-}
-
-export interface ProofOptions {
-  /** Keep asking while the Wire is not anchored yet, for up to this long (default 0: ask once). */
-  waitMs?: number;
-  /**
-   * The Wire's stream. A wire_id is unique within its stream only: when
-   * another stream carries the same id, the server answers 409
-   * `ambiguous-wire-id` unless the stream is named.
-   */
-  streamId?: string;
-  signal?: AbortSignal;
-}
-
-export interface WirePage {
-  stream_id: string;
-  wires: ServedWire[];
-  last_seq: number;
-  next_after_seq: number | null;
-}
-
-import type { StreamInfo } from '../protocol/anchor-record';
-
-export type { StreamInfo };
 
 /** The Wirestream API from Node 20, browsers and Workers (fetch + WebSocket). */
 export class WirestreamClient {

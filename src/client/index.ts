@@ -6,17 +6,16 @@
  *   client.subscribe('project:kv', { onWires: (wires) => console.log(wires) });
  */
 export { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './backoff';
-export {
-  type AppendInput,
-  type AppendResult,
-  type ClientOptions,
-  type Payload,
-  type ProofOptions,
-  type StreamInfo,
-  streamPath,
-  type WirePage,
-  WirestreamClient,
-} from './client';
+export { streamPath, WirestreamClient } from './client';
+export type {
+  AppendInput,
+  AppendResult,
+  ClientOptions,
+  Payload,
+  ProofOptions,
+  StreamInfo,
+  WirePage,
+} from './client-types';
 export { WirestreamError } from './errors';
 export { type ClaimOptions, claimTask, TaskLease } from './lease';
 export {
@@ -74,7 +73,8 @@ export {
   signWire,
   verifyAnchoredWire,
 } from './signing';
-export { type SubscribeOptions, Subscription, type SubscriptionState } from './subscription';
+export { Subscription } from './subscription';
+export type { SubscribeOptions, SubscriptionState } from './subscription-types';
 export type {
   AnchorState,
   AnchorUpdate,

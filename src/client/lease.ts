@@ -1,5 +1,6 @@
 import { sleep } from './backoff';
-import type { Payload, WirestreamClient } from './client';
+import type { WirestreamClient } from './client';
+import type { Payload } from './client-types';
 import { WirestreamError } from './errors';
 import type { AppendReceipt } from './types';
 

@@ -1,6 +1,7 @@
 import { newWireId } from '../protocol/ids';
 import type { WirestreamClient } from './client';
-import type { SubscribeOptions, Subscription } from './subscription';
+import type { Subscription } from './subscription';
+import type { SubscribeOptions } from './subscription-types';
 
 /**
  * Run documents (seed 002) from the SDK: the harness calls `message_actor`

@@ -1,45 +1,9 @@
 import { Acker, type AckHello } from './acker';
-import { backoffDelay, type RetryPolicy, sleep } from './backoff';
+import { backoffDelay, sleep } from './backoff';
 import { WirestreamError } from './errors';
-import type { Http } from './http';
-import { type Gap, ResumeCursor, resumeHint } from './resume-cursor';
-import type {
-  AnchorUpdate,
-  ServedWire,
-  ServerFrame,
-  SocketLike,
-  WebSocketConstructor,
-} from './types';
-
-export type SubscriptionState = 'connecting' | 'catching-up' | 'live' | 'reconnecting' | 'closed';
-
-export interface SubscribeOptions {
-  /** Deliver Wires after this sequence number (default 0: from the start). */
-  afterSeq?: number;
-  /** Called with each batch in order; acknowledged (lazily, as the server asks) once it resolves. */
-  onWires: (wires: ServedWire[]) => void | Promise<void>;
-  onState?: (state: SubscriptionState, detail?: { reason?: string; delayMs?: number }) => void;
-  onCaughtUp?: (lastSeq: number) => void;
-  onGap?: (gap: Gap) => void;
-  /** Wires already delivered that are now anchored on HCS. */
-  onAnchored?: (updates: AnchorUpdate[]) => void;
-  /** Frames of other kinds, passed through untouched. */
-  onFrame?: (frame: ServerFrame) => void;
-  /** Which number orders the feed (default `stream_seq`). */
-  seqOf?: (wire: ServedWire) => number;
-  signal?: AbortSignal;
-}
-
-export interface SubscriptionDeps {
-  http: Http;
-  WebSocket: WebSocketConstructor;
-  /** Path of the feed, e.g. `/v1/streams/project:x/ws`. */
-  path: string;
-  reconnect: RetryPolicy;
-  /** `protocol` sends the token as `wirestream.bearer.<token>`; `ticket` swaps it for a `?ticket=`. */
-  wsAuth: 'protocol' | 'ticket';
-  pingMs: number;
-}
+import { ResumeCursor, resumeHint } from './resume-cursor';
+import type { SubscribeOptions, SubscriptionDeps, SubscriptionState } from './subscription-types';
+import type { AnchorUpdate, ServedWire, ServerFrame, SocketLike } from './types';
 
 const OPEN = 1;
 const CLOSE_GAP = 4000;

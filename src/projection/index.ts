@@ -8,15 +8,8 @@ export { catchUp } from './catch-up';
 export { decodeMessage, mirrorSource, type RebuildSource } from './mirror-source';
 export { isModelName, modelNames, reducers } from './models';
 export { groupByStream, projectWires, updateAnchors } from './project-wires';
-export {
-  META_ROW,
-  newRebuild,
-  type RebuildProgress,
-  type RebuildState,
-  rebuild,
-  staleModels,
-  stepRebuild,
-} from './rebuild';
+export { META_ROW, rebuild, staleModels, stepRebuild } from './rebuild';
+export { newRebuild, type RebuildProgress, type RebuildState } from './rebuild-state';
 export type { ModelName, Reducer } from './reducer';
 export { applyWire, foldStream } from './reducer';
 export { streamState } from './stream-state';

@@ -6,14 +6,8 @@ import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { envelopeOpener } from '../private/sealer';
 import { archiveCheck } from './archive-verify';
 import { mirrorSource, openSealed } from './mirror-source';
-import {
-  markFailed,
-  newRebuild,
-  type RebuildProgress,
-  type RebuildState,
-  staleModels,
-  stepRebuild,
-} from './rebuild';
+import { markFailed, staleModels, stepRebuild } from './rebuild';
+import { newRebuild, type RebuildProgress, type RebuildState } from './rebuild-state';
 import type { ModelName } from './reducer';
 import { useSettings } from './reducer';
 

@@ -1,12 +1,42 @@
-import type { Hold } from '../kernel/kind';
+import type { AppendResult, Hold } from '../kernel/kind';
 import type { KindRunner } from '../kernel/kind-runner';
 import type { Draft, Failure } from '../protocol';
 import { decideWithLog } from './decide-append';
+import type { AppendManyResult } from './stub';
 import type { WireLog } from './wire-log';
 
 /** A refusal of one draft of a batch, naming its position (`extra.index`). */
 export function withIndex(failure: Failure, index: number): Failure {
   return { ...failure, extra: { ...failure.extra, index } };
+}
+
+/**
+ * Appends `drafts` in order, all or nothing: every one is checked (replay,
+ * the kind's decision against the state the earlier ones leave) before any
+ * is stored, then all are stored in the same synchronous stretch. A refusal
+ * carries `extra.index`, the position of the draft refused; nothing is stored.
+ */
+export async function appendAll(
+  log: WireLog,
+  kinds: Pick<KindRunner, 'prepare' | 'settle' | 'check'>,
+  commitAll: (drafts: readonly Draft[], holds: readonly (Hold | null)[]) => AppendResult[],
+  drafts: readonly Draft[],
+): Promise<AppendManyResult> {
+  const holds: (Hold | null)[] = [];
+  for (const [index, draft] of drafts.entries()) {
+    const hold = await kinds.prepare(draft, Date.now());
+    if (hold && !hold.ok) {
+      for (const [i, held] of holds.entries()) await kinds.settle(held, false, drafts[i] as Draft);
+      return withIndex(hold, index);
+    }
+    holds.push(hold);
+  }
+  const refused = checkMany(log, kinds, drafts, holds);
+  const results = refused ? [] : commitAll(drafts, holds);
+  for (const [i, draft] of drafts.entries()) {
+    await kinds.settle(holds[i] ?? null, results[i]?.ok === true, draft);
+  }
+  return refused ?? { ok: true, results };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { AppendResult } from '../kernel/kind';
+import type { KindRunner } from '../kernel/kind-runner';
 import type { Draft, Failure, Receipt } from '../protocol';
 import { draftIdentity, fail } from '../protocol';
 import { receiptOf, type WireLog } from './wire-log';
@@ -65,4 +67,25 @@ export function decideWithLog(log: WireLog, command: AppendCommand): AppendDecis
       identity: existing.identity,
     },
   });
+}
+
+/**
+ * The answer when the draft's wire_id may be stored: its replay (200, the
+ * original receipt) or a 409 when stored with other content; else
+ * `otherwise` (the refusal that prompted the look).
+ */
+export function storedOr(
+  log: WireLog,
+  kinds: Pick<KindRunner, 'replayed'>,
+  command: AppendCommand,
+  otherwise: Failure | null,
+): AppendResult {
+  const decision = decideWithLog(log, command);
+  if (!decision.ok) return decision;
+  if (decision.kind === 'replay') {
+    const fields = kinds.replayed(command.draft);
+    return { ok: true, status: 200, receipt: { ...decision.receipt, ...fields }, replay: true };
+  }
+  // Not stored after all (a refusal prompted the look): the refusal stands.
+  return otherwise ?? fail('wire-id-conflict', `wire_id "${command.draft.wire_id}" is taken`);
 }

@@ -1,40 +1,28 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Env } from '../env';
 import type { AppendResult, Hold, ReceiptFields } from '../kernel/kind';
-import { KindRunner } from '../kernel/kind-runner';
+import type { KindRunner } from '../kernel/kind-runner';
 import { Outbox } from '../kernel/outbox';
 import { sqlOf } from '../kernel/sql';
 import type { Endpoint } from '../kernel/webhooks/endpoint';
+import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/schema';
 import { webhookSettings } from '../kernel/webhooks/settings';
-import {
-  type DeliveryAttempt,
-  type MessageStatus,
-  type WebhookMessage,
-  Webhooks,
-} from '../kernel/webhooks/store';
-import { REGISTRY } from '../modules';
+import { Webhooks } from '../kernel/webhooks/store';
 import type { AnchorRecord, Draft, Failure, Receipt } from '../protocol';
 import { fail } from '../protocol';
 import { StreamAnchoring } from './anchoring';
-import { checkMany, withIndex } from './append-many';
-import { type AppendCommand, decideAppend, decideWithLog } from './decide-append';
+import { appendAll } from './append-many';
+import { decideAppend, storedOr } from './decide-append';
 import { fanOutSettings } from './fan-out-settings';
 import { SeqWaiters } from './seq-waiters';
-import { streamStub } from './stub';
+import { acceptUpgrade, echoClose } from './sockets';
+import { streamKinds } from './stream-kinds';
+import type { AppendManyResult, ReadPage } from './stub';
 import { Subscribers } from './subscribers';
-import { type StoredWire, type StreamInfo, WireLog } from './wire-log';
+import { type StreamInfo, WireLog } from './wire-log';
 
 export type { AppendResult } from '../kernel/kind';
-
-/** What `appendMany` answers: every receipt in order, or the first refusal (`extra.index`). */
-export type AppendManyResult = { ok: true; results: AppendResult[] } | Failure;
-
 export { MAX_WAIT_PAST_MS } from './seq-waiters';
-
-export interface ReadPage {
-  wires: StoredWire[];
-  last_seq: number;
-}
 
 /**
  * The sequencer of one stream (one instance per `stream_id`). Everything in
@@ -63,18 +51,8 @@ export class StreamObject extends DurableObject<Env> {
     this.#webhooks = new Webhooks(sql, this.#outbox, webhookSettings(env));
     const source = this.#anchoring.source(this.#log); // Wires carry their HCS anchor
     this.#subscribers = new Subscribers(ctx, source, fanOutSettings(env));
-    this.#kinds = new KindRunner({
-      sql,
-      log: this.#log,
-      outbox: this.#outbox,
-      sendWebhook: (effect, now) =>
-        this.#webhooks.send(effect.endpoint_id, effect.event_type, effect.body, now),
-      env,
-      registry: REGISTRY,
-      appendLocal: (draft) => {
-        this.#commit(draft, undefined, undefined, null, true);
-      },
-      appendTo: (streamId, draft) => streamStub(env, streamId).append(draft),
+    this.#kinds = streamKinds(sql, env, this.#log, this.#outbox, this.#webhooks, (draft) => {
+      this.#commit(draft, undefined, undefined, null, true);
     });
     // Keep-alives answered by the runtime without waking the object.
     ctx.setWebSocketAutoResponse(
@@ -92,32 +70,14 @@ export class StreamObject extends DurableObject<Env> {
     return result;
   }
 
-  /**
-   * Appends `drafts` in order, all or nothing: every one is checked (replay,
-   * the kind's decision against the state the earlier ones leave) before any
-   * is stored, then all are stored in the same synchronous stretch. A refusal
-   * carries `extra.index`, the position of the draft refused; nothing is stored.
-   */
-  async appendMany(drafts: readonly Draft[]): Promise<AppendManyResult> {
-    const holds: (Hold | null)[] = [];
-    for (const [index, draft] of drafts.entries()) {
-      const hold = await this.#kinds.prepare(draft, Date.now());
-      if (hold && !hold.ok) {
-        for (const [i, held] of holds.entries())
-          await this.#kinds.settle(held, false, drafts[i] as Draft);
-        return withIndex(hold, index);
-      }
-      holds.push(hold);
-    }
-    const refused = checkMany(this.#log, this.#kinds, drafts, holds);
-    const results = refused
-      ? []
-      : drafts.map((d, i) => this.#commit(d, undefined, undefined, holds[i] ?? null));
-    for (const [i, draft] of drafts.entries()) {
-      await this.#kinds.settle(holds[i] ?? null, results[i]?.ok === true, draft);
-    }
-    return refused ?? { ok: true, results };
+  /** Appends `drafts` in order, all or nothing (`append-many.ts`). */
+  appendMany(drafts: readonly Draft[]): Promise<AppendManyResult> {
+    return appendAll(this.#log, this.#kinds, this.#commitAll, drafts);
   }
+
+  /** `appendAll`'s stretch: every draft committed with its hold, in order. */
+  readonly #commitAll = (drafts: readonly Draft[], holds: readonly (Hold | null)[]) =>
+    drafts.map((d, i) => this.#commit(d, undefined, undefined, holds[i] ?? null));
 
   /** Resolves with the last seq once it passes `seq`, or after `ms` (a long poll). */
   waitPast(seq: number, ms: number): Promise<number> {
@@ -145,15 +105,15 @@ export class StreamObject extends DurableObject<Env> {
     const lastSeq = this.#log.lastSeq;
     const command = { draft, expectedSeq, ifMatchSeq };
     const fresh = decideAppend(command, { lastSeq, existing: null });
-    if (!fresh.ok) return this.#storedOr(command, fresh);
+    if (!fresh.ok) return storedOr(this.#log, this.#kinds, command, fresh);
     const now = Date.now();
     const drafts = trusted ? [draft] : this.#kinds.decide(draft, lastSeq + 1, now, hold);
-    if (!Array.isArray(drafts)) return this.#storedOr(command, drafts as Failure);
+    if (!Array.isArray(drafts)) return storedOr(this.#log, this.#kinds, command, drafts as Failure);
     const decided = drafts as readonly Draft[];
     // A decision that does not store the command first is checked the old way.
     const commandFirst = decided[0]?.wire_id === draft.wire_id;
     if (!commandFirst && this.#log.findByWireId(draft.wire_id))
-      return this.#storedOr(command, null);
+      return storedOr(this.#log, this.#kinds, command, null);
     const at = new Date(now).toISOString();
     // The receipt is the command's (the first Draft); the kind's receipt
     // fields of every Wire of the decision are merged in order, so a verdict
@@ -167,7 +127,7 @@ export class StreamObject extends DurableObject<Env> {
           ? this.#log.appendIfNew(next, at)
           : this.#log.append(next, at);
       // Taken: nothing is written yet, and the stored Wire answers.
-      if (appended === null) return this.#storedOr(command, null);
+      if (appended === null) return storedOr(this.#log, this.#kinds, command, null);
       const { receipt, wire }: Appended = appended;
       Object.assign(fields, this.#kinds.applied(wire, now));
       // Into the outbox, same synchronous stretch: to the topic, to subscribed endpoints.
@@ -180,22 +140,6 @@ export class StreamObject extends DurableObject<Env> {
     this.#waiters.appended();
     if (!first) return fail('invalid-transition', 'the stream decided to append nothing');
     return { ok: true, status: 201, receipt: { ...first, ...fields }, replay: false };
-  }
-
-  /**
-   * The answer when the draft's wire_id may be stored: its replay (200, the
-   * original receipt) or a 409 when stored with other content; else
-   * `otherwise` (the refusal that prompted the look).
-   */
-  #storedOr(command: AppendCommand, otherwise: Failure | null): AppendResult {
-    const decision = decideWithLog(this.#log, command);
-    if (!decision.ok) return decision;
-    if (decision.kind === 'replay') {
-      const fields = this.#kinds.replayed(command.draft);
-      return { ok: true, status: 200, receipt: { ...decision.receipt, ...fields }, replay: true };
-    }
-    // Not stored after all (a refusal prompted the look): the refusal stands.
-    return otherwise ?? fail('wire-id-conflict', `wire_id "${command.draft.wire_id}" is taken`);
   }
 
   /** One alarm for every scheduled job; each part says when it next needs to run. */
@@ -306,15 +250,7 @@ export class StreamObject extends DurableObject<Env> {
 
   /** WebSocket upgrade: `GET …/ws?after_seq=N[&anchors_from=M]`, validated by the Worker. */
   override async fetch(request: Request): Promise<Response> {
-    if (request.headers.get('Upgrade')?.toLowerCase() !== 'websocket') {
-      return Response.json(fail('invalid-query', 'expected a WebSocket upgrade'), { status: 426 });
-    }
-    const query = new URL(request.url).searchParams;
-    const afterSeq = Number(query.get('after_seq') ?? '0');
-    const anchorsFrom = query.has('anchors_from') ? Number(query.get('anchors_from')) : null;
-    const pair = new WebSocketPair();
-    this.#subscribers.accept(pair[1], afterSeq, anchorsFrom);
-    return new Response(null, { status: 101, webSocket: pair[0] });
+    return acceptUpgrade(this.#subscribers, request);
   }
 
   override webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
@@ -327,12 +263,7 @@ export class StreamObject extends DurableObject<Env> {
 
   override webSocketClose(ws: WebSocket, code: number, reason: string): void {
     this.#subscribers.forget(ws);
-    try {
-      // 1005/1006 are reserved (RFC 6455 §7.4.1): never sent in a Close frame.
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
-    } catch (error) {
-      console.warn('webSocketClose: close failed', error);
-    }
+    echoClose(ws, code, reason);
   }
 
   override webSocketError(ws: WebSocket, error: unknown): void {

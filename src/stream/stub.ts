@@ -1,9 +1,17 @@
 import type { Env } from '../env';
+import type { AppendResult } from '../kernel/kind';
 import type { Endpoint } from '../kernel/webhooks/endpoint';
-import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/store';
+import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/schema';
 import type { AnchorRecord, Draft, Failure } from '../protocol';
-import type { AppendManyResult, AppendResult, ReadPage } from './stream-object';
-import type { StreamInfo } from './wire-log';
+import type { StoredWire, StreamInfo } from './wire-log';
+
+/** What `appendMany` answers: every receipt in order, or the first refusal (`extra.index`). */
+export type AppendManyResult = { ok: true; results: AppendResult[] } | Failure;
+
+export interface ReadPage {
+  wires: StoredWire[];
+  last_seq: number;
+}
 
 /**
  * The StreamObject as its callers see it over RPC. Declared here once because

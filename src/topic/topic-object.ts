@@ -14,25 +14,15 @@ import { type ListenResult, listenPass } from './listener';
 import { type AnchoringView, LogAnchoring } from './log-anchoring';
 import type { AnchoringSettings } from './log-mode';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
+import { PROJECTION_RETRY_MS, passDelay } from './pass-delay';
 import { ingestFound, notifyStreams, type StreamReports } from './stream-reports';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
 import { publicRow, TopicLog } from './topic-log';
 import { TopicProjection } from './topic-projection';
+import { anchoredPage, anchoringView, topicStatus } from './topic-views';
 import { wakeBy } from './wake-by';
-
-/**
- * Longest wait between failed passes. The SDK already shuns a node that
- * failed for up to 4 s (`setNodeMaxBackoff`), and while it does every pass
- * fails at once without touching the network; a 30 s ceiling stacked on top
- * left a topic idle ~16 s after one dropped connection to the stand-in.
- */
-const MAX_BACKOFF_MS = 5_000;
-/** When the alarm checks again on D1 after a failed or still-gathering projection. */
-const PROJECTION_RETRY_MS = 1000;
-/** How often Wires waiting for consensus are looked up. */
-const POLL_MS = 200;
 
 /**
  * One HCS topic's writer (one instance per topic name: `roles.developer`,
@@ -142,15 +132,7 @@ export class TopicObject extends DurableObject<Env> {
     // Not awaited: the next pass need not wait for D1's gathering window.
     const projecting = this.#projection.pending();
     if (projecting) this.#projectLater();
-    let delay: number | null = null;
-    if (this.#failures > 0) delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.#failures);
-    else if (again) delay = 0;
-    else if (inFlight) delay = POLL_MS;
-    // The gathering window is a timer, lost if the object is evicted in it:
-    // a later pass finds what D1 still lacks.
-    else if (projecting) delay = PROJECTION_RETRY_MS;
-    // Log mode: when the oldest Wire not in a checkpoint has waited LOG_CHECKPOINT_MS.
-    if (dueAt !== null) delay = Math.max(0, Math.min(delay ?? Infinity, dueAt - Date.now()));
+    const delay = passDelay(this.#failures, again, inFlight, projecting, dueAt);
     // Set, not "wake by": this handler is the only scheduler while it runs.
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }
@@ -205,17 +187,7 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   anchored(afterSeq: number, limit: number): { hcs_topic_id: string | null; wires: AnchoredRow[] } {
-    const rows = this.#log.anchoredAfter(afterSeq, limit);
-    const leaves = this.#logAnchoring.leavesAt(rows.map((r) => r.pos));
-    return {
-      hcs_topic_id: this.#log.get('hcs_topic_id'),
-      wires: rows.map((row) => {
-        const leaf = leaves.get(row.pos);
-        return leaf === undefined
-          ? publicRow(row)
-          : { ...publicRow(row), log: { leaf_index: leaf } };
-      }),
-    };
+    return anchoredPage(this.#log, this.#logAnchoring, afterSeq, limit);
   }
 
   find(streamId: string, wireId: string): AnchoredRow | null {
@@ -224,16 +196,7 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   status(): TopicStatus {
-    const counts = this.#log.counts();
-    return {
-      name: this.#log.get('name'),
-      hcs_topic_id: this.#log.get('hcs_topic_id'),
-      ...counts,
-      projected: counts.total - this.#projection.unprojected(),
-      last_error: this.#lastError,
-      projection_error: this.#projection.lastError,
-      listened_to_seq: Number(this.#log.get('listen_seq') ?? '0'),
-    };
+    return topicStatus(this.#log, this.#projection, this.#lastError);
   }
 
   async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt?: number | null }> {
@@ -270,13 +233,8 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   /** The topic's anchoring settings, their sources and the archive's progress. */
-  async anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }> {
-    const name = this.#log.get('name');
-    return {
-      name,
-      hcs_topic_id: this.#log.get('hcs_topic_id'),
-      ...(await this.#logAnchoring.view()),
-    };
+  anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }> {
+    return anchoringView(this.#log, this.#logAnchoring);
   }
 
   /** A log-mode Wire's inclusion proof; null in envelope mode (`log-anchoring.ts`). */

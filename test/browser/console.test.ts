@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TaskLease, WirestreamClient } from '../../src/client';
-import type { Payload } from '../../src/client/client';
+import type { Payload } from '../../src/client/client-types';
 import { seriousViolations } from '../support/axe';
 import { launchChromium, type TestBrowser, watchedPage } from '../support/chromium';
 import { startConsole, stopConsole } from '../support/console';

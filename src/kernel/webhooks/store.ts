@@ -1,10 +1,23 @@
 import { type Failure, fail, newPrefixedId, type StoredWire } from '../../protocol';
 import { httpDelivery } from '../deliveries/http';
 import type { Outbox } from '../outbox';
-import { type Sql, schemaGate } from '../sql';
+import type { Sql } from '../sql';
 import { type Endpoint, EndpointInput, invalid, subscribes, urlProblem } from './endpoint';
+import {
+  type DeliveryAttempt,
+  type EndpointRow,
+  type MessageStatus,
+  migrateWebhooks,
+  type SecretRow,
+  type WebhookMessage,
+} from './schema';
 import type { WebhookSettings } from './settings';
 import { newSecret } from './sign';
+
+/** Attempts kept per endpoint in the log (oldest go first). */
+const LOG_LIMIT = 1000;
+/** Default grace of a rotated-out secret: it signs beside the new one this long. */
+const ROTATION_GRACE_S = 24 * 3600;
 
 /**
  * A stream's webhooks, in its Durable Object's SQLite: the endpoints
@@ -14,47 +27,6 @@ import { newSecret } from './sign';
  * is recorded in the same stretch as the Wire that causes it, and is sent
  * only after the append has answered.
  */
-export type MessageStatus = 'pending' | 'delivered' | 'dead';
-
-export type WebhookMessage = {
-  id: string;
-  endpoint_id: string;
-  event_type: string;
-  body: string;
-  status: MessageStatus;
-  created_at: string;
-  updated_at: string;
-  last_error: string | null;
-};
-
-export type DeliveryAttempt = {
-  message_id: string;
-  /** 1 for the first attempt of a series (a replay starts a new series). */
-  attempt: number;
-  at: string;
-  /** The receiver's HTTP status; null when no answer came (timeout, network). */
-  status: number | null;
-  latency_ms: number;
-  error: string | null;
-};
-
-/** The secrets of an endpoint that still sign, the current one first. */
-type SecretRow = { secret: string; expires_at: number | null };
-type EndpointRow = {
-  id: string;
-  url: string;
-  types: string;
-  description: string | null;
-  created_at: string;
-  disabled_at: string | null;
-  disabled_reason: string | null;
-};
-
-/** Attempts kept per endpoint in the log (oldest go first). */
-const LOG_LIMIT = 1000;
-/** Default grace of a rotated-out secret: it signs beside the new one this long. */
-const ROTATION_GRACE_S = 24 * 3600;
-
 export class Webhooks {
   /** Enabled endpoints subscribed to Wire types: asked on every append, so kept in memory. */
   #subscribed: { id: string; types: string[] }[] = [];
@@ -64,45 +36,7 @@ export class Webhooks {
     private readonly outbox: Outbox,
     readonly settings: WebhookSettings,
   ) {
-    schemaGate(sql, 'webhooks', 1, () => {
-      sql`CREATE TABLE IF NOT EXISTS webhook_endpoints (
-        id TEXT PRIMARY KEY,
-        url TEXT NOT NULL,
-        types TEXT NOT NULL,
-        description TEXT,
-        created_at TEXT NOT NULL,
-        disabled_at TEXT,
-        disabled_reason TEXT
-      )`;
-      sql`CREATE TABLE IF NOT EXISTS webhook_secrets (
-        endpoint_id TEXT NOT NULL,
-        secret TEXT NOT NULL,
-        expires_at INTEGER
-      )`;
-      sql`CREATE TABLE IF NOT EXISTS webhook_messages (
-        id TEXT PRIMARY KEY,
-        endpoint_id TEXT NOT NULL,
-        event_type TEXT NOT NULL,
-        body TEXT NOT NULL,
-        status TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
-        last_error TEXT
-      )`;
-      sql`CREATE INDEX IF NOT EXISTS webhook_messages_endpoint
-        ON webhook_messages (endpoint_id, status)`;
-      sql`CREATE TABLE IF NOT EXISTS webhook_attempts (
-        id INTEGER PRIMARY KEY,
-        endpoint_id TEXT NOT NULL,
-        message_id TEXT NOT NULL,
-        attempt INTEGER NOT NULL,
-        at TEXT NOT NULL,
-        status INTEGER,
-        latency_ms INTEGER NOT NULL,
-        error TEXT
-      )`;
-      sql`CREATE INDEX IF NOT EXISTS webhook_attempts_endpoint ON webhook_attempts (endpoint_id, id)`;
-    });
+    migrateWebhooks(sql);
     this.#load();
     outbox.use(httpDelivery(this));
   }

@@ -1,0 +1,80 @@
+import { type Sql, schemaGate } from '../sql';
+
+export type MessageStatus = 'pending' | 'delivered' | 'dead';
+
+export type WebhookMessage = {
+  id: string;
+  endpoint_id: string;
+  event_type: string;
+  body: string;
+  status: MessageStatus;
+  created_at: string;
+  updated_at: string;
+  last_error: string | null;
+};
+
+export type DeliveryAttempt = {
+  message_id: string;
+  /** 1 for the first attempt of a series (a replay starts a new series). */
+  attempt: number;
+  at: string;
+  /** The receiver's HTTP status; null when no answer came (timeout, network). */
+  status: number | null;
+  latency_ms: number;
+  error: string | null;
+};
+
+/** The secrets of an endpoint that still sign, the current one first. */
+export type SecretRow = { secret: string; expires_at: number | null };
+export type EndpointRow = {
+  id: string;
+  url: string;
+  types: string;
+  description: string | null;
+  created_at: string;
+  disabled_at: string | null;
+  disabled_reason: string | null;
+};
+
+/** The webhook tables in the stream's SQLite (created once, guarded by a schema version). */
+export function migrateWebhooks(sql: Sql): void {
+  schemaGate(sql, 'webhooks', 1, () => {
+    sql`CREATE TABLE IF NOT EXISTS webhook_endpoints (
+      id TEXT PRIMARY KEY,
+      url TEXT NOT NULL,
+      types TEXT NOT NULL,
+      description TEXT,
+      created_at TEXT NOT NULL,
+      disabled_at TEXT,
+      disabled_reason TEXT
+    )`;
+    sql`CREATE TABLE IF NOT EXISTS webhook_secrets (
+      endpoint_id TEXT NOT NULL,
+      secret TEXT NOT NULL,
+      expires_at INTEGER
+    )`;
+    sql`CREATE TABLE IF NOT EXISTS webhook_messages (
+      id TEXT PRIMARY KEY,
+      endpoint_id TEXT NOT NULL,
+      event_type TEXT NOT NULL,
+      body TEXT NOT NULL,
+      status TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      last_error TEXT
+    )`;
+    sql`CREATE INDEX IF NOT EXISTS webhook_messages_endpoint
+      ON webhook_messages (endpoint_id, status)`;
+    sql`CREATE TABLE IF NOT EXISTS webhook_attempts (
+      id INTEGER PRIMARY KEY,
+      endpoint_id TEXT NOT NULL,
+      message_id TEXT NOT NULL,
+      attempt INTEGER NOT NULL,
+      at TEXT NOT NULL,
+      status INTEGER,
+      latency_ms INTEGER NOT NULL,
+      error TEXT
+    )`;
+    sql`CREATE INDEX IF NOT EXISTS webhook_attempts_endpoint ON webhook_attempts (endpoint_id, id)`;
+  });
+}
