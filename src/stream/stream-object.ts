@@ -21,9 +21,6 @@ import type { AppendManyResult, ReadPage } from './stub';
 import { Subscribers } from './subscribers';
 import { type StreamInfo, WireLog } from './wire-log';
 
-export type { AppendResult } from '../kernel/kind';
-export { MAX_WAIT_PAST_MS } from './seq-waiters';
-
 /**
  * The sequencer of one stream (one instance per `stream_id`). Everything in
  * `append` runs in one synchronous stretch over SQLite, so the input gate keeps
