@@ -62,14 +62,15 @@ export function migrateD1(persist, cwd) {
  * The state `migrateD1` leaves for `cwd`'s wrangler.toml and migrations/,
  * applied once by wrangler and then copied: the tests start ~30 dev servers,
  * and each `wrangler d1 migrations apply` is a process of its own (~2.5 s).
- * The copy is keyed by those files' contents, so a changed migration is
- * applied afresh; two processes racing to make it both succeed (one rename wins).
+ * The copy is keyed by those files' contents and wrangler's package.json, so a
+ * changed migration (or wrangler) is applied afresh; two processes racing to make it both succeed (one rename wins).
  * @param {string} persist an empty (or new) state folder
  * @param {string} cwd
  * @returns {{ ok: boolean, output: string }}
  */
 export function migratedD1Copy(persist, cwd) {
-  const key = createHash('sha256');
+  // wrangler's version too: another version may lay out its local state otherwise.
+  const key = createHash('sha256').update(readFileSync(path.join(WRANGLER, '../../package.json')));
   const migrations = path.join(cwd, 'migrations');
   for (const file of [
     'wrangler.toml',
