@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S] [--mode log]`: a V8 CPU
+// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S] [--mode log] [--heap] [--alloc | --alloc-old]`: a V8 CPU
 // profile of the Wirestream isolate (Worker and Durable Objects) under the
 // one-stream append load, through workerd's inspector. Prints where the
 // time goes by function and by source file — what to fix when a target is
@@ -86,6 +86,41 @@ else await closedLoop({ ...common, clients: 4, ms: 1000 });
 await cdp('Profiler.enable');
 await cdp('Profiler.setSamplingInterval', { interval: 200 });
 await cdp('Profiler.start');
+// `--heap`: the isolate's heap in use, sampled every 50 ms during the load
+// (long GC pauses follow what survives), and a heap snapshot.
+const heapSamples = [];
+const heapTimer = args.includes('--heap')
+  ? setInterval(async () => {
+      const usage = await cdp('Runtime.getHeapUsage');
+      if (usage?.usedSize) heapSamples.push(usage.usedSize);
+    }, 50)
+  : null;
+// The snapshot is taken halfway through the load: what the load keeps alive.
+const snapshot = args.includes('--heap')
+  ? new Promise((r) => setTimeout(r, (seconds * 1000) / 2)).then(async () => {
+      const chunks = [];
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString());
+        if (msg.method === 'HeapProfiler.addHeapSnapshotChunk') chunks.push(msg.params.chunk);
+      });
+      await cdp('HeapProfiler.enable');
+      await cdp('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      return chunks.join('');
+    })
+  : null;
+// `--alloc`: where the load allocates (V8's sampling heap profiler, counting
+// objects the GC has already collected too): what sets how often it collects.
+// `--alloc-old`: only what reached the old generation (objects the scavenger
+// collected are left out): what the long mark-compact pauses are made of.
+const allocOld = args.includes('--alloc-old');
+if (args.includes('--alloc') || allocOld) {
+  await cdp('HeapProfiler.enable');
+  await cdp('HeapProfiler.startSampling', {
+    samplingInterval: 8192,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: !allocOld,
+  });
+}
 const load = rate
   ? await openLoop({ ...common, rate, ms: seconds * 1000 })
   : await closedLoop({ ...common, clients: 16, ms: seconds * 1000 });
@@ -96,6 +131,46 @@ if (rate) {
 }
 const { profile } = await cdp('Profiler.stop');
 writeFileSync(path.join(OUT, `${systemName}.cpuprofile`), JSON.stringify(profile));
+if (heapTimer) {
+  clearInterval(heapTimer);
+  const mib = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+  const h = [...heapSamples].sort((a, b) => a - b);
+  console.log(
+    `heap in use during the load: min ${mib(h[0] ?? 0)}, median ${mib(h[Math.floor(h.length / 2)] ?? 0)}, max ${mib(h.at(-1) ?? 0)} (${h.length} samples)`,
+  );
+  writeFileSync(path.join(OUT, `${systemName}.heapsnapshot`), await snapshot);
+}
+if (args.includes('--alloc') || allocOld) {
+  const { profile: heap } = await cdp('HeapProfiler.getSamplingProfile');
+  await cdp('HeapProfiler.stopSampling');
+  writeFileSync(path.join(OUT, `${systemName}.heapprofile`), JSON.stringify(heap));
+  const byFrame = new Map();
+  let bytes = 0;
+  const walk = (node, stack) => {
+    const f = node.callFrame;
+    const here = `${f.functionName || '(anonymous)'} ${(f.url || '(native)').split('/').pop()}:${f.lineNumber + 1}`;
+    const next = [...stack, here];
+    if (node.selfSize) {
+      bytes += node.selfSize;
+      // The allocating frame and its caller: native frames say little alone.
+      const key = next.slice(-2).reverse().join(' < ');
+      byFrame.set(key, (byFrame.get(key) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children ?? []) walk(child, next);
+  };
+  walk(heap.head, []);
+  const perAppend = (b) => `${(b / load.sent.length / 1024).toFixed(1)} KiB/append`;
+  console.log(`allocated ${(bytes / 2 ** 20).toFixed(0)} MiB, ${perAppend(bytes)}`);
+  console.log(
+    consoleTable(
+      ['allocating frame < caller', 'per append'],
+      [...byFrame]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 25)
+        .map(([k, b]) => [k.slice(0, 110), perAppend(b)]),
+    ),
+  );
+}
 console.log(`${load.sent.length} appends profiled`);
 
 // Self time per node → by function and by file.
