@@ -113,7 +113,8 @@ const snapshot = args.includes('--heap')
 // `--alloc-old`: only what reached the old generation (objects the scavenger
 // collected are left out): what the long mark-compact pauses are made of.
 const allocOld = args.includes('--alloc-old');
-if (args.includes('--alloc') || allocOld) {
+const alloc = allocOld || args.includes('--alloc');
+if (alloc) {
   await cdp('HeapProfiler.enable');
   await cdp('HeapProfiler.startSampling', {
     samplingInterval: 8192,
@@ -140,7 +141,7 @@ if (heapTimer) {
   );
   writeFileSync(path.join(OUT, `${systemName}.heapsnapshot`), await snapshot);
 }
-if (args.includes('--alloc') || allocOld) {
+if (alloc) {
   const { profile: heap } = await cdp('HeapProfiler.getSamplingProfile');
   await cdp('HeapProfiler.stopSampling');
   writeFileSync(path.join(OUT, `${systemName}.heapprofile`), JSON.stringify(heap));
