@@ -72,9 +72,18 @@ const workersProject = (
         },
         // Nothing in tests may wait on the network.
         cf: false,
+        // The MCP service (wrangler.toml): the MCP Worker as a deploy bundles it
+        // (test/global-setup-mcp-worker.ts builds it before the tests start).
         // The STATIC service (wrangler.toml): static/wrangler.toml's assets, which
         // the build writes to .local/static (the dashboard, /v1/openapi.json, /docs).
         workers: [
+          {
+            name: 'wirestream-mcp',
+            modules: true,
+            scriptPath: path.join(import.meta.dirname, '.local/mcp/worker.js'),
+            compatibilityDate: '2026-04-20',
+            compatibilityFlags: ['nodejs_compat'],
+          },
           {
             name: 'wirestream-static',
             modules: true,
@@ -112,7 +121,11 @@ const workersProject = (
     fileParallelism: !serial,
     maxWorkers: serial ? 1 : 2,
     testTimeout: 30_000,
-    globalSetup: ['test/global-setup-standin.ts', 'test/global-setup-webhook-receiver.ts'],
+    globalSetup: [
+      'test/global-setup-mcp-worker.ts',
+      'test/global-setup-standin.ts',
+      'test/global-setup-webhook-receiver.ts',
+    ],
     setupFiles: ['test/workers/setup.ts'],
   },
 });

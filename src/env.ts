@@ -1,6 +1,7 @@
 import type { TicketLedger } from './api/auth/ticket-ledger';
 import type { RateLimiter } from './api/limits/rate-limiter';
-import type { McpIdentity } from './mcp/identity-object';
+import type { McpIdentity } from './api/mcp/identity-object';
+import type McpWorker from './mcp/worker';
 import type { Rebuilder } from './projection/rebuilder';
 import type { StreamObject } from './stream/stream-object';
 import type { TopicDirectory } from './topic/topic-directory';
@@ -15,8 +16,10 @@ export interface Env {
   TOPIC_DIRECTORY: DurableObjectNamespace<TopicDirectory>;
   REBUILDER: DurableObjectNamespace<Rebuilder>;
   DB: D1Database;
-  /** MCP sessions (client declared at initialize) and the HAID registry (src/mcp/). */
+  /** MCP sessions (client declared at initialize) and the HAID registry (src/api/mcp/). */
   MCP_IDENTITY: DurableObjectNamespace<McpIdentity>;
+  /** The MCP Worker (mcp/wrangler.toml, src/mcp/): serves `/mcp` over Workers RPC. */
+  MCP: Service<McpWorker>;
   /** Host names `/mcp` answers besides localhost, comma-separated (DNS-rebinding protection). */
   MCP_ALLOWED_HOSTS?: string;
   /** Idle seconds after which a 2025-era MCP session expires (default 1800); then 404. */

@@ -5,7 +5,7 @@ import { listenAll } from './topic/listen-all';
 
 export { TicketLedger } from './api/auth/ticket-ledger';
 export { RateLimiter } from './api/limits/rate-limiter';
-export { McpIdentity } from './mcp/identity-object';
+export { McpIdentity } from './api/mcp/identity-object';
 export { Rebuilder } from './projection/rebuilder';
 export { StreamObject } from './stream/stream-object';
 export { TopicDirectory } from './topic/topic-directory';

@@ -35,7 +35,8 @@ const workersShim = {
     b.onLoad({ filter: /.*/, namespace: 'shim' }, () => ({
       contents:
         'export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }\n' +
-        'export class WorkerEntrypoint extends DurableObject {}\nexport const env = {};',
+        'export class WorkerEntrypoint extends DurableObject {}\n' +
+        'export class RpcTarget {}\nexport const env = {};',
       loader: 'js',
     }));
   },

@@ -1,7 +1,5 @@
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
-import { haids } from '../mcp/haids';
-import { mcpRoutes } from '../mcp/route';
 import { REGISTRY } from '../modules';
 import { fail, wireJsonSchema } from '../protocol';
 import type { AppEnv } from './app-env';
@@ -9,6 +7,8 @@ import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
 import { documentedQuery } from './documented-query';
 import { httpExceptionProblem } from './http-exception';
+import { mcpRoutes } from './mcp/gateway';
+import { haids } from './mcp/haids';
 import { problem, problemMeta } from './problem';
 import { adminPrivate } from './routes/admin-private';
 import { adminRebuild } from './routes/admin-rebuild';

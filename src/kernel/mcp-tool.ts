@@ -2,7 +2,10 @@ import type * as z from 'zod';
 
 /**
  * The MCP seam: a module lists the tools it offers agents over MCP (`/mcp`,
- * `wirestream mcp`). A tool names no transport: its handler receives the
+ * `wirestream mcp`) in its `mcp.ts`, as a toolset that `src/modules/mcp.ts`
+ * names. Toolsets are not part of the module definition: only the MCP Worker
+ * (src/mcp/) loads them, so the API Worker's isolate holds neither the MCP SDK
+ * nor the tools' schemas. A tool names no transport: its handler receives the
  * attributed identity and a way to call the app's own REST routes with the
  * caller's bearer token, so MCP and REST share one validation and append path
  * and a refusal over MCP is the same problem a REST client would get.
@@ -47,6 +50,33 @@ export interface McpTool<Input extends z.ZodObject = z.ZodObject> {
   /** The result's shape (`outputSchema`); the shell adds `haid`. */
   output: z.ZodObject;
   handler(args: z.infer<Input>, ctx: McpToolContext): Promise<ToolOutcome>;
+}
+
+/** One module's tools. */
+export interface McpToolset {
+  module: string;
+  tools: readonly McpTool[];
+}
+
+export function defineToolset(module: string, tools: readonly McpTool[]): McpToolset {
+  return { module, tools };
+}
+
+/** Every toolset's tools in order; a name declared twice is a bug, reported when the MCP Worker loads. */
+export function toolsOf(toolsets: readonly McpToolset[]): McpTool[] {
+  const byName = new Map<string, string>();
+  for (const set of toolsets) {
+    for (const tool of set.tools) {
+      const first = byName.get(tool.name);
+      if (first !== undefined) {
+        throw new Error(
+          `MCP tool "${tool.name}" is declared twice (by ${first}, again by ${set.module})`,
+        );
+      }
+      byName.set(tool.name, set.module);
+    }
+  }
+  return toolsets.flatMap((set) => set.tools);
 }
 
 /** Declares a tool with its argument types inferred from `input`. */

@@ -7,7 +7,6 @@ import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { Wire } from '../protocol';
 import type { Effect, StreamKind } from './kind';
-import type { McpTool } from './mcp-tool';
 import type { SignerDirectory } from './signatures';
 
 /**
@@ -77,8 +76,6 @@ export interface ProtocolModule {
   operations?: readonly Operation[];
   /** Named entry points other modules reach through the kernel (`PortEffect`). */
   ports?: Readonly<Record<string, Port>>;
-  /** Tools offered to agents over MCP (`/mcp`, `wirestream mcp`); see `mcp-tool.ts`. */
-  mcpTools?: readonly McpTool[];
   /** Where its identities' signing keys are kept, for the append path's signature guard. */
   signers?: SignerDirectory;
   /** The initial `stream_state` status of a stream of one of its kinds. */

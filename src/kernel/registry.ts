@@ -1,7 +1,6 @@
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
 import type { StreamKind } from './kind';
-import type { McpTool } from './mcp-tool';
 import type { Port, ProblemSpec, ProtocolModule, TypeSpec } from './module';
 import type { SignerDirectory } from './signatures';
 
@@ -23,8 +22,6 @@ export interface Registry {
   problems: Readonly<Record<string, ProblemSpec>>;
   readModels: readonly Reducer<BaseRow>[];
   initialStatus(kind: string): string | null;
-  /** Every module's MCP tools, by name. */
-  mcpTools: readonly McpTool[];
   /** The port a module offers under `name`, or null. */
   port(name: string): Port | null;
   /** Every module's signing-key directory (`kernel/signatures.ts`). */
@@ -44,7 +41,6 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
   const problems = new Map<string, ProblemSpec>();
   const models = new Map<string, Reducer<BaseRow>>();
   const statuses = new Map<string, string>();
-  const tools = new Map<string, McpTool>();
   const ports = new Map<string, Port>();
   for (const m of modules) {
     for (const kind of m.kinds) declareOnce(kinds, kind.name, kind, 'stream kind', m.name);
@@ -59,7 +55,6 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
       declareOnce(models, model.model, model, 'read model', m.name);
     for (const [kind, status] of Object.entries(m.initialStatus ?? {}))
       declareOnce(statuses, kind, status, 'initial status of kind', m.name);
-    for (const tool of m.mcpTools ?? []) declareOnce(tools, tool.name, tool, 'MCP tool', m.name);
     for (const [name, port] of Object.entries(m.ports ?? {}))
       declareOnce(ports, name, port, 'port', m.name);
   }
@@ -81,7 +76,6 @@ export function buildRegistry(modules: readonly ProtocolModule[]): Registry {
     problems: Object.fromEntries(problems),
     readModels: [...models.values()],
     initialStatus: (kind) => statuses.get(kind) ?? null,
-    mcpTools: [...tools.values()],
     port: (name) => ports.get(name) ?? null,
     signerDirectories: modules.flatMap((m) => (m.signers ? [m.signers] : [])),
   };

@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import type { Env } from '../env';
-import { haidRegistry } from './identity-object';
+import type { McpBackend } from './contract';
 
 /**
  * The seed's identity model: a client declares itself once at `initialize`
@@ -34,9 +33,13 @@ export function haidOf(root: string, client: string | null): string {
 const registered = new Set<string>();
 
 /** Registers the HAID as active (role = the client), once per isolate. */
-export async function registerHaid(env: Env, root: string, client: string | null): Promise<void> {
+export async function registerHaid(
+  backend: McpBackend,
+  root: string,
+  client: string | null,
+): Promise<void> {
   const haid = haidOf(root, client);
   if (registered.has(haid)) return;
-  await haidRegistry(env).register(haid, root, client, new Date().toISOString());
+  await backend.registerHaid(haid, root, client, new Date().toISOString());
   registered.add(haid);
 }

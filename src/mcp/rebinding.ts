@@ -4,7 +4,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
 } from '@modelcontextprotocol/server';
-import type { Env } from '../env';
+import type { McpSettings } from './contract';
 
 /**
  * DNS-rebinding protection for `/mcp` (the Streamable HTTP transport asks
@@ -14,9 +14,9 @@ import type { Env } from '../env';
  * Origin and pass that check.
  * https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#security-warning
  */
-export function rebindingRefusal(request: Request, env: Env): Response | undefined {
-  const extra = list(env.MCP_ALLOWED_HOSTS);
-  const origins = list(env.CORS_ORIGINS).flatMap((o) => {
+export function rebindingRefusal(request: Request, settings: McpSettings): Response | undefined {
+  const extra = settings.allowedHosts;
+  const origins = settings.corsOrigins.flatMap((o) => {
     try {
       return [new URL(o).hostname];
     } catch {
@@ -32,11 +32,4 @@ export function rebindingRefusal(request: Request, env: Env): Response | undefin
     hostHeaderValidationResponse(hosted, [...localhostAllowedHostnames(), ...extra]) ??
     originValidationResponse(request, [...localhostAllowedOrigins(), ...extra, ...origins])
   );
-}
-
-function list(value: string | undefined): string[] {
-  return (value ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
 }

@@ -1,7 +1,7 @@
 import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import type { Env } from '../env';
 import type { ApiAnswer, McpTool, McpToolContext, ToolOutcome } from '../kernel/mcp-tool';
+import type { McpBackend } from './contract';
 import { ClientIdentity, clientSlug, haidOf, registerHaid } from './identity';
 
 /** `serverInfo.version`: the tool contract's semver (seed 001, "MCP Interop Contract"). */
@@ -9,12 +9,12 @@ export const TOOL_CONTRACT_VERSION = '1.0.0';
 
 /** What the HTTP shell knows of one request, handed to the server it builds for it. */
 export interface CallScope {
-  env: Env;
+  /** The API Worker's side of this request: REST calls, sessions, the HAID registry. */
+  backend: McpBackend;
   /** The token's subject: every HAID's root. */
   sub: string;
   /** The client the 2025-era session declared at initialize. */
   sessionClient: string | null;
-  api: McpToolContext['api'];
 }
 
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -58,9 +58,11 @@ function register(server: McpServer, tool: McpTool, scope: CallScope) {
     async (args: Record<string, unknown>, ctx: ServerContext) => {
       const client = clientOf(args, scope, ctx);
       const haid = haidOf(scope.sub, client);
-      await registerHaid(scope.env, scope.sub, client);
+      await registerHaid(scope.backend, scope.sub, client);
       const { client_identity: _c, ...rest } = args;
-      const outcome = await tool.handler(rest, { haid, root: scope.sub, client, api: scope.api });
+      const api: McpToolContext['api'] = (method, path, body) =>
+        scope.backend.api(method, path, body);
+      const outcome = await tool.handler(rest, { haid, root: scope.sub, client, api });
       return answer(outcome, haid);
     },
   );

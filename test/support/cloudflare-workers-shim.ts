@@ -13,4 +13,6 @@ export class DurableObject<E = unknown> {
 
 export class WorkerEntrypoint<E = unknown> extends DurableObject<E> {}
 
+export class RpcTarget {}
+
 export const env = {};

@@ -4,7 +4,7 @@ import {
   DEFAULT_SESSION_IDLE_SECONDS,
   sessionIdleMs,
   sessionObject,
-} from '../../src/mcp/identity-object';
+} from '../../src/api/mcp/identity-object';
 import { authHeaders } from './helpers/auth';
 import { uid } from './helpers/coordination';
 import { call, connect, post } from './helpers/mcp';

@@ -104,11 +104,19 @@ export function migratedD1Copy(persist, cwd) {
 }
 
 /**
- * The Worker's config (in the working directory) and its STATIC service's
+ * The Worker's config (in the working directory), its MCP service's
+ * (mcp/wrangler.toml: `/mcp`'s SDK and tools) and its STATIC service's
  * (static/wrangler.toml: the dashboard, /v1/openapi.json and /docs as static
  * assets), run side by side by one `wrangler dev`.
  */
-export const DEV_CONFIGS = ['-c', 'wrangler.toml', '-c', path.join(ROOT, 'static/wrangler.toml')];
+export const DEV_CONFIGS = [
+  '-c',
+  'wrangler.toml',
+  '-c',
+  path.join(ROOT, 'mcp/wrangler.toml'),
+  '-c',
+  path.join(ROOT, 'static/wrangler.toml'),
+];
 
 /**
  * The node arguments that start `wrangler dev` (both configs) on

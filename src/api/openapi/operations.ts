@@ -1,5 +1,5 @@
-import { MCP_OPERATIONS } from '../../mcp/haids';
 import { REGISTRY } from '../../modules';
+import { MCP_OPERATIONS } from '../mcp/haids';
 import type { Operation } from './operation';
 import { PRIVATE_OPERATIONS } from './private-operations';
 import { READ_OPERATIONS } from './read-operations';

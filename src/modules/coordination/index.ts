@@ -2,7 +2,6 @@ import { defineModule } from '../../kernel/module';
 import { COORDINATION_DERIVED_IDS, COORDINATION_PREFIXES, COORDINATION_TYPES } from './catalogue';
 import { KINDS } from './kinds';
 import { agentSigners } from './kinds/agent-keys';
-import { COORDINATION_TOOLS } from './mcp';
 import { COORDINATION_OPERATIONS } from './openapi';
 import { COORDINATION_PROBLEMS } from './problems';
 import { agentRuntimeState } from './read-models/agent-runtime-state';
@@ -30,6 +29,5 @@ export const coordination = defineModule({
   initialStatus: { task: 'pending', project: 'active', agent: 'unknown' },
   routes: [roleFeeds, readTasks, readAgents, readProjects],
   operations: COORDINATION_OPERATIONS,
-  mcpTools: COORDINATION_TOOLS,
   signers: agentSigners,
 });

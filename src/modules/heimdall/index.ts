@@ -1,7 +1,5 @@
 import { defineModule } from '../../kernel/module';
 import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
-import { HEIMDALL_TOOLS } from './mcp';
-import { WORKSPACE_TOOLS } from './mcp-workspace';
 import { HEIMDALL_OPERATIONS } from './openapi';
 import { HEIMDALL_PROBLEMS } from './problems';
 import { heimdallState } from './read-models/heimdall-state';
@@ -37,6 +35,5 @@ export const heimdall = defineModule({
     planningRoutes,
   ],
   operations: HEIMDALL_OPERATIONS,
-  mcpTools: [...HEIMDALL_TOOLS, ...WORKSPACE_TOOLS],
   ports: { [DECISION_LOG_PORT]: decisionLogPort },
 });

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import type { AppEnv } from '../api/app-env';
-import { AUTH, type Operation, readScoped } from '../api/openapi/operation';
+import type { AppEnv } from '../app-env';
+import { AUTH, type Operation, readScoped } from '../openapi/operation';
 import { haidRegistry } from './identity-object';
 
 /** `GET /v1/haids`: the HAID registry (every identity that acted over MCP, with its role). */

@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
-import type { AppEnv } from '../api/app-env';
-import type { ApiAnswer, ToolProblem } from '../kernel/mcp-tool';
+import type { ApiAnswer, ToolProblem } from '../../kernel/mcp-tool';
+import type { AppEnv } from '../app-env';
 
 /**
  * A tool's way into the app: each call re-enters the Hono app as a request

@@ -1,18 +1,11 @@
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
-import { type Context, Hono } from 'hono';
-import type { AppEnv } from '../api/app-env';
-import { authenticate } from '../api/auth';
-import type { Env } from '../env';
-import { REGISTRY } from '../modules';
-import { apiCaller } from './api-caller';
+import type { McpBackend, McpCall } from './contract';
 import { clientSlug } from './identity';
-import { sessionIdleMs, sessionObject } from './identity-object';
 import { rebindingRefusal } from './rebinding';
 import { buildServer, type CallScope } from './server';
-import { SHELL_TOOLS } from './shell-tools';
+import { TOOLS } from './tools';
 
 const SESSION = 'Mcp-Session-Id';
-const TOOLS = [...SHELL_TOOLS, ...REGISTRY.mcpTools];
 
 /**
  * One handler serves every era: 2026-07-28 requests (client info in each
@@ -38,8 +31,8 @@ function rpcError(status: number, code: number, message: string): Response {
  * new one with `initialize` (transport spec, "Session Management").
  * https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management
  */
-function sessionNotFound(env: Env): Response {
-  const idle = sessionIdleMs(env) / 1000;
+function sessionNotFound(call: McpCall): Response {
+  const idle = call.settings.sessionIdleMs / 1000;
   return rpcError(
     404,
     -32001,
@@ -94,24 +87,40 @@ function completeInitialize(message: InitializeMessage, request: Request): Reque
   });
 }
 
-/** `/mcp`: Host/Origin checks, the API's bearer tokens, then the MCP handler. */
-export function mcpRoutes(app: Hono<AppEnv>): Hono<AppEnv> {
-  const routes = new Hono<AppEnv>();
-  routes.use('/mcp', async (c, next) => rebindingRefusal(c.req.raw, c.env) ?? next());
-  routes.use('/mcp', authenticate());
-  routes.all('/mcp', (c) => serve(app, c));
-  return routes;
+/**
+ * One `/mcp` request: Host/Origin checks first, then the API's own refusal
+ * of an unauthenticated request, then the MCP handler. The answer is read to
+ * its end before it is returned: tools run while it is produced, and they
+ * reach the API Worker through `backend`, which lives only as long as this call.
+ */
+export async function serve(
+  request: Request,
+  call: McpCall,
+  backend: McpBackend,
+): Promise<Response> {
+  const refused = rebindingRefusal(request, call.settings);
+  if (refused) return refused;
+  if (!call.principal) {
+    return call.refusal ?? rpcError(401, -32001, 'Unauthorized: a bearer token is required');
+  }
+  const res = await answer(request, call, call.principal, backend);
+  const body = res.body === null ? null : await res.arrayBuffer();
+  return new Response(body, { status: res.status, headers: res.headers });
 }
 
-async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
-  const request = c.req.raw;
-  const sub = c.get('principal').sub;
+async function answer(
+  request: Request,
+  call: McpCall,
+  principal: NonNullable<McpCall['principal']>,
+  backend: McpBackend,
+): Promise<Response> {
+  const { sub } = principal;
   const sessionId = request.headers.get(SESSION);
-  const scope: CallScope = { env: c.env, sub, sessionClient: null, api: apiCaller(app, c) };
+  const scope: CallScope = { backend, sub, sessionClient: null };
   const authInfo = () => ({
     token: '',
     clientId: sub,
-    scopes: c.get('principal').scopes,
+    scopes: principal.scopes,
     extra: { scope },
   });
 
@@ -121,8 +130,8 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
   }
   if (request.method === 'DELETE') {
     if (!sessionId) return rpcError(400, -32000, `Bad Request: ${SESSION} header is required`);
-    const ended = await sessionObject(c.env, sessionId).end(sub, Date.now());
-    return ended ? new Response(null, { status: 204 }) : sessionNotFound(c.env);
+    const ended = await backend.endSession(sessionId, sub, Date.now());
+    return ended ? new Response(null, { status: 204 }) : sessionNotFound(call);
   }
   if (request.method !== 'POST' || !(await isLegacyRequest(request))) {
     return handler.fetch(request, { authInfo: authInfo() });
@@ -136,7 +145,8 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
     const completed = completeInitialize(initialize, request);
     const params = (await completed.clone().json()) as InitializeMessage;
     const now = Date.now();
-    await sessionObject(c.env, id).open(
+    await backend.openSession(
+      id,
       {
         sub,
         client: clientSlug(params.params?.clientInfo?.name),
@@ -144,7 +154,7 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
         opened_at: new Date(now).toISOString(),
       },
       now,
-      sessionIdleMs(c.env),
+      call.settings.sessionIdleMs,
     );
     const res = await handler.fetch(completed, { authInfo: authInfo() });
     const headers = new Headers(res.headers);
@@ -154,8 +164,8 @@ async function serve(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
   if (!sessionId) {
     return rpcError(400, -32000, `Bad Request: ${SESSION} header is required after initialize`);
   }
-  const session = await sessionObject(c.env, sessionId).session(sub, Date.now());
-  if (!session) return sessionNotFound(c.env);
+  const session = await backend.session(sessionId, sub, Date.now());
+  if (!session) return sessionNotFound(call);
   scope.sessionClient = session.client;
   return handler.fetch(request, { authInfo: authInfo() });
 }

@@ -1,14 +1,9 @@
 import { DurableObject } from 'cloudflare:workers';
-import type { Env } from '../env';
-import { sqlOf } from '../kernel/sql';
+import type { Env } from '../../env';
+import { sqlOf } from '../../kernel/sql';
+import type { McpSession } from '../../mcp/contract';
 
-/** An MCP session of the 2025 era: who opened it and as which client. */
-export interface McpSession {
-  sub: string;
-  client: string | null;
-  protocol_version: string;
-  opened_at: string;
-}
+export type { McpSession };
 
 /** One entry of the HAID registry (the seed's `heimdall-haid register`). */
 export interface HaidEntry {

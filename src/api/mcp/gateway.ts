@@ -1,0 +1,84 @@
+import { RpcTarget } from 'cloudflare:workers';
+import { type Context, Hono } from 'hono';
+import type { Env } from '../../env';
+import type { ApiAnswer } from '../../kernel/mcp-tool';
+import type { McpBackend, McpCall, McpSession, McpSettings } from '../../mcp/contract';
+import type { AppEnv } from '../app-env';
+import { authenticate } from '../auth';
+import { apiCaller } from './api-caller';
+import { haidRegistry, sessionIdleMs, sessionObject } from './identity-object';
+
+/**
+ * `/mcp` is served by the MCP Worker (src/mcp/, `mcp/wrangler.toml`), which
+ * holds the MCP SDK and the tools' schemas, so this Worker's isolate does not:
+ * fewer live objects here means shorter GC pauses on the append and fan-out
+ * path (BENCHMARKS.md). This route authenticates the request as any API route
+ * does, then hands it over through the `MCP` service binding (Workers RPC)
+ * with a backend for everything stateful: the tools' REST calls (re-entering
+ * this app in-process, as before), the sessions and the HAID registry.
+ */
+export function mcpRoutes(app: Hono<AppEnv>): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const check = authenticate();
+  routes.all('/mcp', async (c) => {
+    let principal: McpCall['principal'] = null;
+    const refused = await check(c, async () => {
+      const who = c.get('principal');
+      principal = { sub: who.sub, scopes: [...who.scopes] };
+    });
+    const call: McpCall = {
+      principal,
+      refusal: principal ? null : (refused ?? c.res),
+      settings: settingsOf(c.env),
+    };
+    return c.env.MCP.serve(c.req.raw, call, new Backend(app, c));
+  });
+  return routes;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+export function settingsOf(env: Env): McpSettings {
+  return {
+    allowedHosts: list(env.MCP_ALLOWED_HOSTS),
+    corsOrigins: list(env.CORS_ORIGINS),
+    sessionIdleMs: sessionIdleMs(env),
+  };
+}
+
+/** The API Worker's side of one `/mcp` request (see `McpBackend`). */
+class Backend extends RpcTarget implements McpBackend {
+  readonly #env: Env;
+  readonly #api: (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
+
+  constructor(app: Hono<AppEnv>, c: Context<AppEnv>) {
+    super();
+    this.#env = c.env;
+    this.#api = apiCaller(app, c);
+  }
+
+  api(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
+    return this.#api(method, path, body);
+  }
+
+  openSession(id: string, session: McpSession, nowMs: number, idleMs: number): Promise<void> {
+    return sessionObject(this.#env, id).open(session, nowMs, idleMs);
+  }
+
+  session(id: string, sub: string, nowMs: number): Promise<McpSession | null> {
+    return sessionObject(this.#env, id).session(sub, nowMs);
+  }
+
+  endSession(id: string, sub: string, nowMs: number): Promise<boolean> {
+    return sessionObject(this.#env, id).end(sub, nowMs);
+  }
+
+  async registerHaid(haid: string, root: string, client: string | null, at: string) {
+    await haidRegistry(this.#env).register(haid, root, client, at);
+  }
+}

@@ -1,0 +1,55 @@
+import type { ApiAnswer } from '../kernel/mcp-tool';
+
+/**
+ * What the API Worker and the MCP Worker say to each other (types only: the
+ * API Worker imports nothing else from src/mcp/, so the MCP SDK and the
+ * tools' schemas stay out of its isolate).
+ *
+ * The API Worker authenticates `/mcp` and calls the MCP Worker's `serve` over
+ * its `MCP` service binding (Workers RPC) with the request, this `McpCall`
+ * and an `McpBackend`: an RPC target living in the API Worker through which
+ * the MCP Worker reaches everything stateful. The MCP Worker has no bindings.
+ */
+
+/** An MCP session of the 2025 era: who opened it and as which client. */
+export interface McpSession {
+  sub: string;
+  client: string | null;
+  protocol_version: string;
+  opened_at: string;
+}
+
+export interface McpSettings {
+  /** Host names answered besides localhost (`MCP_ALLOWED_HOSTS`). */
+  allowedHosts: string[];
+  /** Browser origins allowed besides localhost's (`CORS_ORIGINS`). */
+  corsOrigins: string[];
+  /** Idle time after which a 2025-era session expires (`MCP_SESSION_IDLE_SECONDS`). */
+  sessionIdleMs: number;
+}
+
+/** One `/mcp` request as the API Worker hands it over. */
+export interface McpCall {
+  /** The bearer token's subject and scopes; null when authentication refused the request. */
+  principal: { sub: string; scopes: string[] } | null;
+  /**
+   * The API's own 401/403 problem when `principal` is null: answered after the
+   * DNS-rebinding checks, which come before anything else.
+   */
+  refusal: Response | null;
+  settings: McpSettings;
+}
+
+/** The API Worker's side of one `/mcp` request (valid until `serve` returns). */
+export interface McpBackend {
+  /** One REST call as the caller (its bearer token, the same checks and append path). */
+  api(method: string, path: string, body?: unknown): Promise<ApiAnswer>;
+  /** Opens session `id` at `nowMs` for `session.sub`. */
+  openSession(id: string, session: McpSession, nowMs: number, idleMs: number): Promise<void>;
+  /** Session `id` if `sub` opened it and it is live at `nowMs` (restarting its idle count). */
+  session(id: string, sub: string, nowMs: number): Promise<McpSession | null>;
+  /** Ends session `id`; false when `sub` had no live session of that id. */
+  endSession(id: string, sub: string, nowMs: number): Promise<boolean>;
+  /** Registers (or touches) a HAID in the registry that `GET /v1/haids` lists. */
+  registerHaid(haid: string, root: string, client: string | null, at: string): Promise<void>;
+}
