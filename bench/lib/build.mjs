@@ -134,11 +134,23 @@ export async function build(name, { minify = false, srcDir = ROOT, names = false
   if (!script) throw new Error(`no bundle in ${outdir}`);
   const scriptPath = path.join(outdir, script);
   const bytes = readFileSync(scriptPath);
+  // Wirestream's MCP Worker (mcp/wrangler.toml), which its MCP service binding
+  // names: bench/lib/runtime.mjs runs it beside the Worker when a scenario asks.
+  const mcpConfig = path.join(path.dirname(config), 'mcp/wrangler.toml');
+  let mcp = null;
+  if (!project.peer && existsSync(mcpConfig)) {
+    const mcpOut = `${outdir}-mcp`;
+    await run(['deploy', '--dry-run', '--outdir', mcpOut, '--config', mcpConfig], ROOT);
+    const mcpScript = readdirSync(mcpOut).find((f) => f.endsWith('.js'));
+    if (!mcpScript) throw new Error(`no bundle in ${mcpOut}`);
+    mcp = { outdir: mcpOut, scriptPath: path.join(mcpOut, mcpScript), config: mcpConfig };
+  }
   return {
     name,
     outdir,
     scriptPath,
     config,
+    mcp,
     buildMs: performance.now() - started,
     rawKiB: statSync(scriptPath).size / 1024,
     gzipKiB: gzipSync(bytes).length / 1024,

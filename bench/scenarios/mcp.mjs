@@ -75,7 +75,7 @@ async function prepare(url, era) {
  * alternate the eras so a drift of the machine's load falls on both.
  */
 export async function mcpScenario({ calls, warm, bindings }, builds, log) {
-  const rt = await start(builds.wirestream, { bindings });
+  const rt = await start(builds.wirestream, { bindings, mcp: true, fresh: true });
   const eras = ['session', 'sessionless'];
   const results = {};
   try {
