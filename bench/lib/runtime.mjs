@@ -106,7 +106,7 @@ async function startFresh(
   };
   const mf = new Miniflare(
     withMcp
-      ? { ...shared, workers: [main, mcpWorkerOptions(bundle.mcp)] }
+      ? { ...shared, workers: [main, mcpWorkerOptions(bundle.mcp, mcpBinding)] }
       : { ...shared, ...main },
   );
   const url = await mf.ready;
@@ -130,11 +130,12 @@ async function startFresh(
   };
 }
 
-/** The MCP Worker as Miniflare runs it: its bundle and its config's dates and flags. */
-function mcpWorkerOptions(mcp) {
+/** The MCP Worker as Miniflare runs it, under the name the MCP binding gives. */
+function mcpWorkerOptions(mcp, binding) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(mcp.config);
   return {
     ...workerOptions,
+    name: typeof binding === 'string' ? binding : binding.name,
     modules: true,
     modulesRoot: mcp.outdir,
     scriptPath: mcp.scriptPath,

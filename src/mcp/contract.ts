@@ -28,6 +28,23 @@ export interface McpSettings {
   sessionIdleMs: number;
 }
 
+/**
+ * An HTTP message as plain data: what crosses between the two Workers is
+ * copied whole (no body stream, nothing for either side to dispose).
+ */
+export interface McpHttpRequest {
+  method: string;
+  url: string;
+  headers: [string, string][];
+  body: string | null;
+}
+
+export interface McpHttpResponse {
+  status: number;
+  headers: [string, string][];
+  body: string | null;
+}
+
 /** One `/mcp` request as the API Worker hands it over. */
 export interface McpCall {
   /** The bearer token's subject and scopes; null when authentication refused the request. */
@@ -36,7 +53,7 @@ export interface McpCall {
    * The API's own 401/403 problem when `principal` is null: answered after the
    * DNS-rebinding checks, which come before anything else.
    */
-  refusal: Response | null;
+  refusal: McpHttpResponse | null;
   settings: McpSettings;
 }
 

@@ -89,9 +89,10 @@ function completeInitialize(message: InitializeMessage, request: Request): Reque
 
 /**
  * One `/mcp` request: Host/Origin checks first, then the API's own refusal
- * of an unauthenticated request, then the MCP handler. The answer is read to
- * its end before it is returned: tools run while it is produced, and they
- * reach the API Worker through `backend`, which lives only as long as this call.
+ * of an unauthenticated request, then the MCP handler. The caller reads the
+ * answer to its end before the RPC call returns: tools run while it is
+ * produced, and they reach the API Worker through `backend`, which lives only
+ * as long as that call.
  */
 export async function serve(
   request: Request,
@@ -101,11 +102,11 @@ export async function serve(
   const refused = rebindingRefusal(request, call.settings);
   if (refused) return refused;
   if (!call.principal) {
-    return call.refusal ?? rpcError(401, -32001, 'Unauthorized: a bearer token is required');
+    const { refusal } = call;
+    if (!refusal) return rpcError(401, -32001, 'Unauthorized: a bearer token is required');
+    return new Response(refusal.body, { status: refusal.status, headers: refusal.headers });
   }
-  const res = await answer(request, call, call.principal, backend);
-  const body = res.body === null ? null : await res.arrayBuffer();
-  return new Response(body, { status: res.status, headers: res.headers });
+  return answer(request, call, call.principal, backend);
 }
 
 async function answer(

@@ -1,5 +1,5 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import type { McpBackend, McpCall } from './contract';
+import type { McpBackend, McpCall, McpHttpRequest, McpHttpResponse } from './contract';
 import { serve } from './handler';
 
 /**
@@ -22,7 +22,18 @@ export default class McpWorker extends WorkerEntrypoint {
     );
   }
 
-  serve(request: Request, call: McpCall, backend: McpBackend): Promise<Response> {
-    return serve(request, call, backend);
+  /** One `/mcp` request; the answer is read to its end (see `serve` in ./handler.ts). */
+  async serve(
+    request: McpHttpRequest,
+    call: McpCall,
+    backend: McpBackend,
+  ): Promise<McpHttpResponse> {
+    const { method, url, headers, body } = request;
+    const res = await serve(new Request(url, { method, headers, body }), call, backend);
+    return {
+      status: res.status,
+      headers: [...res.headers],
+      body: res.body === null ? null : await res.text(),
+    };
   }
 }

@@ -2,7 +2,13 @@ import { RpcTarget } from 'cloudflare:workers';
 import { type Context, Hono } from 'hono';
 import type { Env } from '../../env';
 import type { ApiAnswer } from '../../kernel/mcp-tool';
-import type { McpBackend, McpCall, McpSession, McpSettings } from '../../mcp/contract';
+import type {
+  McpBackend,
+  McpCall,
+  McpHttpResponse,
+  McpSession,
+  McpSettings,
+} from '../../mcp/contract';
 import type { AppEnv } from '../app-env';
 import { authenticate } from '../auth';
 import { apiCaller } from './api-caller';
@@ -28,12 +34,24 @@ export function mcpRoutes(app: Hono<AppEnv>): Hono<AppEnv> {
     });
     const call: McpCall = {
       principal,
-      refusal: principal ? null : (refused ?? c.res),
+      refusal: principal ? null : await plain(refused ?? c.res),
       settings: settingsOf(c.env),
     };
-    return c.env.MCP.serve(c.req.raw, call, new Backend(app, c));
+    const raw = c.req.raw;
+    const request = {
+      method: raw.method,
+      url: raw.url,
+      headers: [...raw.headers],
+      body: raw.method === 'GET' || raw.method === 'HEAD' ? null : await raw.text(),
+    };
+    const answer = await c.env.MCP.serve(request, call, new Backend(app, c));
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });
   return routes;
+}
+
+async function plain(res: Response): Promise<McpHttpResponse> {
+  return { status: res.status, headers: [...res.headers], body: await res.text() };
 }
 
 function list(value: string | undefined): string[] {
