@@ -84,16 +84,19 @@ class Backend extends RpcTarget implements McpBackend {
     return this.#api(method, path, body);
   }
 
-  openSession(id: string, session: McpSession, nowMs: number, idleMs: number): Promise<void> {
-    return sessionObject(this.#env, id).open(session, nowMs, idleMs);
+  // Each method awaits its Durable Object call and returns plain data: an RPC
+  // promise handed back as is would reach the MCP Worker as a result it must
+  // dispose (workerd warns when it is not).
+  async openSession(id: string, session: McpSession, nowMs: number, idleMs: number) {
+    await sessionObject(this.#env, id).open(session, nowMs, idleMs);
   }
 
-  session(id: string, sub: string, nowMs: number): Promise<McpSession | null> {
-    return sessionObject(this.#env, id).session(sub, nowMs);
+  async session(id: string, sub: string, nowMs: number): Promise<McpSession | null> {
+    return await sessionObject(this.#env, id).session(sub, nowMs);
   }
 
-  endSession(id: string, sub: string, nowMs: number): Promise<boolean> {
-    return sessionObject(this.#env, id).end(sub, nowMs);
+  async endSession(id: string, sub: string, nowMs: number): Promise<boolean> {
+    return await sessionObject(this.#env, id).end(sub, nowMs);
   }
 
   async registerHaid(haid: string, root: string, client: string | null, at: string) {
