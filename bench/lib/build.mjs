@@ -140,10 +140,19 @@ export async function build(name, { minify = false, srcDir = ROOT, names = false
   let mcp = null;
   if (!project.peer && existsSync(mcpConfig)) {
     const mcpOut = `${outdir}-mcp`;
-    await run(['deploy', '--dry-run', '--outdir', mcpOut, '--config', mcpConfig], ROOT);
+    const mcpLog = await run(
+      ['deploy', '--dry-run', '--outdir', mcpOut, '--config', mcpConfig],
+      ROOT,
+    );
     const mcpScript = readdirSync(mcpOut).find((f) => f.endsWith('.js'));
     if (!mcpScript) throw new Error(`no bundle in ${mcpOut}`);
-    mcp = { outdir: mcpOut, scriptPath: path.join(mcpOut, mcpScript), config: mcpConfig };
+    mcp = {
+      outdir: mcpOut,
+      scriptPath: path.join(mcpOut, mcpScript),
+      config: mcpConfig,
+      uploadKiB: kib(mcpLog, 'Total Upload'),
+      uploadGzipKiB: kib(mcpLog, 'gzip'),
+    };
   }
   return {
     name,

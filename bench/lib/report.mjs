@@ -322,7 +322,11 @@ export function ratioRows(r) {
 function partsLine(r) {
   const parts = r.sizes?.wirestream?.parts ?? [];
   if (!parts.length) return '';
-  return `Largest parts of the Wirestream bundle (bytes in output before gzip): ${parts.map((p) => `${p.pkg} ${fmt(p.kib, 0)} KiB`).join(', ')}.`;
+  const mcp = r.sizes.wirestream.mcp;
+  const apart = mcp
+    ? ` \`/mcp\` is a Worker of its own (mcp/wrangler.toml, not in the row above): ${fmt(mcp.uploadKiB, 0)} KiB, ${fmt(mcp.uploadGzipKiB, 0)} KiB gzip.`
+    : '';
+  return `Largest parts of the Wirestream bundle (bytes in output before gzip): ${parts.map((p) => `${p.pkg} ${fmt(p.kib, 0)} KiB`).join(', ')}.${apart}`;
 }
 
 const MCP_HEAD = ['MCP tool call', 'Era', 'p50 ms', 'p99 ms', 'max ms', 'Calls'];
