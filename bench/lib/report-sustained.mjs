@@ -159,7 +159,7 @@ export function sustainedSection(r) {
   if (!r.sustained && !r.ordinary) return '';
   return `## What users live with: ordinary load and the sustained rate
 
-**Scenario 4c**: every system at the same open-loop rates with 100 subscribers on the stream; delivery is append → the last of the 100 subscribers; CPU "with tail" counts workerd until it is quiet again after the window, so Wirestream's anchoring and projection of those appends are in it.
+**Scenario 4c**: every system at the same open-loop rates with 100 subscribers on the stream; delivery is append → the last of the 100 subscribers; CPU "with tail" counts workerd until it is quiet again after the window, so Wirestream's anchoring and projection of those appends are in it. "Topics in a 2nd process" runs log mode with its HCS side (TopicObject, TopicDirectory) in a second workerd process, as on Cloudflare where those objects do not share the stream's thread; its CPU is both processes'. The verdicts below use the one-process rows.
 
 ${markdownTable(ORDINARY_HEAD, ordinaryRows(r))}
 

@@ -55,6 +55,14 @@ export const SYSTEMS = {
     label: 'Wirestream, log mode',
     bindings: { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') },
   },
+  // Log mode with the HCS side in a second process: the sequencer's own
+  // latency once topic passes (checkpoints, the archive, D1) stop sharing its thread.
+  'wirestream-log-split': {
+    ...WIRESTREAM,
+    label: 'Wirestream, log mode, topics in a 2nd process',
+    bindings: { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') },
+    split: true,
+  },
   'ceiling-rpc': {
     project: 'ceiling',
     label: 'bare DO, RPC',
