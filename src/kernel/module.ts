@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type * as z from 'zod';
 import type { AppEnv } from '../api/app-env';
-import type { Operation } from '../api/openapi/operation';
 import type { Env } from '../env';
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
@@ -72,8 +71,6 @@ export interface ProtocolModule {
   readModels?: readonly Reducer<BaseRow>[];
   /** Routes mounted under `/v1`. */
   routes?: Hono<AppEnv>;
-  /** How the OpenAPI document describes those routes (the contract test calls each). */
-  operations?: readonly Operation[];
   /** Named entry points other modules reach through the kernel (`PortEffect`). */
   ports?: Readonly<Record<string, Port>>;
   /** Where its identities' signing keys are kept, for the append path's signature guard. */

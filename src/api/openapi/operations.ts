@@ -1,4 +1,4 @@
-import { REGISTRY } from '../../modules';
+import { MODULE_OPERATIONS } from '../../modules/openapi';
 import { MCP_OPERATIONS } from '../mcp/haids';
 import type { Operation } from './operation';
 import { PRIVATE_OPERATIONS } from './private-operations';
@@ -19,8 +19,8 @@ export const OPERATIONS: Operation[] = [
   ...READ_OPERATIONS,
   ...PRIVATE_OPERATIONS,
   ...MCP_OPERATIONS,
-  // Each protocol module describes its own routes.
-  ...REGISTRY.modules.flatMap((m) => m.operations ?? []),
+  // Each protocol module describes its own routes (src/modules/openapi.ts).
+  ...MODULE_OPERATIONS,
 ];
 
 export type { Answer, Operation } from './operation';

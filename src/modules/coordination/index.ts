@@ -2,7 +2,6 @@ import { defineModule } from '../../kernel/module';
 import { COORDINATION_DERIVED_IDS, COORDINATION_PREFIXES, COORDINATION_TYPES } from './catalogue';
 import { KINDS } from './kinds';
 import { agentSigners } from './kinds/agent-keys';
-import { COORDINATION_OPERATIONS } from './openapi';
 import { COORDINATION_PROBLEMS } from './problems';
 import { agentRuntimeState } from './read-models/agent-runtime-state';
 import { projectProgress } from './read-models/project-progress';
@@ -28,6 +27,5 @@ export const coordination = defineModule({
   readModels: [taskRunState, agentRuntimeState, projectProgress],
   initialStatus: { task: 'pending', project: 'active', agent: 'unknown' },
   routes: [roleFeeds, readTasks, readAgents, readProjects],
-  operations: COORDINATION_OPERATIONS,
   signers: agentSigners,
 });

@@ -1,7 +1,6 @@
 import { defineModule } from '../../kernel/module';
 import { DEPENDENCY_ID, GSD_PREFIXES, GSD_TYPES } from './catalogue';
 import { gsdKind } from './kinds/gsd-kind';
-import { GSD_OPERATIONS } from './openapi';
 import { GSD_PROBLEMS } from './problems';
 import { events } from './routes/events';
 import { follow } from './routes/follow';
@@ -22,5 +21,4 @@ export const gsd = defineModule({
   derivedIds: [DEPENDENCY_ID, 'gsdk', 'gsdclaim', 'gsdunclaim'],
   problems: GSD_PROBLEMS,
   routes: [events, follow, projectState, webhooks],
-  operations: GSD_OPERATIONS,
 });

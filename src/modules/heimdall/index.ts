@@ -1,6 +1,5 @@
 import { defineModule } from '../../kernel/module';
 import { HEIMDALL_DERIVED_IDS, HEIMDALL_TYPES } from './catalogue';
-import { HEIMDALL_OPERATIONS } from './openapi';
 import { HEIMDALL_PROBLEMS } from './problems';
 import { heimdallState } from './read-models/heimdall-state';
 import { claimRoutes } from './routes/claims';
@@ -34,6 +33,5 @@ export const heimdall = defineModule({
     documentRoutes,
     planningRoutes,
   ],
-  operations: HEIMDALL_OPERATIONS,
   ports: { [DECISION_LOG_PORT]: decisionLogPort },
 });

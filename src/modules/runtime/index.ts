@@ -4,7 +4,6 @@ import { DERIVED } from './envelope';
 import { branchKind } from './kinds/branch';
 import { channelKind } from './kinds/channel';
 import { workerKind } from './kinds/worker';
-import { RUNTIME_OPERATIONS } from './openapi';
 import { RUNTIME_PROBLEMS } from './problems';
 import { runtimeChannels } from './read-models/channels';
 import {
@@ -44,7 +43,6 @@ export const runtime = defineModule({
   ],
   initialStatus: { channel: 'pending', worker: 'spawned', branch: 'spawned' },
   routes: [channels, workers, branches, artifacts, bulletins, schema],
-  operations: RUNTIME_OPERATIONS,
   async scheduled(env, at) {
     await runVisor(env, at);
   },

@@ -1,7 +1,6 @@
 import { defineModule } from '../../kernel/module';
 import { WRITER_DERIVED_IDS, WRITER_TYPES } from './catalogue';
 import { WRITER_KINDS } from './kinds';
-import { WRITER_OPERATIONS } from './openapi';
 import { WRITER_PROBLEMS } from './problems';
 import { writerRuns } from './read-models/writer-runs';
 import { follow } from './routes/follow';
@@ -26,5 +25,4 @@ export const writer = defineModule({
   readModels: [writerRuns],
   initialStatus: { run: 'open', 'run-mailbox': 'open', 'run-trace': 'open' },
   routes: [runs, readRuns, follow],
-  operations: WRITER_OPERATIONS,
 });
