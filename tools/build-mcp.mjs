@@ -10,32 +10,23 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OFFLINE, ROOT, WRANGLER } from './lib/wrangler-local.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const MCP_WORKER_SCRIPT = path.join(root, '.local/mcp/worker.js');
+export const MCP_WORKER_SCRIPT = path.join(ROOT, '.local/mcp/worker.js');
 
 export function buildMcpWorker() {
   const run = spawnSync(
     process.execPath,
     [
-      path.join(root, 'node_modules/wrangler/bin/wrangler.js'),
+      WRANGLER,
       'deploy',
       '--dry-run',
       '-c',
-      path.join(root, 'mcp/wrangler.toml'),
+      path.join(ROOT, 'mcp/wrangler.toml'),
       '--outdir',
       path.dirname(MCP_WORKER_SCRIPT),
     ],
-    {
-      cwd: root,
-      encoding: 'utf8',
-      env: {
-        ...process.env,
-        WRANGLER_SEND_METRICS: 'false',
-        WRANGLER_HIDE_BANNER: 'true',
-        CLOUDFLARE_CF_FETCH_ENABLED: 'false',
-      },
-    },
+    { cwd: ROOT, encoding: 'utf8', env: OFFLINE },
   );
   if (run.status !== 0) {
     throw new Error(`building the MCP Worker failed:\n${run.stdout}${run.stderr}`);

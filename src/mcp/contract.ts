@@ -1,9 +1,9 @@
 import type { ApiAnswer } from '../kernel/mcp-tool';
 
 /**
- * What the API Worker and the MCP Worker say to each other (types only: the
- * API Worker imports nothing else from src/mcp/, so the MCP SDK and the
- * tools' schemas stay out of its isolate).
+ * What the API Worker and the MCP Worker say to each other (types and one
+ * conversion, no dependency: the API Worker imports nothing else from
+ * src/mcp/, so the MCP SDK and the tools' schemas stay out of its isolate).
  *
  * The API Worker authenticates `/mcp` and calls the MCP Worker's `serve` over
  * its `MCP` service binding (Workers RPC) with the request, this `McpCall`
@@ -45,17 +45,25 @@ export interface McpHttpResponse {
   body: string | null;
 }
 
-/** One `/mcp` request as the API Worker hands it over. */
-export interface McpCall {
-  /** The bearer token's subject and scopes; null when authentication refused the request. */
-  principal: { sub: string; scopes: string[] } | null;
-  /**
-   * The API's own 401/403 problem when `principal` is null: answered after the
-   * DNS-rebinding checks, which come before anything else.
-   */
-  refusal: McpHttpResponse | null;
-  settings: McpSettings;
+/** An answer copied whole, as it crosses between the Workers. */
+export async function plainResponse(res: Response): Promise<McpHttpResponse> {
+  return {
+    status: res.status,
+    headers: [...res.headers],
+    body: res.body === null ? null : await res.text(),
+  };
 }
+
+/**
+ * One `/mcp` request as the API Worker hands it over: the bearer token's
+ * subject and scopes, or the API's own 401/403 problem when authentication
+ * refused the request (answered after the DNS-rebinding checks, which come
+ * before anything else).
+ */
+export type McpCall = { settings: McpSettings } & (
+  | { principal: { sub: string; scopes: string[] }; refusal: null }
+  | { principal: null; refusal: McpHttpResponse }
+);
 
 /** The API Worker's side of one `/mcp` request (valid until `serve` returns). */
 export interface McpBackend {

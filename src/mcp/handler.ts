@@ -101,9 +101,8 @@ export async function serve(
 ): Promise<Response> {
   const refused = rebindingRefusal(request, call.settings);
   if (refused) return refused;
-  if (!call.principal) {
+  if (call.principal === null) {
     const { refusal } = call;
-    if (!refusal) return rpcError(401, -32001, 'Unauthorized: a bearer token is required');
     return new Response(refusal.body, { status: refusal.status, headers: refusal.headers });
   }
   return answer(request, call, call.principal, backend);

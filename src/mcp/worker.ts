@@ -1,5 +1,11 @@
 import { WorkerEntrypoint } from 'cloudflare:workers';
-import type { McpBackend, McpCall, McpHttpRequest, McpHttpResponse } from './contract';
+import {
+  type McpBackend,
+  type McpCall,
+  type McpHttpRequest,
+  type McpHttpResponse,
+  plainResponse,
+} from './contract';
 import { serve } from './handler';
 
 /**
@@ -29,11 +35,6 @@ export default class McpWorker extends WorkerEntrypoint {
     backend: McpBackend,
   ): Promise<McpHttpResponse> {
     const { method, url, headers, body } = request;
-    const res = await serve(new Request(url, { method, headers, body }), call, backend);
-    return {
-      status: res.status,
-      headers: [...res.headers],
-      body: res.body === null ? null : await res.text(),
-    };
+    return plainResponse(await serve(new Request(url, { method, headers, body }), call, backend));
   }
 }

@@ -2,12 +2,12 @@ import { RpcTarget } from 'cloudflare:workers';
 import { type Context, Hono } from 'hono';
 import type { Env } from '../../env';
 import type { ApiAnswer } from '../../kernel/mcp-tool';
-import type {
-  McpBackend,
-  McpCall,
-  McpHttpResponse,
-  McpSession,
-  McpSettings,
+import {
+  type McpBackend,
+  type McpCall,
+  type McpSession,
+  type McpSettings,
+  plainResponse,
 } from '../../mcp/contract';
 import type { AppEnv } from '../app-env';
 import { authenticate } from '../auth';
@@ -27,16 +27,15 @@ export function mcpRoutes(app: Hono<AppEnv>): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const check = authenticate();
   routes.all('/mcp', async (c) => {
-    let principal: McpCall['principal'] = null;
+    let passed = false;
     const refused = await check(c, async () => {
-      const who = c.get('principal');
-      principal = { sub: who.sub, scopes: [...who.scopes] };
+      passed = true;
     });
-    const call: McpCall = {
-      principal,
-      refusal: principal ? null : await plain(refused ?? c.res),
-      settings: settingsOf(c.env),
-    };
+    const settings = settingsOf(c.env);
+    const who = passed ? c.get('principal') : null;
+    const call: McpCall = who
+      ? { principal: { sub: who.sub, scopes: [...who.scopes] }, refusal: null, settings }
+      : { principal: null, refusal: await plainResponse(refused ?? c.res), settings };
     const raw = c.req.raw;
     const request = {
       method: raw.method,
@@ -48,10 +47,6 @@ export function mcpRoutes(app: Hono<AppEnv>): Hono<AppEnv> {
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });
   return routes;
-}
-
-async function plain(res: Response): Promise<McpHttpResponse> {
-  return { status: res.status, headers: [...res.headers], body: await res.text() };
 }
 
 function list(value: string | undefined): string[] {
