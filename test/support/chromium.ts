@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, chromium, errors, type Page, type Request } from 'playwright-core';
 import { inject } from 'vitest';
 import { CHROMIUM_FLAGS, findChromium, missingMessage } from '../../tools/ensure-chromium.mjs';
 import { forFile } from './per-file';
@@ -45,6 +45,26 @@ export async function watchedPage(browser: TestBrowser, problems: string[]): Pro
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page: ${error.message}`));
+  // A navigation that times out says which of the page's requests were still
+  // open then: a hung navigation (seen once in CI, never reproduced) names its
+  // culprit instead of only "waiting until 'load'".
+  const open = new Map<Request, number>();
+  page.on('request', (r) => open.set(r, Date.now()));
+  page.on('requestfinished', (r) => open.delete(r));
+  page.on('requestfailed', (r) => open.delete(r));
+  const goto = page.goto.bind(page);
+  page.goto = async (url, options) => {
+    try {
+      return await goto(url, options);
+    } catch (error) {
+      if (error instanceof errors.TimeoutError) {
+        const now = Date.now();
+        const list = [...open].map(([r, at]) => `${r.method()} ${r.url()} (${now - at} ms)`);
+        error.message += `\nrequests still open: ${list.length ? list.join('; ') : 'none'}`;
+      }
+      throw error;
+    }
+  };
   return page;
 }
 
