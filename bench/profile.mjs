@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S] [--mode log] [--heap] [--alloc | --alloc-old]`: a V8 CPU
+// `node bench/profile.mjs [--system S] [--worktree | --src DIR] [--fanout N [--eager-ack]] [--rate R] [--seconds S] [--mode log] [--heap] [--alloc | --alloc-old] [--front]`: a V8 CPU
 // profile of the Wirestream isolate (Worker and Durable Objects) under the
 // one-stream append load, through workerd's inspector. Prints where the
 // time goes by function and by source file — what to fix when a target is
@@ -43,11 +43,13 @@ const rt = await start(bundle, {
   },
   inspectorPort,
   split: system.split,
+  inspectFront: args.includes('--front'),
 });
 
 const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
 const target = targets.find((t) => t.title?.includes(`bench-${system.project}`)) ?? targets[0];
-// Split: the inspector is the HCS side's (TopicObject, TopicDirectory): anchoring alone.
+// Split: the inspector is the HCS side's (TopicObject, TopicDirectory): anchoring alone;
+// with `--front`, the API side's (Worker, StreamObject): the sequencer without anchoring.
 const ws = new WebSocket(target.webSocketDebuggerUrl);
 await new Promise((r) => ws.once('open', r));
 let id = 0;

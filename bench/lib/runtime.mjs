@@ -151,7 +151,7 @@ function mcpWorkerOptions(mcp, binding) {
  * one thread, so anchoring competes with appending; this shows the sequencer
  * without that. CPU and memory are the two processes' sums.
  */
-async function startSplit(bundle, { bindings = {}, inspectorPort } = {}) {
+async function startSplit(bundle, { bindings = {}, inspectorPort, inspectFront = false } = {}) {
   const dir = mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'wirestream-split-'));
   const api = `bench-${bundle.name}-api`;
   const topics = `bench-${bundle.name}-topics`;
@@ -162,8 +162,9 @@ async function startSplit(bundle, { bindings = {}, inspectorPort } = {}) {
   const remote = (className, scriptName) => ({ className, scriptName, useSQLite: true });
   const hcs = await startFresh(bundle, {
     bindings,
-    // With an inspector port, profile the HCS side (bench/profile.mjs --system wirestream-split).
-    inspectorPort,
+    // With an inspector port, profile the HCS side (bench/profile.mjs --system
+    // wirestream-split), or with `inspectFront` the API side (`--front`).
+    ...(inspectFront ? {} : { inspectorPort }),
     migrate: false,
     extra: {
       ...shared,
@@ -177,6 +178,7 @@ async function startSplit(bundle, { bindings = {}, inspectorPort } = {}) {
   });
   const front = await startFresh(bundle, {
     bindings,
+    ...(inspectFront ? { inspectorPort } : {}),
     extra: {
       ...shared,
       name: api,

@@ -79,15 +79,17 @@ class Backend extends RpcTarget implements McpBackend {
     return this.#api(method, path, body);
   }
 
-  // Each method awaits its Durable Object call and returns plain data: an RPC
-  // promise handed back as is would reach the MCP Worker as a result it must
-  // dispose (workerd warns when it is not).
+  // Each method awaits its Durable Object call and returns plain data. An
+  // object an RPC call returned carries a disposer (workerd adds one), so
+  // handed back as is it reaches the MCP Worker as a result that must be
+  // disposed, and workerd warns when it is not: `session` returns a copy.
   async openSession(id: string, session: McpSession, nowMs: number, idleMs: number) {
     await sessionObject(this.#env, id).open(session, nowMs, idleMs);
   }
 
   async session(id: string, sub: string, nowMs: number): Promise<McpSession | null> {
-    return await sessionObject(this.#env, id).session(sub, nowMs);
+    const session = await sessionObject(this.#env, id).session(sub, nowMs);
+    return session === null ? null : { ...session };
   }
 
   async endSession(id: string, sub: string, nowMs: number): Promise<boolean> {
