@@ -1,6 +1,7 @@
 // One fresh Miniflare (one workerd process) per measured run, configured from
 // the project's wrangler.toml through wrangler's own translation, with the
 // bundle `wrangler deploy --dry-run` produced as the script.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
@@ -112,6 +113,7 @@ async function startFresh(
   const url = await mf.ready;
   const readyMs = performance.now() - started;
   const pid = workerdChildren().find((p) => !before.has(p));
+  pin(pid, 0);
   for (const [binding, db] of Object.entries(workerOptions.d1Databases ?? {})) {
     const dir = path.join(path.dirname(bundle.config), db.migrationsDir ?? 'migrations');
     if (binding === 'DB' && migrate) await applyMigrations(mf, binding, dir).catch(() => {});
@@ -188,6 +190,7 @@ async function startSplit(bundle, { bindings = {}, inspectorPort, inspectFront =
       },
     },
   });
+  pin(hcs.pid, 1);
   const both = (f) => f(front) + f(hcs);
   return {
     ...front,
@@ -208,5 +211,17 @@ async function startSplit(bundle, { bindings = {}, inspectorPort, inspectFront =
     },
   };
 }
+
+/**
+ * `BENCH_PIN=1`: the (front) workerd process on core 0, everything else — this
+ * process with the load generator and subscribers, the stand-in, a split
+ * system's HCS side — on core 1. The system under test then has a core of its
+ * own, as a Durable Object has a thread of its own on Cloudflare.
+ */
+export function pin(pid, core) {
+  if (process.env.BENCH_PIN !== '1' || !pid) return;
+  execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
+}
+if (process.env.BENCH_PIN === '1') pin(process.pid, 1);
 
 export { ROOT };
