@@ -218,7 +218,7 @@ async function startSplit(bundle, { bindings = {}, inspectorPort, inspectFront =
  * system's HCS side — on core 1. The system under test then has a core of its
  * own, as a Durable Object has a thread of its own on Cloudflare.
  */
-export function pin(pid, core) {
+function pin(pid, core) {
   if (process.env.BENCH_PIN !== '1' || !pid) return;
   execFileSync('taskset', ['-a', '-cp', String(core), String(pid)], { stdio: 'ignore' });
 }

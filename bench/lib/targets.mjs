@@ -29,6 +29,13 @@ const WIRESTREAM = {
   seqOf: (receipt) => receipt.stream_seq,
   ack: true,
 };
+// The same Worker with log mode for every topic (one signed checkpoint per
+// 256 Wires or 500 ms instead of one HCS message per Wire).
+const WIRESTREAM_LOG = {
+  ...WIRESTREAM,
+  label: 'Wirestream, log mode',
+  bindings: { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') },
+};
 
 /**
  * Systems under test: a project plus how to append to a stream and follow it.
@@ -48,19 +55,12 @@ export const SYSTEMS = {
   // second workerd process, as on Cloudflare where each object has its own
   // thread (lib/runtime.mjs, startSplit).
   'wirestream-split': { ...WIRESTREAM, label: 'Wirestream, topics in a 2nd process', split: true },
-  // The same Worker with log mode for every topic (one signed checkpoint per
-  // 100 Wires or 500 ms instead of one HCS message per Wire).
-  'wirestream-log': {
-    ...WIRESTREAM,
-    label: 'Wirestream, log mode',
-    bindings: { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') },
-  },
+  'wirestream-log': WIRESTREAM_LOG,
   // Log mode with the HCS side in a second process: the sequencer's own
   // latency once topic passes (checkpoints, the archive, D1) stop sharing its thread.
   'wirestream-log-split': {
-    ...WIRESTREAM,
+    ...WIRESTREAM_LOG,
     label: 'Wirestream, log mode, topics in a 2nd process',
-    bindings: { ANCHOR_MODE: 'log', LOG_SIGNER_KEY: logSignerKey('bench') },
     split: true,
   },
   'ceiling-rpc': {
