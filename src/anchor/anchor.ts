@@ -59,9 +59,16 @@ export const CHUNK_BYTES = 1024;
  */
 const VALID_START_BACKDATE_MS = 3000;
 
-/** The valid start (ns since the epoch) a new transaction id takes now, before `nextValidStart`. */
+/**
+ * The valid start (ns since the epoch) a new transaction id takes now, before
+ * `nextValidStart`: backdated, with random nanoseconds. Sequences that know
+ * nothing of each other (two deployments, or two test files, paying from one
+ * account) would otherwise pick the same id whenever they ask within the same
+ * millisecond, and HCS answers the second with the first's receipt.
+ */
 export function backdatedNow(): bigint {
-  return BigInt(Date.now() - VALID_START_BACKDATE_MS) * 1_000_000n;
+  const ms = BigInt(Date.now() - VALID_START_BACKDATE_MS);
+  return ms * 1_000_000n + BigInt(Math.floor(Math.random() * 1_000_000));
 }
 
 /** The first valid start (ns) after `last` that is not before `now`: strictly increasing. */

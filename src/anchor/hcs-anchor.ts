@@ -85,10 +85,7 @@ export class HcsAnchor implements Anchor {
 
   async transactionIds(messageBytes: number): Promise<string[]> {
     const chunks = chunksOf(messageBytes);
-    const start = nextValidStart(
-      backdatedNow() + BigInt(Math.floor(Math.random() * 1e6)),
-      this.#lastValidStart,
-    );
+    const start = nextValidStart(backdatedNow(), this.#lastValidStart);
     this.#lastValidStart = start + BigInt(chunks) - 1n;
     return this.transactionIdsAt(start, messageBytes);
   }
