@@ -14,6 +14,8 @@ const chromium = chromiumForFile(problems);
 let personToken = '';
 let executor: ProjectClient;
 const at = '2024-01-15T10:30:00Z';
+/** What the browser logs while the server is down: the outage itself, not a fault of the page. */
+const NETWORK = /net::ERR_|WebSocket connection to .* failed/;
 
 beforeAll(async () => {
   personToken = dev.token ?? '';
@@ -117,4 +119,42 @@ describe('the GSD view', () => {
     });
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('keeps the project while the server is away, says a failed approve beside it, and is live again once back', async () => {
+    const page = chromium.page;
+    await executor.emit({
+      type: 'checkpoint:reached',
+      plan: '01-04',
+      task: 1,
+      checkpointType: 'human-verify',
+      awaiting: 'a second look',
+      timestamp: at,
+    });
+    const checkpoint = '#gsd-checkpoints .checkpoint[data-plan="01-04"]';
+    await page.waitForSelector(`${checkpoint}[data-status="awaiting"]`, { timeout: 15_000 });
+    const shown = await page.getAttribute('#gsd-feed', 'data-count');
+    await dev.server.down();
+    try {
+      await page.click(`${checkpoint} .approve`);
+      const refused = await page.waitForSelector('#gsd-refused', { timeout: 60_000 });
+      expect(await refused.textContent()).toMatch(
+        /^checkpoint:approved not sent: server unreachable \(/,
+      );
+      await page.waitForSelector('#unreachable', { timeout: 30_000 });
+      // The last known state stays, not "server unreachable" in place of the project.
+      expect(await page.getAttribute('#gsd-feed', 'data-count')).toBe(shown);
+      expect(await page.getAttribute(checkpoint, 'data-status')).toBe('awaiting');
+      expect(await page.$('#gsd-plans tr[data-plan="01-02"]')).not.toBeNull();
+      expect(await page.$('#gsd-error')).toBeNull();
+    } finally {
+      await dev.server.up();
+    }
+    // Back on the same port and state: the shell stops saying so once the feed is live again,
+    // and the same button works.
+    await page.waitForSelector('#unreachable', { state: 'detached', timeout: 60_000 });
+    await page.click(`${checkpoint} .approve`);
+    await page.waitForSelector(`${checkpoint}[data-status="approved"]`, { timeout: 30_000 });
+    expect(await page.$('#gsd-refused')).toBeNull();
+    expect(problems.filter((p) => !NETWORK.test(p))).toEqual([]);
+  }, 180_000);
 });

@@ -104,4 +104,34 @@ describe('the run view', () => {
     expect(await chromium.page.textContent('#progress li:last-child')).toContain('step 3');
     expect(problems).toEqual([]);
   }, 60_000);
+
+  it('keeps the document while the server is away; a comment that could not be sent keeps its text', async () => {
+    const page = chromium.page;
+    const revision = await page.getAttribute('#rev-label', 'data-revision');
+    await dev.server.down();
+    try {
+      await page.fill('#comment textarea', 'sent once the server is back');
+      await page.click('#send-comment');
+      await page.waitForFunction(
+        "document.querySelector('#verdict')?.textContent?.startsWith('WriterAppendNote not sent: server unreachable')",
+        null,
+        { timeout: 60_000 },
+      );
+      await page.waitForSelector('#unreachable', { timeout: 30_000 });
+      expect(await page.inputValue('#comment textarea')).toBe('sent once the server is back');
+      expect(await page.getAttribute('#rev-label', 'data-revision')).toBe(revision);
+    } finally {
+      await dev.server.up();
+    }
+    await page.waitForSelector('#unreachable', { state: 'detached', timeout: 60_000 });
+    await page.click('#send-comment');
+    await page.waitForSelector('.proposal:has-text("sent once the server is back")', {
+      timeout: 30_000,
+    });
+    expect(await page.inputValue('#comment textarea')).toBe('');
+    // The outage itself is all the browser logged: no unhandled rejection from the failed send.
+    expect(problems.filter((p) => !/net::ERR_|WebSocket connection to .* failed/.test(p))).toEqual(
+      [],
+    );
+  }, 180_000);
 });

@@ -84,6 +84,30 @@ export async function load(path) {
   }
 }
 
+/**
+ * Why a view's read failed, in words; or null when the server did not answer
+ * and the view already shows something: it keeps showing that, as polled
+ * panels do, and the shell says since when the server is away.
+ * @param {any} error @param {boolean} showing
+ */
+export function readFailure(error, showing) {
+  const down = isDown(error);
+  serverAnswers(!down);
+  if (down && showing) return null;
+  return whatFailed(error);
+}
+
+/**
+ * A failed action (a button, a form) in words, shown beside it, never in place
+ * of the view; a server that did not answer is also the shell's to say.
+ */
+export function whatFailed(error) {
+  if (isDown(error)) serverAnswers(false);
+  if (error?.name === 'TimeoutError') return 'server unreachable (no answer in 10 s)';
+  if (isDown(error)) return `server unreachable (${error?.detail ?? error?.message ?? error})`;
+  return error?.message ?? String(error);
+}
+
 /** A 401 in words: no token, or why this one was refused (the problem's detail). */
 function refusal(error) {
   return token.get()

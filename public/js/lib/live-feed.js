@@ -111,16 +111,41 @@ export function follow(feed, handlers) {
 }
 
 /**
+ * A subscription's `onState` that tells the shell when its feed lost the
+ * server (a reconnect try failed, so the server is away, not just a socket
+ * closed) and calls `onBack` each time the feed is live again after
+ * reconnecting: the server answers again, and a view reads again what may
+ * have moved meanwhile.
+ * @param {() => void} onBack
+ */
+export function onReconnect(onBack) {
+  let scheduled = 0;
+  return (/** @type {string} */ state, /** @type {any} */ detail) => {
+    if (state === 'reconnecting') {
+      // Called when a try is scheduled (with its delay), then as it starts.
+      if (detail?.delayMs !== undefined && ++scheduled >= 2) serverAnswers(false);
+    } else if (scheduled > 0 && (state === 'catching-up' || state === 'live')) {
+      scheduled = 0;
+      serverAnswers(true);
+      onBack();
+    }
+  };
+}
+
+/**
  * A counter that goes up on each Wire of `streamId` (followed from the start
- * while the component is mounted): a view re-reads what it shows when it moves.
+ * while the component is mounted), and once the feed is back after an outage:
+ * a view re-reads what it shows when it moves.
  * @param {string} streamId @returns {number}
  */
 export function useStreamTick(streamId) {
   const [tick, setTick] = useState(0);
   useEffect(() => {
+    const bump = () => setTick((t) => t + 1);
     const sub = client.subscribe(streamId, {
       afterSeq: 0,
-      onWires: () => setTick((t) => t + 1),
+      onWires: bump,
+      onState: onReconnect(bump),
     });
     return () => sub.close();
   }, [streamId]);

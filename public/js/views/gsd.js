@@ -6,7 +6,7 @@
 // Its state is in the route: `#/gsd?project=<project_id>`.
 
 import { ProjectClient } from '/client.js';
-import { client } from '../lib/api.js';
+import { client, readFailure, whatFailed } from '../lib/api.js';
 import { useStreamTick } from '../lib/live-feed.js';
 import { pickedView } from '../lib/picker.js';
 import { html, useEffect, useState } from '../lib/ui.js';
@@ -32,6 +32,8 @@ function Project({ id }) {
   const [events, setEvents] = useState([]);
   const [state, setState] = useState(null);
   const [error, setError] = useState('');
+  // A failed approve / reject, said beside the checkpoints.
+  const [refused, setRefused] = useState('');
   const p = new ProjectClient(client, id);
   useEffect(() => {
     let live = true;
@@ -42,13 +44,16 @@ function Project({ id }) {
         setState(s);
         setError('');
       })
-      .catch((e) => live && setError(e?.message ?? String(e)));
+      .catch((e) => {
+        // Server away: what is shown stays (the shell says since when).
+        const why = live ? readFailure(e, state !== null) : null;
+        if (why !== null) setError(why);
+      });
     return () => {
       live = false;
     };
   }, [id, tick]);
-  if (error) return html`<p class="na">${error}</p>`;
-  if (!state) return html`<p class="muted">loading…</p>`;
+  if (!state) return html`<p class=${error ? 'na' : 'muted'}>${error || 'loading…'}</p>`;
   const answer = (checkpoint, type, comment) =>
     p
       .emit({
@@ -58,10 +63,15 @@ function Project({ id }) {
         ...(comment ? { comment } : {}),
         timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
       })
-      .then(() => setTick((t) => t + 1))
-      .catch((e) => setError(e?.message ?? String(e)));
+      .then(() => {
+        setRefused('');
+        setTick((t) => t + 1);
+      })
+      .catch((e) => setRefused(`${type} not sent: ${whatFailed(e)}`));
   return html`
     <div class="gsd" data-last-event=${state.lastEventId}>
+      ${error ? html`<p class="na" id="gsd-error">${error}</p>` : null}
+      ${refused ? html`<p class="na" id="gsd-refused" role="alert">${refused}</p>` : null}
       <${Checkpoints} checkpoints=${state.checkpoints} answer=${answer} />
       <${Plans} plans=${state.plans} />
       <${Claims} claims=${state.claims} />

@@ -3,8 +3,9 @@
 // writer's accept / decline, and live worker progress beside it.
 // Its state is in the route: `#/runs?run=<run_id>[&revision=N]`.
 
-import { client } from '../lib/api.js';
+import { client, readFailure, whatFailed } from '../lib/api.js';
 import { token } from '../lib/auth.js';
+import { onReconnect } from '../lib/live-feed.js';
 import { pickedView } from '../lib/picker.js';
 import { hrefOf, navigate } from '../lib/router.js';
 import { useStore } from '../lib/store.js';
@@ -57,24 +58,36 @@ function Run({ runId, wanted }) {
         setDoc(res.body);
         setError('');
       })
-      .catch((e) => newest && setError(e?.message ?? String(e)));
+      .catch((e) => {
+        // Server away: the document shown stays (the shell says since when).
+        const why = newest ? readFailure(e, doc !== null) : null;
+        if (why !== null) setError(why);
+      });
     return () => {
       newest = false;
     };
   }, [runId, wanted, tick]);
   // Canon moves when the mailbox or the control plane does: follow the control plane live.
   useEffect(() => {
+    const bump = () => setTick((t) => t + 1);
     const sub = client.subscribe(`run:${runId}`, {
       afterSeq: 0,
-      onWires: () => setTick((t) => t + 1),
+      onWires: bump,
+      onState: onReconnect(bump),
     });
     return () => sub.close();
   }, [runId]);
-  if (error) return html`<p class="na">${error}</p>`;
-  if (!doc) return html`<p class="muted">loading…</p>`;
+  if (!doc) return html`<p class=${error ? 'na' : 'muted'}>${error || 'loading…'}</p>`;
   const seek = (r) => navigate(hrefOf('runs', { run: runId, revision: String(r) }));
   const act = async (message) => {
-    const v = await send(runId, message);
+    let v;
+    try {
+      v = await send(runId, message);
+    } catch (e) {
+      // Said beside the document, which stays; the comment box keeps its text for a retry.
+      setVerdict(`${message.type} not sent: ${whatFailed(e)}`);
+      return false;
+    }
     setVerdict(
       v.type === 'WriterAck'
         ? `${v.type}: ${v.outcome} at revision ${v.revision}`
@@ -85,6 +98,7 @@ function Run({ runId, wanted }) {
         doc.latest_revision + (v.type === 'WriterAck' && v.revision > doc.latest_revision ? 1 : 0),
       );
     setTick((t) => t + 1);
+    return true;
   };
   const isWriter = me !== null && me === doc.writer;
   return html`
@@ -150,9 +164,9 @@ function Comment({ sections, act }) {
       </select>
       <textarea aria-label="comment" value=${text} onInput=${(e) => setText(e.currentTarget.value)}></textarea>
       <button id="send-comment" type="button" disabled=${!text}
-        onClick=${() => act({ type: 'WriterAppendNote', section, markdown: text, proposal: true }).then(() => setText(''))}>comment</button>
+        onClick=${() => act({ type: 'WriterAppendNote', section, markdown: text, proposal: true }).then((sent) => sent && setText(''))}>comment</button>
       <button id="request-revision" type="button" disabled=${!text}
-        onClick=${() => act({ type: 'WriterRequestRevision', section, markdown: text }).then(() => setText(''))}>request revision</button>
+        onClick=${() => act({ type: 'WriterRequestRevision', section, markdown: text }).then((sent) => sent && setText(''))}>request revision</button>
     </form>
   `;
 }

@@ -7,7 +7,7 @@
 // Its state is in the route: `#/runtime?channel=<channel_id>[&artifact=<id>]`.
 
 import { RuntimeChannel } from '/client.js';
-import { client } from '../lib/api.js';
+import { client, readFailure, whatFailed } from '../lib/api.js';
 import { token } from '../lib/auth.js';
 import { useStreamTick } from '../lib/live-feed.js';
 import { pickedView } from '../lib/picker.js';
@@ -69,7 +69,11 @@ function Channel({ id, artifact }) {
         setError('');
         if (page.body.next_after_seq !== null) setTick((t) => t + 1);
       })
-      .catch((e) => live && setError(e?.message ?? String(e)));
+      .catch((e) => {
+        // Server away: what is shown stays (the shell says since when).
+        const why = live ? readFailure(e, state !== null) : null;
+        if (why !== null) setError(why);
+      });
     return () => {
       live = false;
     };
@@ -83,6 +87,7 @@ function Channel({ id, artifact }) {
   };
   return html`
     <div class="runtime" data-last-seq=${events.at(-1)?.seq ?? 0}>
+      ${error ? html`<p class="na" id="runtime-error">${error}</p>` : null}
       <p class="muted" id="runtime-usage">
         context ${state.liveTokens} / ${state.contextBudget} tokens
         (${Math.round(state.utilization * 100)} %) · ${state.messages} messages
@@ -151,7 +156,7 @@ function Chat({ envelopes, state, say }) {
         setText('');
         setError('');
       })
-      .catch((err) => setError(err?.message ?? String(err)));
+      .catch((err) => setError(`not sent: ${whatFailed(err)}`));
   };
   return html`
     <article id="runtime-chat" data-count=${envelopes.length}>

@@ -2,9 +2,9 @@
 // workspace's streams live, and the plain-text audit tail.
 // A view's state is in the route: `#/workspace?ws=<id>`, `#/claims?ws=<id>`.
 
-import { client, load } from '../../lib/api.js';
+import { client, load, serverAnswers } from '../../lib/api.js';
 import { token } from '../../lib/auth.js';
-import { feedOf, follow } from '../../lib/live-feed.js';
+import { feedOf, follow, reconnected } from '../../lib/live-feed.js';
 import { usePoll } from '../../lib/poll.js';
 import { hrefOf, navigate } from '../../lib/router.js';
 import { answered, html, useEffect, useState } from '../../lib/ui.js';
@@ -42,7 +42,9 @@ export function WorkspacePicker({ view, kind, ws }) {
  * Reads `paths` now, and again whenever a Wire arrives on one of `streams`
  * (the first drives the header's connection badge). Reads never overlap:
  * Wires that arrive during one ask for one more after it, so a backlog
- * replayed at open costs a few reads, not one per Wire.
+ * replayed at open costs a few reads, not one per Wire. While the server is
+ * away a panel keeps its last answer (the shell says since when), and reads
+ * again as soon as a feed is back.
  * `read(path)` is `load` unless given (the audit tail is text).
  * @param {string[]} streams @param {string[]} paths
  * @returns {import('../../lib/api.js').Loaded[] | null}
@@ -64,7 +66,10 @@ export function useLiveReads(streams, paths, read = load) {
         do {
           again = false;
           const loaded = await Promise.all(paths.map(read));
-          if (!stopped) setAnswers(loaded);
+          if (!stopped)
+            setAnswers((was) =>
+              loaded.map((a, i) => (!a.ok && a.down && was?.[i]?.ok ? was[i] : a)),
+            );
         } while (again && !stopped);
       } finally {
         running = false;
@@ -81,10 +86,10 @@ export function useLiveReads(streams, paths, read = load) {
       }),
     ];
     void refresh();
-    const unsubscribe = token.subscribe(() => void refresh());
+    const unsubscribe = [token, reconnected].map((store) => store.subscribe(() => void refresh()));
     return () => {
       stopped = true;
-      unsubscribe();
+      for (const stop of unsubscribe) stop();
       for (const feed of feeds) feed.close();
     };
     // `key` stands for `streams` and `paths`.
@@ -96,11 +101,19 @@ export function useLiveReads(streams, paths, read = load) {
 export async function loadText(path) {
   try {
     const jwt = token.get();
-    const res = await fetch(path, { headers: jwt ? { Authorization: `Bearer ${jwt}` } : {} });
+    const res = await fetch(path, {
+      headers: jwt ? { Authorization: `Bearer ${jwt}` } : {},
+      signal: AbortSignal.timeout(10_000),
+    });
+    // A gateway's 502–504 is no answer from the server, as in `load`.
+    const down = res.status >= 502 && res.status <= 504;
+    serverAnswers(!down);
     if (res.ok) return { ok: true, body: await res.text(), stale: null };
-    return { ok: false, reason: `unavailable (${res.status})`, missing: res.status === 404 };
+    return { ok: false, reason: `unavailable (${res.status})`, missing: res.status === 404, down };
   } catch (error) {
-    return { ok: false, reason: `unavailable (${error?.message ?? error})`, missing: false };
+    serverAnswers(false);
+    const why = error?.name === 'TimeoutError' ? 'no answer in 10 s' : (error?.message ?? error);
+    return { ok: false, reason: `server unreachable (${why})`, missing: false, down: true };
   }
 }
 
