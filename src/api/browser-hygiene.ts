@@ -17,7 +17,13 @@ export function corsOrigins(value: string | undefined): string[] {
 const corsMiddleware: MiddlewareHandler<AppEnv> = cors({
   origin: (origin, c) => (corsOrigins(c.env.CORS_ORIGINS).includes(origin) ? origin : null),
   allowMethods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'If-Match',
+    'Idempotency-Key',
+    'Wirestream-Signatures',
+  ],
   // Freshness headers of the reads (read-support.ts) too: a page on another
   // origin can tell how current, and whether a read model is being rebuilt.
   exposeHeaders: [

@@ -19,6 +19,7 @@ export {
   type Operation,
   readOperation,
   readScoped,
+  SIGNED,
   StreamIdParam,
 } from './openapi/operation';
 export { Cursor, Receipt, Seq, ServedWire, Time } from './openapi/responses';

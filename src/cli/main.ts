@@ -145,9 +145,14 @@ async function core(spec: CommandSpec, argv: string[], output: Output): Promise<
       const { mcpEndpoint, runBridge } = await import('./mcp-stdio');
       const mcpToken = flags.token ?? tokenValue;
       if (!mcpToken) throw new UsageError('mcp needs --token or WIRESTREAM_TOKEN');
+      // A keyed agent's tool calls: the bridge signs the Wires the server builds.
+      const keyFile = process.env.WIRESTREAM_KEY;
+      const key = keyFile ? await (await import('./key-file')).readKeyFile(keyFile) : null;
+      const { signatureOffer } = await import('../client/signing');
       return runBridge({
         url: mcpEndpoint(flags.url ?? process.env.WIRESTREAM_URL ?? 'http://127.0.0.1:8787'),
         token: mcpToken,
+        ...(key ? { sign: (unsigned) => signatureOffer(unsigned, key) } : {}),
         input: process.stdin,
         write: (line) => process.stdout.write(`${line}\n`),
         log: (line) => process.stderr.write(`${line}\n`),

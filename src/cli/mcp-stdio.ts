@@ -1,6 +1,8 @@
 import { FrameReader } from './mcp-framing';
 import { UsageError } from './usage';
 
+const SIGNATURES_HEADER = 'Wirestream-Signatures';
+
 /**
  * `wirestream mcp --url URL --token T`: a stdio MCP server for hosts that
  * only spawn processes. It forwards each JSON-RPC message from stdin to the
@@ -8,6 +10,12 @@ import { UsageError } from './usage';
  * the session id the server issues at initialize, and writes every answer as
  * one JSON line on stdout. Nothing of MCP is reimplemented here: the server
  * behind the URL answers, in whichever protocol era the host speaks.
+ *
+ * With a signing key (WIRESTREAM_KEY), an agent that registered keys uses
+ * the tools as any other: a tool call refused because the Wire the server
+ * built is unsigned (`signature-required`, with the Wire as `unsigned`) is
+ * signed here and sent again with the signature offered in
+ * `Wirestream-Signatures`; the host sees only the second answer.
  */
 
 interface Message {
@@ -23,7 +31,12 @@ export interface BridgeOptions {
   input: NodeJS.ReadableStream;
   write(line: string): void;
   log(line: string): void;
+  /** Signs a Wire a tool call's refusal showed (`unsigned`) as an offer: set with a key file. */
+  sign?: (unsigned: Record<string, unknown>) => Promise<unknown>;
 }
+
+/** Tool calls sent again to sign what the server built: a batch is asked for whole. */
+const MAX_SIGNING_ROUNDS = 4;
 
 export function mcpEndpoint(url: string): string {
   let parsed: URL;
@@ -64,29 +77,50 @@ class Bridge {
       this.#o.write(rpcError(null, -32700, `Parse error: ${(error as Error).message}`));
       return;
     }
-    const headers: Record<string, string> = {
-      Authorization: `Bearer ${this.#o.token}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json, text/event-stream',
-    };
-    if (this.#session) headers['Mcp-Session-Id'] = this.#session;
-    if (this.#version) headers['MCP-Protocol-Version'] = this.#version;
-    let res: Response;
-    try {
-      res = await fetch(this.#o.url, { method: 'POST', headers, body });
-    } catch (error) {
-      this.#answerFailure(
-        message,
-        -32603,
-        `cannot reach ${this.#o.url}: ${(error as Error).message}`,
-      );
+    const offers: unknown[] = [];
+    for (let round = 0; ; round++) {
+      const headers: Record<string, string> = {
+        Authorization: `Bearer ${this.#o.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      };
+      if (this.#session) headers['Mcp-Session-Id'] = this.#session;
+      if (this.#version) headers['MCP-Protocol-Version'] = this.#version;
+      if (offers.length > 0) headers[SIGNATURES_HEADER] = JSON.stringify(offers);
+      let res: Response;
+      try {
+        res = await fetch(this.#o.url, { method: 'POST', headers, body });
+      } catch (error) {
+        this.#answerFailure(
+          message,
+          -32603,
+          `cannot reach ${this.#o.url}: ${(error as Error).message}`,
+        );
+        return;
+      }
+      const session = res.headers.get('Mcp-Session-Id');
+      if (session) this.#session = session;
+      const type = res.headers.get('Content-Type') ?? '';
+      const text = await res.text();
+      const answers = type.includes('text/event-stream')
+        ? sseData(text)
+        : text.trim()
+          ? [text]
+          : [];
+      const wanted =
+        this.#o.sign && message.method === 'tools/call' && round < MAX_SIGNING_ROUNDS
+          ? answers.flatMap(unsignedOf)
+          : [];
+      if (wanted.length > 0 && this.#o.sign) {
+        for (const unsigned of wanted) offers.push(await this.#o.sign(unsigned));
+        continue;
+      }
+      this.#answer(message, res, answers);
       return;
     }
-    const session = res.headers.get('Mcp-Session-Id');
-    if (session) this.#session = session;
-    const type = res.headers.get('Content-Type') ?? '';
-    const text = await res.text();
-    const answers = type.includes('text/event-stream') ? sseData(text) : text.trim() ? [text] : [];
+  }
+
+  #answer(message: Message, res: Response, answers: string[]): void {
     for (const answer of answers) {
       const parsed = tryJson(answer) as { jsonrpc?: string; result?: { protocolVersion?: string } };
       if (parsed?.jsonrpc === '2.0') {
@@ -117,6 +151,26 @@ class Bridge {
     if (message.id === undefined || message.id === null) this.#o.log(`mcp: ${text}`);
     else this.#o.write(rpcError(message.id, code, text));
   }
+}
+
+/**
+ * The Wires a refused tool call asks to be signed: its error's problem
+ * (`signature-required`, or `signature-invalid` when no offer matched) with
+ * `unsigned`, one Wire or a batch's.
+ */
+function unsignedOf(answer: string): Record<string, unknown>[] {
+  const rpc = tryJson(answer) as {
+    result?: { isError?: boolean; content?: { type?: string; text?: string }[] };
+  } | null;
+  if (!rpc?.result?.isError) return [];
+  const text = rpc.result.content?.find((c) => c.type === 'text')?.text ?? '';
+  const problem = (tryJson(text) as { problem?: { status?: number; unsigned?: unknown } } | null)
+    ?.problem;
+  if (problem?.status !== 403) return [];
+  const list = Array.isArray(problem.unsigned) ? problem.unsigned : [problem.unsigned];
+  return list.filter(
+    (w): w is Record<string, unknown> => typeof w === 'object' && w !== null && !Array.isArray(w),
+  );
 }
 
 function rpcError(id: string | number | null, code: number, message: string): string {

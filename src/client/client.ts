@@ -13,7 +13,7 @@ import { Http } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
 import { type LogProof, verifyLogProof } from './log-proof';
 import { verifyMessage } from './proof';
-import { signWire } from './signing';
+import { type AgentKey, signatureOffer, signWire } from './signing';
 import { Subscription } from './subscription';
 import type { SubscribeOptions } from './subscription-types';
 import type { AppendReceipt, ServedWire, WebSocketConstructor, WireProof } from './types';
@@ -32,6 +32,7 @@ export class WirestreamClient {
       retry: { ...DEFAULT_RETRY, ...options.retry },
       ...(options.token !== undefined ? { token: options.token } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+      ...(options.signingKey ? { sign: offerWith(options.signingKey) } : {}),
     });
   }
 
@@ -261,4 +262,9 @@ export class WirestreamClient {
 
 export function streamPath(streamId: string): string {
   return `/v1/streams/${encodeURIComponent(streamId)}`;
+}
+
+/** Signs a Wire the server built (a refusal's `unsigned`) as an offer for `Wirestream-Signatures`. */
+function offerWith(key: AgentKey | Promise<AgentKey>) {
+  return async (unsigned: Record<string, unknown>) => signatureOffer(unsigned, await key);
 }

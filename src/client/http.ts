@@ -11,6 +11,33 @@ export interface HttpOptions {
   retry: RetryPolicy;
   /** Called before each retry (for logs and progress output). */
   onRetry?: (info: { attempt: number; delayMs: number; error: WirestreamError }) => void;
+  /**
+   * Signs a Wire the server built from a request (a refusal's `unsigned`):
+   * the request is then repeated with the signature offered in
+   * `Wirestream-Signatures`. Set by the client when it has a signing key.
+   */
+  sign?: (unsigned: Record<string, unknown>) => Promise<OfferedSignature>;
+}
+
+/** A signature offered for a Wire the server builds (`kernel/signatures.ts`). */
+export interface OfferedSignature {
+  wire_id: string;
+  ts: string;
+  sig: { kid: string; alg: string; value: string; salt?: string };
+}
+
+export const SIGNATURES_HEADER = 'Wirestream-Signatures';
+/** Requests repeated to sign what the server built: a batch is asked for whole, so two suffice; the rest is slack. */
+const MAX_SIGNING_ROUNDS = 4;
+
+/** The Wires a 403 asks to be signed (`unsigned`: one, or a batch's), or none. */
+function wantedSignatures(error: WirestreamError): Record<string, unknown>[] {
+  if (error.status !== 403) return [];
+  const unsigned = error.problem.unsigned;
+  const list = Array.isArray(unsigned) ? unsigned : [unsigned];
+  return list.filter(
+    (w): w is Record<string, unknown> => typeof w === 'object' && w !== null && !Array.isArray(w),
+  );
 }
 
 export interface RequestOptions {
@@ -51,11 +78,13 @@ export class Http {
   ): Promise<JsonResponse<T>> {
     const policy = this.options.retry;
     const attempts = options.retry === false ? 1 : policy.attempts;
-    for (let attempt = 0; ; attempt++) {
+    const offers: OfferedSignature[] = [];
+    let send = options;
+    for (let attempt = 0, rounds = 0; ; attempt++) {
       let error: WirestreamError;
       let retryAfter: number | undefined;
       try {
-        const res = await this.#send(method, path, options);
+        const res = await this.#send(method, path, send);
         if (res.ok) {
           const text = await res.text();
           return { status: res.status, headers: res.headers, body: parseBody<T>(res, text) };
@@ -65,6 +94,19 @@ export class Http {
       } catch (cause) {
         if (options.signal?.aborted || cause instanceof WirestreamError) throw cause;
         error = new WirestreamError(0, 'network', (cause as Error).message ?? String(cause));
+      }
+      // A keyed sender's Wire the server built: sign what it showed, ask again (no retry spent).
+      const wanted =
+        this.options.sign && rounds < MAX_SIGNING_ROUNDS ? wantedSignatures(error) : [];
+      if (wanted.length > 0 && this.options.sign) {
+        for (const unsigned of wanted) offers.push(await this.options.sign(unsigned));
+        send = {
+          ...options,
+          headers: { ...options.headers, [SIGNATURES_HEADER]: JSON.stringify(offers) },
+        };
+        rounds++;
+        attempt--;
+        continue;
       }
       if (!error.retryable || attempt + 1 >= attempts) throw error;
       const delayMs = backoffDelay(attempt, policy, retryAfter);

@@ -70,6 +70,7 @@ export {
   agentKeyFromJwk,
   anchoredFromMirror,
   generateAgentKeyJwk,
+  signatureOffer,
   signWire,
   verifyAnchoredWire,
 } from './signing';

@@ -96,6 +96,20 @@ export async function signWire<W extends Parameters<typeof signingInput>[0]>(
   return { ...wire, sig: salt === undefined ? sig : { ...sig, salt } };
 }
 
+/**
+ * A signature for a Wire the server built from a request (a refusal's
+ * `unsigned`), as the `Wirestream-Signatures` header offers it: the Wire's
+ * `wire_id` and `ts` and `sig` over it. The client does this on its own when
+ * it has a signing key; so does `wirestream mcp` with WIRESTREAM_KEY.
+ */
+export async function signatureOffer(
+  unsigned: Record<string, unknown>,
+  key: AgentKey,
+): Promise<{ wire_id: string; ts: string; sig: Signature }> {
+  const { sig } = await signWire(unsigned as Parameters<typeof signingInput>[0], key);
+  return { wire_id: String(unsigned.wire_id), ts: String(unsigned.ts), sig };
+}
+
 /** A Wire as the auditor holds it: the anchored envelope (JSON) and its consensus time. */
 export interface AnchoredEnvelope {
   envelope: Record<string, unknown>;

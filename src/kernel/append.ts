@@ -16,10 +16,11 @@ export interface AppendGuards {
   rights(draft: Draft): Failure | null;
   /**
    * The sender's signature, required once it has registered a key: every
-   * entry point passes `checkSignature` (`signatures.ts`), so no protocol's
-   * Wires skip it.
+   * entry point passes `signedDraft` (`signatures.ts`), so no protocol's
+   * Wires skip it. Answers the Wire to store: `draft`, or `draft` signed by
+   * a signature the request offered for it (a Wire the server built), or why not.
    */
-  signature(draft: Draft): Promise<Failure | null>;
+  signature(draft: Draft): Promise<Result<{ draft: Draft }>>;
   /** The sender's rate, taken last: a refused Wire spends none of it. */
   rate?(draft: Draft): Promise<Failure | null>;
 }
@@ -55,9 +56,9 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   if (!drafted.ok) return drafted;
   const denied = call.guards.rights(drafted.draft);
   if (denied) return denied;
-  const unsigned = await call.guards.signature(drafted.draft);
-  if (unsigned) return unsigned;
-  const limited = (await call.guards.rate?.(drafted.draft)) ?? null;
+  const signed = await call.guards.signature(drafted.draft);
+  if (!signed.ok) return signed;
+  const limited = (await call.guards.rate?.(signed.draft)) ?? null;
   if (limited) return limited;
-  return call.commit(drafted.draft, drafted.expectedSeq);
+  return call.commit(signed.draft, drafted.expectedSeq);
 }

@@ -1,5 +1,15 @@
 import type { Env } from '../env';
-import { type Draft, type Failure, fail, signatureVerifies } from '../protocol';
+import {
+  type Draft,
+  type Failure,
+  fail,
+  type ProblemObject,
+  type Result,
+  reservedWireIdProblem,
+  SIGNED_FIELDS,
+  type Signature,
+  signatureVerifies,
+} from '../protocol';
 import type { Registry } from './registry';
 
 /**
@@ -57,7 +67,18 @@ function remember(map: Map<string, number>, sender: string, until: number): void
   map.set(sender, until);
 }
 
-function signatureRequired(sender: string, keys: readonly SignerKey[]): Failure {
+/**
+ * The members of `draft` its signature covers, absent ones as null: what a
+ * client signs when the server built the Wire (`unsigned` in a refusal).
+ */
+export function signable(draft: Draft): ProblemObject {
+  const members: Record<string, unknown> = {};
+  const fields = draft as unknown as Record<string, unknown>;
+  for (const field of SIGNED_FIELDS) members[field] = fields[field] ?? null;
+  return members;
+}
+
+function signatureRequired(sender: string, keys: readonly SignerKey[], draft: Draft): Failure {
   const active = keys.filter((k) => k.status === 'active').map((k) => k.kid);
   const accepted =
     active.length > 0
@@ -66,7 +87,7 @@ function signatureRequired(sender: string, keys: readonly SignerKey[]): Failure 
   return fail(
     'signature-required',
     `${sender} has registered signing keys, so its Wires must carry sig {kid, alg: "Ed25519", value} by ${accepted}`,
-    { extra: { sender, accepted_kids: active } },
+    { extra: { sender, accepted_kids: active, unsigned: signable(draft) } },
   );
 }
 
@@ -149,7 +170,7 @@ export async function checkSignature(
   } else {
     unkeyed.delete(draft.sender);
   }
-  if (sig === undefined) return signatureRequired(draft.sender, keys);
+  if (sig === undefined) return signatureRequired(draft.sender, keys, draft);
   // A first key may sign its own registration: proof that the sender holds it.
   const own = keys.length === 0 && change?.sender === draft.sender ? change.registers : null;
   const key = keys.find((k) => k.kid === sig.kid) ?? (own?.kid === sig.kid ? own : undefined);
@@ -179,4 +200,78 @@ export async function checkSignature(
     );
   }
   return null;
+}
+
+/**
+ * The request header in which a client offers signatures for Wires the server
+ * builds (MCP tools, dialect endpoints, run messages, workspace routes): a
+ * JSON array of `{wire_id, ts, sig}`, each made over a Wire a refusal's
+ * `unsigned` showed.
+ */
+export const SIGNATURES_HEADER = 'Wirestream-Signatures';
+
+/** A signature offered for a Wire the server builds, with the two members the server mints anew on each request. */
+export interface OfferedSignature {
+  wire_id: string;
+  ts: string;
+  sig: Signature;
+}
+
+export interface SignedDraftOptions extends SignatureOptions {
+  /** What the request offered (`SIGNATURES_HEADER`). */
+  offers?: readonly OfferedSignature[];
+  /** Offers already taken by an earlier Wire of the same request (each signs one Wire). */
+  used?: Set<number>;
+  /** Wire id prefixes reserved for derived Wires: an offer may not choose one. */
+  reserved?: readonly string[];
+}
+
+/**
+ * The Wire an entry point built, as it may be stored: `draft` itself when its
+ * sender needs no signature or it carries one, else `draft` signed by the first
+ * offered signature that verifies over it with the offer's `wire_id` and `ts`
+ * (the members a server mints anew when a client repeats a request; every
+ * other member must be the same as in the Wire the client signed), or why not.
+ * Offers cost nothing for a sender without keys: they are tried only after
+ * the unsigned Wire was refused for want of a signature.
+ */
+export async function signedDraft(
+  draft: Draft,
+  env: Env,
+  registry: Registry,
+  options: SignedDraftOptions = {},
+): Promise<Result<{ draft: Draft }>> {
+  const refused = await checkSignature(draft, env, registry, options);
+  if (refused === null) return { ok: true, draft };
+  const offers = options.offers ?? [];
+  if (refused.code !== 'signature-required' || draft.sig !== undefined || offers.length === 0)
+    return refused;
+  const reasons: string[] = [];
+  for (const [i, offer] of offers.entries()) {
+    if (options.used?.has(i)) continue;
+    const taken =
+      offer.wire_id === draft.wire_id
+        ? null
+        : reservedWireIdProblem(offer.wire_id, options.reserved ?? []);
+    if (taken !== null) {
+      reasons.push(`offer ${i}: ${taken}`);
+      continue;
+    }
+    const candidate: Draft = { ...draft, wire_id: offer.wire_id, ts: offer.ts, sig: offer.sig };
+    const problem = await checkSignature(candidate, env, registry, options);
+    if (problem === null) {
+      options.used?.add(i);
+      return { ok: true, draft: candidate };
+    }
+    reasons.push(`offer ${i}: ${problem.detail}`);
+  }
+  const detail = `${SIGNATURES_HEADER}: none of the ${offers.length} signature(s) offered signs this Wire of ${draft.sender} (each must be over \`unsigned\` with the offer's wire_id and ts, every other member the same): ${reasons.join('; ')}`;
+  return fail('signature-invalid', detail, {
+    errors: [{ path: SIGNATURES_HEADER, message: detail }],
+    extra: {
+      reason: 'no-offer-matches',
+      accepted_kids: refused.extra?.accepted_kids ?? [],
+      unsigned: signable(draft),
+    },
+  });
 }

@@ -1,7 +1,12 @@
 import type { Env } from '../env';
-import { type CommitmentRule, checkSignature } from '../kernel/signatures';
+import {
+  type CommitmentRule,
+  checkSignature,
+  type OfferedSignature,
+  signedDraft,
+} from '../kernel/signatures';
 import { REGISTRY } from '../modules';
-import type { Draft, Failure } from '../protocol';
+import type { Draft, Failure, Result } from '../protocol';
 import { privateProjectOf } from './config';
 
 /**
@@ -27,4 +32,20 @@ export function privateCommitmentRule(env: Pick<Env, 'PRIVATE_PROJECTS'>): Commi
 export function signatureGuard(env: Env): (draft: Draft) => Promise<Failure | null> {
   const commitmentRequired = privateCommitmentRule(env);
   return (draft) => checkSignature(draft, env, REGISTRY, { commitmentRequired });
+}
+
+/**
+ * The same guard for one request over the API (`api/auth/guard-append.ts`):
+ * a Wire the server built may be signed by a signature the request offers
+ * (`Wirestream-Signatures`); each offer signs at most one of its Wires.
+ */
+export function signedDraftGuard(
+  env: Env,
+  offers: readonly OfferedSignature[],
+): (draft: Draft) => Promise<Result<{ draft: Draft }>> {
+  const commitmentRequired = privateCommitmentRule(env);
+  const used = new Set<number>();
+  const reserved = REGISTRY.derivedIds;
+  return (draft) =>
+    signedDraft(draft, env, REGISTRY, { commitmentRequired, offers, used, reserved });
 }

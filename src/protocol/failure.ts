@@ -37,6 +37,11 @@ export type FailureCode =
   // the codes protocol modules declare (their `problems`)
   | ModuleProblemCode;
 
+/** A JSON object inside a problem document (e.g. the Wire a signature refusal asks to be signed). */
+export interface ProblemObject {
+  readonly [member: string]: unknown;
+}
+
 export interface FieldIssue {
   path: string;
   message: string;
@@ -47,8 +52,11 @@ export interface Failure {
   code: FailureCode;
   detail: string;
   errors?: FieldIssue[];
-  /** Extra members for the problem document (e.g. `current_seq`). */
-  extra?: Record<string, string | number | boolean | null | string[]>;
+  /** Extra members for the problem document (e.g. `current_seq`; `unsigned`, a Wire to sign). */
+  extra?: Record<
+    string,
+    string | number | boolean | null | string[] | ProblemObject | ProblemObject[]
+  >;
 }
 
 export function fail(

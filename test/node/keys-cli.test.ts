@@ -97,6 +97,20 @@ describe('wirestream keys', { timeout: 90_000 }, () => {
     expect(unsigned.stderr).toContain(first.kid);
     const signed = await append(first.file);
     expect(signed.code, signed.stderr).toBe(0);
+    // A Wire the server builds (a GSD event): the CLI signs what the refusal shows, and asks again.
+    const gsd = `keys-${Date.now().toString(36)}`;
+    const started = '--type task:started --plan 01-01 --task 1'.split(' ');
+    const emit = (key?: string) => cli(['events', 'emit', '--project', gsd, ...started], key);
+    const refusedEvent = await emit();
+    expect(refusedEvent.code).toBe(1);
+    expect(refusedEvent.stderr).toContain('Wirestream-Signatures');
+    const emitted = await emit(first.file);
+    expect(emitted.code, emitted.stderr).toBe(0);
+    const events = await fetch(`${server.url}/v1/streams/gsd:${gsd}/wires`, {
+      headers: { Authorization: `Bearer ${server.adminToken}` },
+    });
+    const gsdWires = ((await events.json()) as { wires: Served[] }).wires;
+    expect(gsdWires.map((w) => w.sig?.kid ?? null)).toEqual([first.kid]);
     // The CLI signs in the committed form, which a private project requires.
     const sealed = await append(first.file, SECRET_STREAM);
     expect(sealed.code, sealed.stderr).toBe(0);

@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { agentKeyFromJwk, generateAgentKeyJwk, signWire, WirestreamClient } from '../../src/client';
 import { devServerForFile } from '../support/dev-server';
 import { runScript } from '../support/run-script';
 
@@ -15,11 +18,11 @@ const SUB = `agent:stdio-${Date.now().toString(36)}`;
 const dev = devServerForFile(SUB, 120_000);
 
 /** Runs the bridge with `input` on stdin until it exits; its stdout lines, parsed. */
-async function bridge(input: string, args: string[] = []) {
+async function bridge(input: string, args: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const run = await runScript(
     BIN,
     ['mcp', '--url', dev.server.url, '--token', dev.token ?? '', ...args],
-    { ...process.env, WIRESTREAM_TOKEN: '' },
+    { ...process.env, WIRESTREAM_TOKEN: '', WIRESTREAM_KEY: '', ...env },
     input,
   );
   const { code, stdout: raw, stderr: err } = run;
@@ -129,5 +132,75 @@ describe('npx wirestream mcp (stdio)', () => {
       id: 1,
       error: { message: expect.stringContaining('HTTP 401') },
     });
+  });
+
+  // Last: from here on the agent has a registered key.
+  it('signs, with WIRESTREAM_KEY, the Wires its tools build for an agent with keys; without it, says why', async () => {
+    const jwk = await generateAgentKeyJwk();
+    const key = await agentKeyFromJwk(jwk);
+    const keyFile = path.join(mkdtempSync(path.join(tmpdir(), 'wirestream-key-')), 'agent.jwk');
+    writeFileSync(keyFile, JSON.stringify(jwk), { mode: 0o600 });
+    const sdk = new WirestreamClient({
+      baseUrl: dev.server.url,
+      token: dev.token ?? '',
+      sender: SUB,
+    });
+    const registration = await signWire(
+      {
+        wire: '1.1' as const,
+        wire_id: `key-${Date.now().toString(36)}`,
+        stream_id: SUB,
+        sender: SUB,
+        ts: new Date().toISOString(),
+        type: 'agent.key.registered',
+        payload: { kid: key.kid, alg: 'Ed25519', public_key: key.public_key },
+        correlation_id: null,
+        causation_id: null,
+      },
+      key,
+    );
+    await sdk.http.request('POST', `/v1/streams/${encodeURIComponent(SUB)}/wires`, {
+      body: registration,
+    });
+    const keyed = `project:stdio-keyed-${Date.now().toString(36)}`;
+    const call = (id: number, name: string, args: Record<string, unknown>) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      });
+    const input = [
+      JSON.stringify(MESSAGES[0]),
+      call(2, 'append_wire', {
+        stream_id: keyed,
+        type: 'review.concern',
+        payload: { concern: 'a' },
+      }),
+      call(3, 'make_claim', { surfaces: [`keyed/${SUB.slice(6)}/**`], task: 'T-10' }),
+    ].join('\n');
+
+    // Without the key file the tool answers with the refusal, naming what to do.
+    const refused = await bridge(`${input}\n`);
+    const error = (
+      refused.lines[1] as { result: { isError?: boolean; content: { text: string }[] } }
+    ).result;
+    expect(error.isError).toBe(true);
+    expect(error.content[0]?.text).toContain('has registered signing keys');
+    expect(error.content[0]?.text).toContain('Wirestream-Signatures');
+
+    const signed = await bridge(`${input}\n`, [], { WIRESTREAM_KEY: keyFile });
+    expect(signed.lines.map((l) => l.id)).toEqual([1, 2, 3]);
+    for (const line of signed.lines.slice(1))
+      expect((line as { result: { isError?: boolean } }).result.isError).toBeUndefined();
+    const read = async (stream: string) => {
+      const res = await fetch(`${dev.server.url}/v1/streams/${encodeURIComponent(stream)}/wires`, {
+        headers: { Authorization: `Bearer ${dev.token ?? ''}` },
+      });
+      return ((await res.json()) as { wires: { sender: string; sig?: { kid: string } }[] }).wires;
+    };
+    expect((await read(keyed)).map((w) => w.sig?.kid)).toEqual([key.kid]);
+    const claims = (await read('surfaces:default')).filter((w) => w.sender === SUB);
+    expect(claims.at(-1)?.sig?.kid).toBe(key.kid);
   });
 });

@@ -1,24 +1,37 @@
 import type { Context } from 'hono';
 import type { AppendGuards } from '../../kernel/append';
+import { SIGNATURES_HEADER } from '../../kernel/signatures';
 import { REGISTRY } from '../../modules';
 import { privacyProblem } from '../../private/config';
-import { signatureGuard } from '../../private/signature-rule';
-import { type Draft, type Failure, fail } from '../../protocol';
+import { signedDraftGuard } from '../../private/signature-rule';
+import { type Draft, type Failure, fail, type Result } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { takeForSender } from '../limits/rate-limiter';
 import { appendRightsProblem } from './append-rights';
+import { offeredSignatures } from './offered-signatures';
 import { principalOf } from './require';
 
 /**
  * The guards of an append made with a bearer token: rights and secrets (403,
- * 422), the sender's signature once it has keys (403), then the sender's
- * rate (429, `retry_after_seconds` for Retry-After).
+ * 422), the sender's signature once it has keys (403; a Wire the server
+ * builds may be signed by a signature offered in `Wirestream-Signatures`),
+ * then the sender's rate (429, `retry_after_seconds` for Retry-After).
  */
 export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   const principal = principalOf(c);
+  const offered = offeredSignatures(c.req.header(SIGNATURES_HEADER));
+  const signed = offered.ok ? signedDraftGuard(c.env, offered.offers) : null;
   return {
     rights: (draft) => appendRightsProblem(principal, draft, REGISTRY) ?? privacyFailure(c, draft),
-    signature: signatureGuard(c.env),
+    async signature(draft): Promise<Result<{ draft: Draft }>> {
+      if (!offered.ok || signed === null) return offered as Failure;
+      const result = await signed(draft);
+      if (result.ok || result.code !== 'signature-required') return result;
+      return {
+        ...result,
+        detail: `${result.detail}. \`unsigned\` is this Wire as the server built it: sign it and offer [{wire_id, ts, sig}] in the ${SIGNATURES_HEADER} header of the same request (the SDK and CLI do, with their key file)`,
+      };
+    },
     async rate() {
       const rate = await takeForSender(c.env, principal.sub);
       if (rate.ok) return null;

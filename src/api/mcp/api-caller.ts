@@ -1,17 +1,23 @@
 import type { Context, Hono } from 'hono';
 import type { ApiAnswer, ToolProblem } from '../../kernel/mcp-tool';
+import { SIGNATURES_HEADER } from '../../kernel/signatures';
 import type { AppEnv } from '../app-env';
 
 /**
  * A tool's way into the app: each call re-enters the Hono app as a request
  * of its own, with the caller's Authorization header, so it meets the same
- * authentication, rights, validation and append path as a REST client.
+ * authentication, rights, validation and append path as a REST client. The
+ * signatures the `/mcp` request offers for Wires the server builds
+ * (`Wirestream-Signatures`, what `wirestream mcp` sends for a keyed agent)
+ * go with each call too.
  */
 export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>) {
   const origin = new URL(c.req.url).origin;
   const authorization = c.req.header('Authorization') ?? '';
+  const signatures = c.req.header(SIGNATURES_HEADER);
   return async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
     const headers: Record<string, string> = { Authorization: authorization };
+    if (signatures !== undefined) headers[SIGNATURES_HEADER] = signatures;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const request = new Request(`${origin}${path}`, {
       method,

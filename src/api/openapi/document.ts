@@ -75,6 +75,16 @@ ${problemTypes.map((p) => `* \`${p.type}\` (${p.status}): ${p.title}`).join('\n'
           schema: components.schema(IfMatchSeq, 'input'),
           example: '"12"',
         },
+        WirestreamSignatures: {
+          name: 'Wirestream-Signatures',
+          in: 'header',
+          required: false,
+          description:
+            "For an agent with registered keys: signatures of the Wires the server builds from this request, a JSON array of `{wire_id, ts, sig}`, each over the `unsigned` Wire a 403 `signature-required` answered; the server stores its Wire with the offer's sig, wire_id and ts only if the signature verifies over it (at most 100 offers, 32 KiB). The SDK, the CLI and `wirestream mcp` send it on their own.",
+          schema: { type: 'string' },
+          example:
+            '[{"wire_id":"01J…","ts":"2026-11-28T12:00:00.000Z","sig":{"kid":"ed25519-…","alg":"Ed25519","value":"…","salt":"…"}}]',
+        },
         Upgrade: {
           name: 'Upgrade',
           in: 'header',

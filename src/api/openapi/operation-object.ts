@@ -69,6 +69,10 @@ export function operationObject(op: Operation, components: Components): Json {
   for (const name of op.headerParams ?? []) {
     parameters.push({ $ref: `#/components/parameters/${name}` });
   }
+  // Every append a keyed agent must sign may carry signatures for the Wires it builds.
+  if (op.problems.includes('signature-required')) {
+    parameters.push({ $ref: '#/components/parameters/WirestreamSignatures' });
+  }
 
   const responses: Json = {};
   for (const [status, answer] of Object.entries(op.answers)) {

@@ -68,6 +68,14 @@ export const BODY: FailureCode[] = [
   'json-too-deep',
 ];
 
+/**
+ * Problems of an append whose sender may have to sign (`tokenGuards`): a keyed
+ * agent's unsigned Wire (with `unsigned`, the Wire to sign), a signature that
+ * does not verify, a malformed `Wirestream-Signatures`. An operation listing
+ * them also documents that header.
+ */
+export const SIGNED: FailureCode[] = ['invalid-header', 'signature-required', 'signature-invalid'];
+
 /** A D1 read: JSON with the freshness headers (src/api/routes/read-support.ts). */
 export function readAnswer(description: string, schema: z.ZodType): Answer {
   return {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped } from '../../api/module-kit';
+import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/module-kit';
 import { GsdEvent as GsdEventSchema } from '../../protocol';
 import { EventsQuery } from './routes/events';
 import { FollowQuery } from './routes/follow';
@@ -98,6 +98,7 @@ export const GSD_OPERATIONS: Operation[] = [
       'invalid-wire',
       'wire-id-conflict',
       'secret-in-payload',
+      ...SIGNED,
       'rate-limited',
       'file-claimed',
       'file-not-held',

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped, Time } from '../../api/module-kit';
+import { AUTH, BODY, type Operation, readScoped, SIGNED, Time } from '../../api/module-kit';
 import { op, READ, readOp, text, WRITE, WS } from './openapi-shared';
 import { ConflictBody, DecisionBody, LogQuery } from './routes/documents';
 import { BriefBody, DeltaQuery, LedgerBaselineBody, LedgerLogBody } from './routes/ledger';
@@ -101,7 +101,14 @@ export const DOCUMENT_OPERATIONS: Operation[] = [
     answers: {
       201: { description: 'Accepted', schema: z.looseObject({ accepted: z.literal(true) }) },
     },
-    problems: [...AUTH, ...BODY, 'invalid-workspace', 'invalid-message', 'message-escalated'],
+    problems: [
+      ...AUTH,
+      ...BODY,
+      ...SIGNED,
+      'invalid-workspace',
+      'invalid-message',
+      'message-escalated',
+    ],
   }),
   op({
     method: 'post',

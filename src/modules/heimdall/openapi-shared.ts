@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped } from '../../api/module-kit';
+import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/module-kit';
 import type { FailureCode } from '../../protocol';
 import { WorkspaceId } from './identity';
 import { Name } from './workspace/payloads';
@@ -7,7 +7,13 @@ import { Name } from './workspace/payloads';
 /** What seed 001's operations share (openapi-*.ts); test/workers/api-contract.test.ts calls each. */
 
 export const WS = { ws: WorkspaceId.meta({ description: 'A workspace id such as `kv-m02`' }) };
-export const WRITE: FailureCode[] = [...AUTH, ...BODY, 'invalid-body', 'invalid-workspace'];
+export const WRITE: FailureCode[] = [
+  ...AUTH,
+  ...BODY,
+  ...SIGNED,
+  'invalid-body',
+  'invalid-workspace',
+];
 export const READ: FailureCode[] = [...AUTH, 'invalid-workspace'];
 
 /** A path parameter named by what it holds. */

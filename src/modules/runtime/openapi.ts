@@ -6,6 +6,7 @@ import {
   type Operation,
   Receipt,
   readScoped,
+  SIGNED,
 } from '../../api/module-kit';
 import type { FailureCode } from '../../protocol';
 import { EnvelopeV1 } from '../../protocol/dialects';
@@ -30,6 +31,7 @@ const branch = { branch_id: PathId };
 const APPEND: FailureCode[] = [
   ...AUTH,
   ...BODY,
+  ...SIGNED,
   'invalid-stream-id',
   'invalid-wire',
   'secret-in-payload',
@@ -230,6 +232,7 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       'artifact-too-large',
       'artifact-digest-mismatch',
       'invalid-wire',
+      ...SIGNED,
       'rate-limited',
     ],
   },

@@ -8,6 +8,7 @@ import {
   readScoped,
   Seq,
   ServedWire,
+  SIGNED,
 } from '../../api/module-kit';
 import type { FailureCode } from '../../protocol';
 import { RunId } from './ids';
@@ -103,7 +104,7 @@ function runAppend(
     ...head,
     body: { schema: body, required: true },
     answers: { 201: { description: answer[0], schema: answer[1] } },
-    problems: [...AUTH, ...BODY, ...problems, 'rate-limited', 'secret-in-payload'],
+    problems: [...AUTH, ...BODY, ...SIGNED, ...problems, 'rate-limited', 'secret-in-payload'],
   });
 }
 

@@ -10,7 +10,7 @@ import {
 } from '../../../api/module-kit';
 import { draftOf } from '../../../kernel/append';
 import { derivedWireId } from '../../../kernel/derived-id';
-import { type Draft, type Failure, fail } from '../../../protocol';
+import { type Draft, type Failure, fail, type ProblemObject } from '../../../protocol';
 import { REGISTRY } from '../../index';
 import { gsdDialect } from '../event';
 import { projectOf } from './project';
@@ -67,15 +67,32 @@ events.post('/projects/:project_id/events', async (c) => {
   const guards = tokenGuards(c);
   const sender = c.get('principal').sub;
   const drafts: Draft[] = [];
+  // Events a keyed sender did not sign: all of them are asked for in one refusal.
+  const unsigned: ProblemObject[] = [];
+  let refusal: { failure: Failure; index: number } | null = null;
   for (const [index, body] of bodies.entries()) {
     const drafted = draftOf(body, project.streamId, REGISTRY, { dialect: gsdDialect, sender });
     if (!drafted.ok) return problem(c, atIndex(drafted, index, batch));
     const draft = key?.success
       ? { ...drafted.draft, wire_id: derivedWireId('gsdk', key.data, index) }
       : drafted.draft;
-    const denied = guards.rights(draft) ?? (await guards.signature(draft));
+    const denied = guards.rights(draft);
     if (denied) return problem(c, atIndex(denied, index, batch));
-    drafts.push(draft);
+    const signed = await guards.signature(draft);
+    if (signed.ok) {
+      drafts.push(signed.draft);
+      continue;
+    }
+    const wanted = signed.extra?.unsigned;
+    if (wanted === undefined || Array.isArray(wanted) || typeof wanted !== 'object' || !wanted)
+      return problem(c, atIndex(signed, index, batch));
+    refusal ??= { failure: signed, index };
+    unsigned.push(wanted);
+  }
+  if (refusal !== null) {
+    const { failure, index } = refusal;
+    const extra = { ...failure.extra, unsigned: batch ? unsigned : (unsigned[0] ?? {}) };
+    return problem(c, atIndex({ ...failure, extra }, index, batch));
   }
   const limited = (await guards.rate?.(drafts[0] as Draft)) ?? null;
   if (limited) return problem(c, limited);

@@ -99,9 +99,11 @@ projectState.put('/projects/:project_id/config', async (c) => {
   const drafted = draftOf(event, project.streamId, REGISTRY, { dialect: gsdDialect, sender });
   if (!drafted.ok) return problem(c, drafted);
   const guards = tokenGuards(c);
-  const denied = guards.rights(drafted.draft) ?? (await guards.signature(drafted.draft));
+  const denied = guards.rights(drafted.draft);
   if (denied) return problem(c, denied);
-  const result = await project.stub.append(drafted.draft);
+  const signed = await guards.signature(drafted.draft);
+  if (!signed.ok) return problem(c, signed);
+  const result = await project.stub.append(signed.draft);
   if (!result.ok) return problem(c, result);
   const s = await stateOf(project.stub);
   return c.json(
