@@ -63,8 +63,19 @@ async function populate() {
 }
 
 const row = (wireId: string) => `#wires tr[data-wire-id="${wireId}"]`;
-const open = (route: string, tab = page) =>
-  tab.goto(`${server.url}/#/coordination${route}&token=${token}`);
+const open = (route: string, tab = page, bearer = token) =>
+  tab.goto(`${server.url}/#/coordination${route}&token=${bearer}`);
+
+/** A read-only token limited to the project's own stream (`streams` prefixes). */
+async function projectOnlyToken(): Promise<string> {
+  const res = await fetch(`${server.url}/v1/tokens`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${server.adminToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ sub: 'human:project-only', scopes: ['read'], streams: [PROJECT] }),
+  });
+  if (res.status !== 201) throw new Error(`POST /v1/tokens: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { token: string }).token;
+}
 
 /** The first project Wire (task.created), anchored: its id and its proof as the API serves it. */
 async function anchoredFirst(): Promise<{ wireId: string; proof: WireProof }> {
@@ -198,12 +209,16 @@ describe('7. anchoring explained', () => {
       const received = await page.textContent(`${row(wireId)} td.time time`);
       expect(text).toMatch(new RegExp(`1 Wire pending, the oldest since ${received} \\(\\d+ s\\)`));
 
-      // The same at phone width, nothing cut off.
+      // The same at phone width, nothing cut off; signed in with a token that may read the
+      // project's stream only, which still learns the cause from its project's topic.
       const narrow = await launchChromium({ width: 414, height: 896 });
       try {
         const small = await watchedPage(narrow, problems);
-        await open(`?project=${P}`, small);
-        await small.waitForSelector('#anchor-delay:not([data-cause=""])', { timeout: 30_000 });
+        await open(`?project=${P}`, small, await projectOnlyToken());
+        const limited = await small.waitForSelector('#anchor-delay:not([data-cause=""])', {
+          timeout: 30_000,
+        });
+        expect(await limited.getAttribute('data-cause')).toBe(cause);
         expect(await inView(small, `${row(wireId)} td.anchor`)).toBe(true);
         await small.screenshot({
           path: path.join(shots, 'console-anchoring-414.png'),

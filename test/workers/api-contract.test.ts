@@ -269,8 +269,14 @@ describe('the API against its OpenAPI document', () => {
     const topics = (await get('/v1/topics', '/v1/topics')).body as {
       topics: { hcs_topic_id: string | null }[];
     };
+    // A token limited to stream prefixes sees only the topics of streams it may read.
     const limited = await authHeaders('human:limited', ['read'], { streams: ['project:'] });
-    expect((await get('/v1/topics', '/v1/topics', limited)).status).toBe(403);
+    const seen = await get('/v1/topics', '/v1/topics', limited);
+    expect(seen.status).toBe(200);
+    const names = (seen.body as { topics: { name: string }[] }).topics.map((t) => t.name);
+    expect(names.every((n) => n.startsWith('project.'))).toBe(true);
+    const noRead = await authHeaders('human:no-read', ['append']);
+    expect((await get('/v1/topics', '/v1/topics', noRead)).status).toBe(403);
     const topicId = topics.topics.find((t) => t.hcs_topic_id)?.hcs_topic_id;
     const anchors = '/v1/topics/{hcs_topic_id}/anchors';
     expect((await get(anchors, `/v1/topics/${topicId}/anchors?limit=5`)).status).toBe(200);

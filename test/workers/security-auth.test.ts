@@ -246,7 +246,7 @@ describe('routes added by other features', () => {
     );
   });
 
-  it("hides another stream's proof from a prefix-limited token, and refuses topic-wide listings", async () => {
+  it("hides another stream's proof and topics from a prefix-limited token, and refuses topic-wide listings", async () => {
     const s = uniqueStream('project');
     const sent = wire11(s);
     expect((await post(s, sent)).status).toBe(201);
@@ -263,7 +263,26 @@ describe('routes added by other features', () => {
       'not-found',
     );
     expect(hidden.detail).toBe(`wire "${sent.wire_id}" is unknown or not anchored yet`);
-    for (const path of ['/v1/topics', `/v1/topics/${topicId}/anchors`, '/v1/alerts']) {
+    // The topic list shows a limited token only the topics of streams it may read.
+    const names = async (headers: Record<string, string>) =>
+      (
+        (await (await SELF.fetch(`${base}/v1/topics`, { headers })).json()) as {
+          topics: { name: string }[];
+        }
+      ).topics.map((t) => t.name);
+    const all = await names(everyStream);
+    const projectTopic = all.find((n) => n.startsWith('project.')) ?? '';
+    expect(projectTopic).not.toBe('');
+    expect((await names(limited)).every((n) => n.startsWith('stream.agent:'))).toBe(true);
+    const project = `project:${projectTopic.slice('project.'.length)}`;
+    const own = await authHeaders('agent:quinn-07', ['read'], { streams: [project] });
+    const seen = await names(own);
+    expect(seen).toContain(projectTopic);
+    expect(seen.every((n) => n.startsWith('project.') || n.startsWith('stream.project:'))).toBe(
+      true,
+    );
+    expect(all.some((n) => !seen.includes(n))).toBe(true);
+    for (const path of [`/v1/topics/${topicId}/anchors`, '/v1/alerts']) {
       expect((await SELF.fetch(`${base}${path}`, { headers: everyStream })).status, path).toBe(200);
       const refused = await expectProblem(
         await SELF.fetch(`${base}${path}`, { headers: limited }),

@@ -52,7 +52,7 @@ function anchoringRead(
     ...head,
     tag: 'Anchoring',
     access: 'bearer',
-    scope: 'read (a token without stream prefixes)',
+    scope: onTopic ? 'read (a token without stream prefixes)' : 'read',
     ...(onTopic ? { pathParams: { hcs_topic_id: TopicIdParam } } : {}),
     ...(query ? { query } : {}),
     answers: { 200: { description: answer[0], schema: answer[1] } },
@@ -224,6 +224,8 @@ export const STREAM_OPERATIONS: Operation[] = [
     path: '/v1/topics',
     operationId: 'listTopics',
     summary: 'Every HCS topic and its anchoring progress',
+    description:
+      "A token limited to stream prefixes sees the topics of the streams it may read: a project's (`project.<id>` for `project:<id>`) and a stream's own (`stream.<stream_id>`); shared topics (a role's, `default`) are left out.",
     answer: ['The topics', Anchoring.Topics],
   }),
   anchoringRead({

@@ -8,7 +8,14 @@ import type { CheckpointView } from '../../topic/log-mode';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
 import type { AppEnv } from '../app-env';
-import { requireReadAll, requireScope, requireStream } from '../auth';
+import {
+  mayTouchStream,
+  type Principal,
+  principalOf,
+  requireReadAll,
+  requireScope,
+  requireStream,
+} from '../auth';
 import { bodyProblem } from '../body-problem';
 import { problem } from '../problem';
 import { intQuery, limitQuery, parseQuery } from '../query';
@@ -126,12 +133,32 @@ anchoring.get('/wires/:wire_id/proof', async (c) => {
 });
 
 anchoring.get('/topics', async (c) => {
-  const denied = requireReadAll(c, 'GET /v1/topics');
+  const denied = requireScope(c, 'read');
   if (denied) return denied;
-  const topics = await directoryStub(c.env).topics();
+  const principal = principalOf(c);
+  const topics = (await directoryStub(c.env).topics()).filter((t) =>
+    topicVisible(principal, t.name),
+  );
   const statuses = await Promise.all(topics.map((t) => topicStub(c.env, t.name).status()));
   return Response.json({ network: anchorFor(c.env).config.network, topics: statuses });
 });
+
+/**
+ * Whether a token sees topic `name` in `GET /v1/topics`: every topic without
+ * stream prefixes; with them, the topics that belong to one stream it may
+ * read (`project.<id>` to `project:<id>`, `stream.<id>` to its stream), so
+ * the dashboard can say why its project's Wires wait. Shared topics (a
+ * role's, `default`) span streams it may not read and stay hidden.
+ */
+function topicVisible(principal: Principal, name: string): boolean {
+  if (!principal.streams) return true;
+  const stream = name.startsWith('project.')
+    ? `project:${name.slice('project.'.length)}`
+    : name.startsWith('stream.')
+      ? name.slice('stream.'.length)
+      : null;
+  return stream !== null && mayTouchStream(principal, stream);
+}
 
 anchoring.get('/topics/:hcs_topic_id/anchors', async (c) => {
   const denied = requireReadAll(c, 'GET /v1/topics/{hcs_topic_id}/anchors');
