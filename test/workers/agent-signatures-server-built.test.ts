@@ -180,7 +180,7 @@ describe('a keyed agent on endpoints whose server builds the Wire', () => {
     expect(await stored()).toHaveLength(before);
   });
 
-  it('the SDK signs what the server builds on its own: a GSD emit and a workspace write', async () => {
+  it('the SDK signs what the server builds on its own: a GSD emit, a workspace write, a GSD config', async () => {
     const token = (await authHeaders(agent, ['append', 'read'])).Authorization?.slice(7);
     const client = new WirestreamClient({
       baseUrl: 'https://ws.test',
@@ -203,6 +203,25 @@ describe('a keyed agent on endpoints whose server builds the Wire', () => {
     const written = (await wiresOf(`workspace:${ws}`)).filter((w) => w.sender === agent);
     expect(written).toHaveLength(1);
     expect((written[0]?.sig as Json | undefined)?.kid).toBe(key.kid);
+
+    // A coordinator's config (GSD): the server stamps the time into the Wire's ts, which the offer's replaces.
+    const coordinatorToken = (
+      await authHeaders(agent, ['append', 'read'], { roles: ['coordinator'] })
+    ).Authorization?.slice(7);
+    const coordinator = new WirestreamClient({
+      baseUrl: 'https://ws.test',
+      token: coordinatorToken,
+      sender: agent,
+      signingKey: key,
+      fetch: (input, init) => SELF.fetch(input, init),
+    });
+    const config = await coordinator.http.request<Json>('PUT', `/v1/projects/${project}/config`, {
+      body: { retentionPolicy: '7d' },
+    });
+    expect(config.status).toBe(200);
+    const configWire = (await stored()).at(-1);
+    expect(configWire?.type).toBe('gsd.config.updated');
+    expect((configWire?.sig as Json | undefined)?.kid).toBe(key.kid);
 
     // Without the key, the same write is refused, naming what to do.
     const keyless = new WirestreamClient({
