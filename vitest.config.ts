@@ -63,6 +63,8 @@ const workersProject = (
           RATE_PER_SECOND: '0',
           // Gives a rebuild up after 1 + 2 + 4 s of failures, not a minute.
           REBUILD_RETRIES: '3',
+          // A key registration answers after this long (2 s in production): every suite registers keys.
+          KEYLESS_CACHE_MS: '300',
           // Webhooks (outbox-*.test.ts): the receiver of the global setup on
           // plain http://127.0.0.1, seconds-long retries, a short timeout.
           WEBHOOK_RECEIVER_URL: inject('webhookReceiverUrl'),

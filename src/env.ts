@@ -58,6 +58,11 @@ export interface Env {
   RESERVATION_TIMEOUT_SECONDS?: string;
   /** Times a failing rebuild step is retried before the rebuild gives up (default 6). */
   REBUILD_RETRIES?: string;
+  /**
+   * Milliseconds an isolate remembers that an agent has no signing key (default 2000; 0: look
+   * its keys up on every append); a key registration answers only after this long.
+   */
+  KEYLESS_CACHE_MS?: string;
   /** How topics anchor (issue 31): `envelope` (default, one HCS message per Wire) or `log`. */
   ANCHOR_MODE?: string;
   /** Log mode: Wires per checkpoint at most (default 100). */

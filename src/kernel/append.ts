@@ -2,6 +2,7 @@ import { type Draft, type Failure, parseAppend, type Result } from '../protocol'
 import type { AppendOptions } from '../protocol/dialects/parse-append';
 import type { AppendResult } from './kind';
 import type { Registry } from './registry';
+import type { SignedDraft } from './signatures';
 
 /**
  * The one append path. REST, HCS-first ingest and every later entry point
@@ -20,7 +21,7 @@ export interface AppendGuards {
    * Wires skip it. Answers the Wire to store: `draft`, or `draft` signed by
    * a signature the request offered for it (a Wire the server built), or why not.
    */
-  signature(draft: Draft): Promise<Result<{ draft: Draft }>>;
+  signature(draft: Draft): Promise<Result<SignedDraft>>;
   /** The sender's rate, taken last: a refused Wire spends none of it. */
   rate?(draft: Draft): Promise<Failure | null>;
 }
@@ -60,5 +61,9 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   if (!signed.ok) return signed;
   const limited = (await call.guards.rate?.(signed.draft)) ?? null;
   if (limited) return limited;
-  return call.commit(signed.draft, drafted.expectedSeq);
+  const result = await call.commit(signed.draft, drafted.expectedSeq);
+  // A key registration: answered once no isolate can still take its sender for keyless.
+  if (result.ok && !result.replay && signed.holdMs)
+    await new Promise((resolve) => setTimeout(resolve, signed.holdMs));
+  return result;
 }

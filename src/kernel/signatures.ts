@@ -1,4 +1,4 @@
-import type { Env } from '../env';
+import { type Env, intVar } from '../env';
 import {
   type Draft,
   type Failure,
@@ -22,11 +22,13 @@ import type { Registry } from './registry';
  * module's `SignerDirectory`. A sender no directory holds (`human:…`,
  * `coordinator:…`) is never looked up. A sender with keys is looked up on
  * every append, so a rotation or a revocation holds from the next append.
- * A sender without keys is remembered as such for `UNKEYED_TTL_MS` in this
- * isolate, so its unsigned appends cost no extra round trip; this isolate
- * forgets that as soon as it sees a Wire that changes the sender's keys, so
- * a first registration holds at once here and within `UNKEYED_TTL_MS` in
- * other isolates.
+ * A sender without keys is remembered as such for `keylessCacheMs(env)`
+ * (`KEYLESS_CACHE_MS`, 2 s unless set) in this isolate, so its unsigned
+ * appends cost no extra round trip; this isolate forgets that as soon as it
+ * sees a Wire that changes the sender's keys, and other isolates within that
+ * window — which is why a key registration is answered only once the window
+ * has passed (`holdMs` of `signedDraft`): when its 201 arrives, every isolate
+ * requires the signature.
  */
 
 /** A key as its directory keeps it: every key a sender ever registered, with its status now. */
@@ -52,6 +54,11 @@ export interface SignerDirectory {
 }
 
 export const UNKEYED_TTL_MS = 2000;
+
+/** How long an isolate remembers a keyless sender (`KEYLESS_CACHE_MS`, 0 to 60 s). */
+export function keylessCacheMs(env: Pick<Env, 'KEYLESS_CACHE_MS'>): number {
+  return Math.min(intVar(env.KEYLESS_CACHE_MS, UNKEYED_TTL_MS, 0), 60_000);
+}
 const MAX_UNKEYED = 4096;
 /** Senders known to have no key, until when (per isolate). */
 const unkeyed = new Map<string, number>();
@@ -128,6 +135,7 @@ export async function checkSignature(
   options: SignatureOptions = {},
 ): Promise<Failure | null> {
   const now = options.now ?? Date.now();
+  const ttl = keylessCacheMs(env);
   // A plain-form signature where the deployment wants the committed one: refused
   // whoever signed it, before any key is looked up.
   const plain = draft.sig !== undefined && draft.sig.salt === undefined;
@@ -137,7 +145,7 @@ export async function checkSignature(
   for (const d of registry.signerDirectories) change ??= d.keyChange(draft);
   if (change !== null) {
     unkeyed.delete(change.sender);
-    remember(changing, change.sender, now + UNKEYED_TTL_MS);
+    remember(changing, change.sender, now + ttl);
   }
   const directory = registry.signerDirectories.find((d) => d.holds(draft.sender)) ?? null;
   const sig = draft.sig;
@@ -164,7 +172,7 @@ export async function checkSignature(
   }
   if (keys.length === 0) {
     if ((changing.get(draft.sender) ?? 0) <= now) {
-      remember(unkeyed, draft.sender, now + UNKEYED_TTL_MS);
+      if (ttl > 0) remember(unkeyed, draft.sender, now + ttl);
     }
     if (sig === undefined) return null;
   } else {
@@ -217,6 +225,19 @@ export interface OfferedSignature {
   sig: Signature;
 }
 
+/** The Wire to store, and how long its answer must wait (a key registration: see `keylessCacheMs`). */
+export interface SignedDraft {
+  draft: Draft;
+  /** Ms to hold the answer after the Wire is stored: until no isolate can still deem its sender keyless. */
+  holdMs?: number;
+}
+
+function accepted(draft: Draft, env: Env, registry: Registry): { ok: true } & SignedDraft {
+  const registers = registry.signerDirectories.some((d) => d.keyChange(draft)?.registers);
+  const holdMs = registers ? keylessCacheMs(env) : 0;
+  return holdMs > 0 ? { ok: true, draft, holdMs } : { ok: true, draft };
+}
+
 export interface SignedDraftOptions extends SignatureOptions {
   /** What the request offered (`SIGNATURES_HEADER`). */
   offers?: readonly OfferedSignature[];
@@ -240,9 +261,9 @@ export async function signedDraft(
   env: Env,
   registry: Registry,
   options: SignedDraftOptions = {},
-): Promise<Result<{ draft: Draft }>> {
+): Promise<Result<SignedDraft>> {
   const refused = await checkSignature(draft, env, registry, options);
-  if (refused === null) return { ok: true, draft };
+  if (refused === null) return accepted(draft, env, registry);
   const offers = options.offers ?? [];
   if (refused.code !== 'signature-required' || draft.sig !== undefined || offers.length === 0)
     return refused;
@@ -261,7 +282,7 @@ export async function signedDraft(
     const problem = await checkSignature(candidate, env, registry, options);
     if (problem === null) {
       options.used?.add(i);
-      return { ok: true, draft: candidate };
+      return accepted(candidate, env, registry);
     }
     reasons.push(`offer ${i}: ${problem.detail}`);
   }

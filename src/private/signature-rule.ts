@@ -3,6 +3,7 @@ import {
   type CommitmentRule,
   checkSignature,
   type OfferedSignature,
+  type SignedDraft,
   signedDraft,
 } from '../kernel/signatures';
 import { REGISTRY } from '../modules';
@@ -42,7 +43,7 @@ export function signatureGuard(env: Env): (draft: Draft) => Promise<Failure | nu
 export function signedDraftGuard(
   env: Env,
   offers: readonly OfferedSignature[],
-): (draft: Draft) => Promise<Result<{ draft: Draft }>> {
+): (draft: Draft) => Promise<Result<SignedDraft>> {
   const commitmentRequired = privateCommitmentRule(env);
   const used = new Set<number>();
   const reserved = REGISTRY.derivedIds;

@@ -1,8 +1,8 @@
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type AgentKey, ProjectClient, signWire, WirestreamClient } from '../../src/client';
 import { authHeaders } from './helpers/auth';
-import { newKey, registeredKey } from './helpers/signing';
+import { agentWire, newKey, postAs, registeredKey, signedPost } from './helpers/signing';
 import { readAll, uniqueStream } from './helpers/wires';
 
 /**
@@ -235,5 +235,32 @@ describe('a keyed agent on endpoints whose server builds the Wire', () => {
         body: { value: '5174' },
       }),
     ).rejects.toMatchObject({ status: 403, code: 'signature-required' });
+  });
+});
+
+describe('a key registration', () => {
+  it('is answered only once no isolate can still take its agent for keyless (KEYLESS_CACHE_MS)', async () => {
+    const window = Number((env as { KEYLESS_CACHE_MS?: string }).KEYLESS_CACHE_MS);
+    expect(window).toBeGreaterThan(0);
+    const fresh = uniqueStream('agent').replace('agent:t', 'agent:reg');
+    // Keyless: accepted unsigned, and remembered as keyless in this isolate for `window` ms.
+    expect((await signedPost(fresh, `project:${project}`, null)).status).toBe(201);
+    const first = await newKey();
+    const registration = await signWire(
+      agentWire(fresh, fresh, {
+        type: 'agent.key.registered',
+        payload: { kid: first.kid, alg: 'Ed25519', public_key: first.public_key },
+      }),
+      first,
+    );
+    const started = performance.now();
+    const res = await postAs(fresh, fresh, registration);
+    const took = performance.now() - started;
+    expect(res.status).toBe(201);
+    // Any isolate that looked the agent up before the key was stored has forgotten it by now.
+    expect(took).toBeGreaterThanOrEqual(window);
+    expect((await postAs(fresh, fresh, registration)).status).toBe(200); // a replay
+    expect((await signedPost(fresh, `project:${project}`, null)).status).toBe(403);
+    expect((await signedPost(fresh, `project:${project}`, first)).status).toBe(201);
   });
 });

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppendGuards } from '../../kernel/append';
-import { SIGNATURES_HEADER } from '../../kernel/signatures';
+import { SIGNATURES_HEADER, type SignedDraft } from '../../kernel/signatures';
 import { REGISTRY } from '../../modules';
 import { privacyProblem } from '../../private/config';
 import { signedDraftGuard } from '../../private/signature-rule';
@@ -23,7 +23,7 @@ export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   const signed = offered.ok ? signedDraftGuard(c.env, offered.offers) : null;
   return {
     rights: (draft) => appendRightsProblem(principal, draft, REGISTRY) ?? privacyFailure(c, draft),
-    async signature(draft): Promise<Result<{ draft: Draft }>> {
+    async signature(draft): Promise<Result<SignedDraft>> {
       if (!offered.ok || signed === null) return offered as Failure;
       const result = await signed(draft);
       if (result.ok || result.code !== 'signature-required') return result;
