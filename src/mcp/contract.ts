@@ -67,8 +67,12 @@ export type McpCall = { settings: McpSettings } & (
 
 /** The API Worker's side of one `/mcp` request (valid until `serve` returns). */
 export interface McpBackend {
-  /** One REST call as the caller (its bearer token, the same checks and append path). */
-  api(method: string, path: string, body?: unknown): Promise<ApiAnswer>;
+  /**
+   * One REST call as the caller (its bearer token, the same checks and append path);
+   * `signatures`: what the tool call offers for the Wires the server builds
+   * (`Wirestream-Signatures`, JSON), from its `_meta` (`SIGNATURES_META`).
+   */
+  api(method: string, path: string, body?: unknown, signatures?: string): Promise<ApiAnswer>;
   /** Opens session `id` at `nowMs` for `session.sub`. */
   openSession(id: string, session: McpSession, nowMs: number, idleMs: number): Promise<void>;
   /** Session `id` if `sub` opened it and it is live at `nowMs` (restarting its idle count). */
@@ -78,3 +82,10 @@ export interface McpBackend {
   /** Registers (or touches) a HAID in the registry that `GET /v1/haids` lists. */
   registerHaid(haid: string, root: string, client: string | null, at: string): Promise<void>;
 }
+
+/**
+ * The `_meta` key under which a tool call offers signatures for the Wires the
+ * server builds from it (a keyed agent's): `[{wire_id, ts, sig}]`, as the
+ * `Wirestream-Signatures` header carries them over REST.
+ */
+export const SIGNATURES_META = 'io.wirestream/signatures';

@@ -1,7 +1,7 @@
 import { McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import type { ApiAnswer, McpTool, McpToolContext, ToolOutcome } from '../kernel/mcp-tool';
-import type { McpBackend } from './contract';
+import { type McpBackend, SIGNATURES_META } from './contract';
 import { ClientIdentity, clientSlug, haidOf, registerHaid } from './identity';
 
 /** `serverInfo.version`: the tool contract's semver (seed 001, "MCP Interop Contract"). */
@@ -37,7 +37,12 @@ function answer(outcome: ToolOutcome, haid: string) {
   }
   const { argument, problem } = outcome;
   const error = { argument, ...problem };
-  const why = `${argument ? `argument "${argument}": ` : ''}${problem.detail ?? problem.title ?? problem.type}`;
+  // A keyed agent's Wire the server built: how to sign it over MCP.
+  const sign =
+    problem.unsigned === undefined
+      ? ''
+      : ` (over MCP: sign \`problem.unsigned\` and call again with _meta["${SIGNATURES_META}"]: [{wire_id, ts, sig}]; \`wirestream mcp\` with WIRESTREAM_KEY does)`;
+  const why = `${argument ? `argument "${argument}": ` : ''}${problem.detail ?? problem.title ?? problem.type}${sign}`;
   return {
     content: [
       { type: 'text' as const, text: JSON.stringify({ error: why, problem: error, haid }) },
@@ -60,8 +65,10 @@ function register(server: McpServer, tool: McpTool, scope: CallScope) {
       const haid = haidOf(scope.sub, client);
       await registerHaid(scope.backend, scope.sub, client);
       const { client_identity: _c, ...rest } = args;
+      const offered = ctx.mcpReq._meta?.[SIGNATURES_META];
+      const signatures = offered === undefined ? undefined : JSON.stringify(offered);
       const api: McpToolContext['api'] = (method, path, body) =>
-        scope.backend.api(method, path, body);
+        scope.backend.api(method, path, body, signatures);
       const outcome = await tool.handler(rest, { haid, root: scope.sub, client, api });
       return answer(outcome, haid);
     },

@@ -1,7 +1,14 @@
 import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type AgentKey, ProjectClient, signWire, WirestreamClient } from '../../src/client';
+import {
+  type AgentKey,
+  ProjectClient,
+  signatureOffer,
+  signWire,
+  WirestreamClient,
+} from '../../src/client';
 import { authHeaders } from './helpers/auth';
+import { call, connect, type Era } from './helpers/mcp';
 import { agentWire, newKey, postAs, registeredKey, signedPost } from './helpers/signing';
 import { readAll, uniqueStream } from './helpers/wires';
 
@@ -262,5 +269,35 @@ describe('a key registration', () => {
     expect((await postAs(fresh, fresh, registration)).status).toBe(200); // a replay
     expect((await signedPost(fresh, `project:${project}`, null)).status).toBe(403);
     expect((await signedPost(fresh, `project:${project}`, first)).status).toBe(201);
+  });
+});
+
+describe.each<Era>(['session', 'sessionless'])('over MCP, the official client (%s era)', (era) => {
+  it('signs a tool call by calling it again with _meta["io.wirestream/signatures"]', async () => {
+    const token = (await authHeaders(agent, ['append', 'read', 'claim'])).Authorization?.slice(7);
+    const c = await connect(era, { token: token ?? '', name: 'cursor' });
+    try {
+      const stream = `project:${project}-mcp-${era}`;
+      const args = { stream_id: stream, type: 'review.concern', payload: { concern: era } };
+      const refused = await call(c, 'append_wire', args);
+      expect(refused.isError).toBe(true);
+      const problem = refused.text.problem as Json;
+      expect(problem).toMatchObject({ status: 403, type: '/problems/signature-required' });
+      expect(String(refused.text.error)).toContain('_meta["io.wirestream/signatures"]');
+      expect(await wiresOf(stream)).toEqual([]);
+      const offer = await signatureOffer(problem.unsigned as Json, key);
+      const signed = await c.client.callTool({
+        name: 'append_wire',
+        arguments: args,
+        _meta: { 'io.wirestream/signatures': [offer] },
+      });
+      expect(signed.isError).toBeFalsy();
+      const wires = await wiresOf(stream);
+      expect(wires.map((w) => [w.wire_id, (w.sig as Json | undefined)?.kid])).toEqual([
+        [offer.wire_id, key.kid],
+      ]);
+    } finally {
+      await c.close();
+    }
   });
 });

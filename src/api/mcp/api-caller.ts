@@ -7,15 +7,20 @@ import type { AppEnv } from '../app-env';
  * A tool's way into the app: each call re-enters the Hono app as a request
  * of its own, with the caller's Authorization header, so it meets the same
  * authentication, rights, validation and append path as a REST client. The
- * signatures the `/mcp` request offers for Wires the server builds
- * (`Wirestream-Signatures`, what `wirestream mcp` sends for a keyed agent)
- * go with each call too.
+ * signatures offered for Wires the server builds go with each call too:
+ * the tool call's (`_meta`, `SIGNATURES_META`), else the `/mcp` request's
+ * `Wirestream-Signatures` header (what `wirestream mcp` sends for a keyed agent).
  */
 export function apiCaller(app: Hono<AppEnv>, c: Context<AppEnv>) {
   const origin = new URL(c.req.url).origin;
   const authorization = c.req.header('Authorization') ?? '';
-  const signatures = c.req.header(SIGNATURES_HEADER);
-  return async (method: string, path: string, body?: unknown): Promise<ApiAnswer> => {
+  const fromRequest = c.req.header(SIGNATURES_HEADER);
+  return async (
+    method: string,
+    path: string,
+    body?: unknown,
+    signatures = fromRequest,
+  ): Promise<ApiAnswer> => {
     const headers: Record<string, string> = { Authorization: authorization };
     if (signatures !== undefined) headers[SIGNATURES_HEADER] = signatures;
     if (body !== undefined) headers['Content-Type'] = 'application/json';

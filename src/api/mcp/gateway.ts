@@ -67,7 +67,12 @@ export function settingsOf(env: Env): McpSettings {
 /** The API Worker's side of one `/mcp` request (see `McpBackend`). */
 class Backend extends RpcTarget implements McpBackend {
   readonly #env: Env;
-  readonly #api: (method: string, path: string, body?: unknown) => Promise<ApiAnswer>;
+  readonly #api: (
+    method: string,
+    path: string,
+    body?: unknown,
+    signatures?: string,
+  ) => Promise<ApiAnswer>;
 
   constructor(app: Hono<AppEnv>, c: Context<AppEnv>) {
     super();
@@ -75,8 +80,8 @@ class Backend extends RpcTarget implements McpBackend {
     this.#api = apiCaller(app, c);
   }
 
-  api(method: string, path: string, body?: unknown): Promise<ApiAnswer> {
-    return this.#api(method, path, body);
+  api(method: string, path: string, body?: unknown, signatures?: string): Promise<ApiAnswer> {
+    return this.#api(method, path, body, signatures);
   }
 
   // Each method awaits its Durable Object call and returns plain data. An
