@@ -35,8 +35,8 @@ export interface BridgeOptions {
   sign?: (unsigned: Record<string, unknown>) => Promise<unknown>;
 }
 
-/** Tool calls sent again to sign what the server built: a batch is asked for whole. */
-const MAX_SIGNING_ROUNDS = 4;
+/** Tool calls sent again to sign what the server built: a batch is asked for whole, so one suffices. */
+const MAX_SIGNING_ROUNDS = 2;
 
 export function mcpEndpoint(url: string): string {
   let parsed: URL;
@@ -155,8 +155,7 @@ class Bridge {
 
 /**
  * The Wires a refused tool call asks to be signed: its error's problem
- * (`signature-required`, or `signature-invalid` when no offer matched) with
- * `unsigned`, one Wire or a batch's.
+ * (`signature-required`) with `unsigned`, one Wire or a batch's.
  */
 function unsignedOf(answer: string): Record<string, unknown>[] {
   const rpc = tryJson(answer) as {
@@ -164,9 +163,11 @@ function unsignedOf(answer: string): Record<string, unknown>[] {
   } | null;
   if (!rpc?.result?.isError) return [];
   const text = rpc.result.content?.find((c) => c.type === 'text')?.text ?? '';
-  const problem = (tryJson(text) as { problem?: { status?: number; unsigned?: unknown } } | null)
-    ?.problem;
-  if (problem?.status !== 403) return [];
+  const problem = (
+    tryJson(text) as { problem?: { status?: number; type?: string; unsigned?: unknown } } | null
+  )?.problem;
+  // Not after `signature-invalid`: the key's offers did not verify, signing again would not help.
+  if (problem?.status !== 403 || problem.type !== '/problems/signature-required') return [];
   const list = Array.isArray(problem.unsigned) ? problem.unsigned : [problem.unsigned];
   return list.filter(
     (w): w is Record<string, unknown> => typeof w === 'object' && w !== null && !Array.isArray(w),

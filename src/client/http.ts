@@ -27,12 +27,16 @@ export interface OfferedSignature {
 }
 
 export const SIGNATURES_HEADER = 'Wirestream-Signatures';
-/** Requests repeated to sign what the server built: a batch is asked for whole, so two suffice; the rest is slack. */
-const MAX_SIGNING_ROUNDS = 4;
+/** Requests repeated to sign what the server built: a batch is asked for whole, so one suffices. */
+const MAX_SIGNING_ROUNDS = 2;
 
-/** The Wires a 403 asks to be signed (`unsigned`: one, or a batch's), or none. */
+/**
+ * The Wires a `signature-required` refusal asks to be signed (`unsigned`: one,
+ * or a batch's), or none. Not after `signature-invalid`: offers this client made
+ * did not verify (another key, a revoked one), and signing again would not help.
+ */
 function wantedSignatures(error: WirestreamError): Record<string, unknown>[] {
-  if (error.status !== 403) return [];
+  if (error.status !== 403 || error.code !== 'signature-required') return [];
   const unsigned = error.problem.unsigned;
   const list = Array.isArray(unsigned) ? unsigned : [unsigned];
   return list.filter(

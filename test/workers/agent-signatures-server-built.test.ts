@@ -230,6 +230,25 @@ describe('a keyed agent on endpoints whose server builds the Wire', () => {
     expect(configWire?.type).toBe('gsd.config.updated');
     expect((configWire?.sig as Json | undefined)?.kid).toBe(key.kid);
 
+    // With a key the agent never registered: one signed try, then the refusal says why.
+    let sent = 0;
+    const stranger = new WirestreamClient({
+      baseUrl: 'https://ws.test',
+      token,
+      sender: agent,
+      signingKey: await newKey(),
+      fetch: (input, init) => {
+        sent++;
+        return SELF.fetch(input, init);
+      },
+    });
+    await expect(
+      stranger.http.request('PUT', `/v1/workspaces/${ws}/blackboard/dev_port`, {
+        body: { value: '5175' },
+      }),
+    ).rejects.toMatchObject({ status: 403, code: 'signature-invalid' });
+    expect(sent).toBe(2);
+
     // Without the key, the same write is refused, naming what to do.
     const keyless = new WirestreamClient({
       baseUrl: 'https://ws.test',
