@@ -1,7 +1,7 @@
+import { SIGNING_ROUNDS, wiresToSign } from '../client/signing';
+import { SIGNATURES_HEADER } from '../protocol/signature';
 import { FrameReader } from './mcp-framing';
 import { UsageError } from './usage';
-
-const SIGNATURES_HEADER = 'Wirestream-Signatures';
 
 /**
  * `wirestream mcp --url URL --token T`: a stdio MCP server for hosts that
@@ -34,9 +34,6 @@ export interface BridgeOptions {
   /** Signs a Wire a tool call's refusal showed (`unsigned`) as an offer: set with a key file. */
   sign?: (unsigned: Record<string, unknown>) => Promise<unknown>;
 }
-
-/** Tool calls sent again to sign what the server built: a batch is asked for whole, so one suffices. */
-const MAX_SIGNING_ROUNDS = 2;
 
 export function mcpEndpoint(url: string): string {
   let parsed: URL;
@@ -108,7 +105,7 @@ class Bridge {
           ? [text]
           : [];
       const wanted =
-        this.#o.sign && message.method === 'tools/call' && round < MAX_SIGNING_ROUNDS
+        this.#o.sign && message.method === 'tools/call' && round < SIGNING_ROUNDS
           ? answers.flatMap(unsignedOf)
           : [];
       if (wanted.length > 0 && this.#o.sign) {
@@ -153,25 +150,14 @@ class Bridge {
   }
 }
 
-/**
- * The Wires a refused tool call asks to be signed: its error's problem
- * (`signature-required`) with `unsigned`, one Wire or a batch's.
- */
+/** The Wires a refused tool call asks to be signed (`wiresToSign` of its error's problem). */
 function unsignedOf(answer: string): Record<string, unknown>[] {
   const rpc = tryJson(answer) as {
     result?: { isError?: boolean; content?: { type?: string; text?: string }[] };
   } | null;
   if (!rpc?.result?.isError) return [];
   const text = rpc.result.content?.find((c) => c.type === 'text')?.text ?? '';
-  const problem = (
-    tryJson(text) as { problem?: { status?: number; type?: string; unsigned?: unknown } } | null
-  )?.problem;
-  // Not after `signature-invalid`: the key's offers did not verify, signing again would not help.
-  if (problem?.status !== 403 || problem.type !== '/problems/signature-required') return [];
-  const list = Array.isArray(problem.unsigned) ? problem.unsigned : [problem.unsigned];
-  return list.filter(
-    (w): w is Record<string, unknown> => typeof w === 'object' && w !== null && !Array.isArray(w),
-  );
+  return wiresToSign((tryJson(text) as { problem?: Record<string, unknown> } | null)?.problem);
 }
 
 function rpcError(id: string | number | null, code: number, message: string): string {

@@ -1,5 +1,7 @@
+import { type OfferedSignature, SIGNATURES_HEADER } from '../protocol/signature';
 import { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy, sleep } from './backoff';
 import { errorFromResponse, WirestreamError } from './errors';
+import { SIGNING_ROUNDS, wiresToSign } from './signing';
 
 /** A token, or a function that returns a fresh one (called per request). */
 export type TokenSource = string | (() => string | undefined | Promise<string | undefined>);
@@ -17,31 +19,6 @@ export interface HttpOptions {
    * `Wirestream-Signatures`. Set by the client when it has a signing key.
    */
   sign?: (unsigned: Record<string, unknown>) => Promise<OfferedSignature>;
-}
-
-/** A signature offered for a Wire the server builds (`kernel/signatures.ts`). */
-export interface OfferedSignature {
-  wire_id: string;
-  ts: string;
-  sig: { kid: string; alg: string; value: string; salt?: string };
-}
-
-export const SIGNATURES_HEADER = 'Wirestream-Signatures';
-/** Requests repeated to sign what the server built: a batch is asked for whole, so one suffices. */
-const MAX_SIGNING_ROUNDS = 2;
-
-/**
- * The Wires a `signature-required` refusal asks to be signed (`unsigned`: one,
- * or a batch's), or none. Not after `signature-invalid`: offers this client made
- * did not verify (another key, a revoked one), and signing again would not help.
- */
-function wantedSignatures(error: WirestreamError): Record<string, unknown>[] {
-  if (error.status !== 403 || error.code !== 'signature-required') return [];
-  const unsigned = error.problem.unsigned;
-  const list = Array.isArray(unsigned) ? unsigned : [unsigned];
-  return list.filter(
-    (w): w is Record<string, unknown> => typeof w === 'object' && w !== null && !Array.isArray(w),
-  );
 }
 
 export interface RequestOptions {
@@ -100,8 +77,7 @@ export class Http {
         error = new WirestreamError(0, 'network', (cause as Error).message ?? String(cause));
       }
       // A keyed sender's Wire the server built: sign what it showed, ask again (no retry spent).
-      const wanted =
-        this.options.sign && rounds < MAX_SIGNING_ROUNDS ? wantedSignatures(error) : [];
+      const wanted = this.options.sign && rounds < SIGNING_ROUNDS ? wiresToSign(error.problem) : [];
       if (wanted.length > 0 && this.options.sign) {
         for (const unsigned of wanted) offers.push(await this.options.sign(unsigned));
         send = {

@@ -1,6 +1,7 @@
 import { encOf, openEnvelope } from '../private/seal';
 import { fromBase64, parseBase64Url, toBase64Url } from '../protocol/base64';
 import {
+  type OfferedSignature,
   payloadCommitment,
   SIG_ALG,
   type Signature,
@@ -105,9 +106,29 @@ export async function signWire<W extends Parameters<typeof signingInput>[0]>(
 export async function signatureOffer(
   unsigned: Record<string, unknown>,
   key: AgentKey,
-): Promise<{ wire_id: string; ts: string; sig: Signature }> {
+): Promise<OfferedSignature> {
   const { sig } = await signWire(unsigned as Parameters<typeof signingInput>[0], key);
   return { wire_id: String(unsigned.wire_id), ts: String(unsigned.ts), sig };
+}
+
+/**
+ * Times a client repeats one request to sign what the server built: a batch is
+ * asked for whole, so one suffices (a tool that appends twice may need two).
+ */
+export const SIGNING_ROUNDS = 2;
+
+/**
+ * The Wires a refusal asks its client to sign: `unsigned` of a
+ * `signature-required` problem (one Wire, or a batch's), else none. Not after
+ * `signature-invalid`: offers made did not verify (another key, a revoked
+ * one), and signing again would not help.
+ */
+export function wiresToSign(problem: Record<string, unknown> | null | undefined) {
+  if (problem?.type !== '/problems/signature-required') return [];
+  const list = Array.isArray(problem.unsigned) ? problem.unsigned : [problem.unsigned];
+  return list.filter(
+    (w): w is Record<string, unknown> => typeof w === 'object' && w !== null && !Array.isArray(w),
+  );
 }
 
 /** A Wire as the auditor holds it: the anchored envelope (JSON) and its consensus time. */

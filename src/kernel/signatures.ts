@@ -3,11 +3,12 @@ import {
   type Draft,
   type Failure,
   fail,
+  type OfferedSignature,
   type ProblemObject,
   type Result,
   reservedWireIdProblem,
+  SIGNATURES_HEADER,
   SIGNED_FIELDS,
-  type Signature,
   signatureVerifies,
 } from '../protocol';
 import type { Registry } from './registry';
@@ -208,21 +209,6 @@ export async function checkSignature(
     );
   }
   return null;
-}
-
-/**
- * The request header in which a client offers signatures for Wires the server
- * builds (MCP tools, dialect endpoints, run messages, workspace routes): a
- * JSON array of `{wire_id, ts, sig}`, each made over a Wire a refusal's
- * `unsigned` showed.
- */
-export const SIGNATURES_HEADER = 'Wirestream-Signatures';
-
-/** A signature offered for a Wire the server builds, with the two members the server mints anew on each request. */
-export interface OfferedSignature {
-  wire_id: string;
-  ts: string;
-  sig: Signature;
 }
 
 /** The Wire to store, and how long its answer must wait (a key registration: see `keylessCacheMs`). */

@@ -2,12 +2,11 @@ import type { Env } from '../env';
 import {
   type CommitmentRule,
   checkSignature,
-  type OfferedSignature,
   type SignedDraft,
   signedDraft,
 } from '../kernel/signatures';
 import { REGISTRY } from '../modules';
-import type { Draft, Failure, Result } from '../protocol';
+import type { Draft, Failure, OfferedSignature, Result } from '../protocol';
 import { privateProjectOf } from './config';
 
 /**

@@ -55,6 +55,21 @@ export const Signature = z.strictObject({
 export type Signature = z.infer<typeof Signature>;
 
 /**
+ * The request header in which a client offers signatures for Wires the server
+ * builds (MCP tools, dialect endpoints, run messages, workspace routes): a
+ * JSON array of `OfferedSignature`, each made over a Wire a refusal's
+ * `unsigned` showed.
+ */
+export const SIGNATURES_HEADER = 'Wirestream-Signatures';
+
+/** A signature offered for a Wire the server builds, with the two members the server mints anew on each request. */
+export interface OfferedSignature {
+  wire_id: string;
+  ts: string;
+  sig: Signature;
+}
+
+/**
  * `sig` as a sealed envelope carries it: the salt went into the ciphertext,
  * the commitment it made stays in the clear. Only ever in anchored messages.
  */

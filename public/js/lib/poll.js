@@ -10,6 +10,15 @@ import { reconnected } from './live-feed.js';
 import { useEffect, useState } from './ui.js';
 
 /**
+ * The answers to show after a read: each new one, except that a read which
+ * found no server (`down`) keeps the answer it would replace.
+ * @param {import('./api.js').Loaded[] | null} was @param {import('./api.js').Loaded[]} loaded
+ */
+export function keepAnswered(was, loaded) {
+  return loaded.map((a, i) => (!a.ok && a.down && was?.[i]?.ok ? was[i] : a));
+}
+
+/**
  * The latest answers to `paths` (null until the first arrive), read again
  * every few seconds and at once when the paths or the token change.
  * @param {string[]} paths @returns {import('./api.js').Loaded[] | null}
@@ -30,7 +39,7 @@ export function usePoll(paths, { everyMs = 2_000, missingMs = 15_000 } = {}) {
         const loaded = await Promise.all(paths.map(load));
         if (stopped || mine < shown) return;
         shown = mine;
-        setAnswers((was) => loaded.map((a, i) => (!a.ok && a.down && was?.[i]?.ok ? was[i] : a)));
+        setAnswers((was) => keepAnswered(was, loaded));
         missing = loaded.every((a) => !a.ok && a.missing);
       } catch (error) {
         console.warn('poll: redraw failed', error);

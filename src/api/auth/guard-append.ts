@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import type { AppendGuards } from '../../kernel/append';
-import { SIGNATURES_HEADER, type SignedDraft } from '../../kernel/signatures';
+import type { SignedDraft } from '../../kernel/signatures';
 import { REGISTRY } from '../../modules';
 import { privacyProblem } from '../../private/config';
 import { signedDraftGuard } from '../../private/signature-rule';
-import { type Draft, type Failure, fail, type Result } from '../../protocol';
+import { type Draft, type Failure, fail, type Result, SIGNATURES_HEADER } from '../../protocol';
 import type { AppEnv } from '../app-env';
 import { takeForSender } from '../limits/rate-limiter';
 import { appendRightsProblem } from './append-rights';

@@ -1,6 +1,13 @@
 import * as z from 'zod';
-import { type OfferedSignature, SIGNATURES_HEADER } from '../../kernel/signatures';
-import { fail, type Result, Signature, WireId, WireTs } from '../../protocol';
+import {
+  fail,
+  type OfferedSignature,
+  type Result,
+  SIGNATURES_HEADER,
+  Signature,
+  WireId,
+  WireTs,
+} from '../../protocol';
 
 /** 100 offers (a GSD batch's most events) of ~260 bytes each fit with room to spare. */
 export const MAX_SIGNATURES_HEADER_BYTES = 32_768;

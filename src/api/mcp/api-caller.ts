@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { ApiAnswer, ToolProblem } from '../../kernel/mcp-tool';
-import { SIGNATURES_HEADER } from '../../kernel/signatures';
+import { SIGNATURES_HEADER } from '../../protocol';
 import type { AppEnv } from '../app-env';
 
 /**

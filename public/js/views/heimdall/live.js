@@ -5,7 +5,7 @@
 import { client, load, serverAnswers } from '../../lib/api.js';
 import { token } from '../../lib/auth.js';
 import { feedOf, follow, reconnected } from '../../lib/live-feed.js';
-import { usePoll } from '../../lib/poll.js';
+import { keepAnswered, usePoll } from '../../lib/poll.js';
 import { hrefOf, navigate } from '../../lib/router.js';
 import { answered, html, useEffect, useState } from '../../lib/ui.js';
 
@@ -66,10 +66,7 @@ export function useLiveReads(streams, paths, read = load) {
         do {
           again = false;
           const loaded = await Promise.all(paths.map(read));
-          if (!stopped)
-            setAnswers((was) =>
-              loaded.map((a, i) => (!a.ok && a.down && was?.[i]?.ok ? was[i] : a)),
-            );
+          if (!stopped) setAnswers((was) => keepAnswered(was, loaded));
         } while (again && !stopped);
       } finally {
         running = false;
