@@ -206,7 +206,11 @@ export class Outbox {
     const rows = this.sql<Parcel>`SELECT id, via, target, seq, body, tag, key, attempts, due_at
       FROM outbox WHERE via = ${delivery.via} ORDER BY id LIMIT ${WINDOW}`;
     const byTarget = new Map<string, Parcel[]>();
-    for (const row of rows) byTarget.set(row.target, [...(byTarget.get(row.target) ?? []), row]);
+    for (const row of rows) {
+      const list = byTarget.get(row.target);
+      if (list) list.push(row);
+      else byTarget.set(row.target, [row]);
+    }
     const ready = (p: Parcel) => !this.#inflight.has(p.id) && (p.attempts === 0 || p.due_at <= now);
     const batches: Parcel[][] = [];
     for (const [target, list] of byTarget) {

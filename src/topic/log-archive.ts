@@ -87,9 +87,9 @@ export class LogArchiver {
 function bytesOf(mode: TopicLogMode, tile: Tile): Uint8Array {
   if (tile.level === 'entries') {
     const start = tile.index * TILE_WIDTH;
-    const leaves = mode.leaves.messages(start, start + tile.width);
+    const leaves = mode.leaves.bytes(start, start + tile.width);
     if (leaves.length !== tile.width) throw new Error(`the log lacks leaves of ${tilePath(tile)}`);
-    return encodeBundle(leaves.map((m) => UTF8.encode(m)));
+    return encodeBundle(leaves);
   }
   const hashes = Array.from({ length: tile.width }, (_, i) => {
     const [level, index] = subtreeOf(tile, i);

@@ -112,8 +112,9 @@ export class TopicLogMode {
     const fresh = this.leaves.fresh(LEAF_BATCH);
     let size = this.leaves.size();
     for (const { pos, message } of fresh) {
-      await appendLeaf(this.tree, size, await leafHash(UTF8.encode(message)));
-      this.leaves.add(size, pos);
+      const bytes = UTF8.encode(message);
+      await appendLeaf(this.tree, size, await leafHash(bytes));
+      this.leaves.add(size, pos, bytes);
       size += 1;
     }
     return fresh.length === LEAF_BATCH;
@@ -162,11 +163,9 @@ export class TopicLogMode {
   applyConfirmed(now: number): number {
     let applied = 0;
     for (const { row, from } of this.checkpoints.unapplied()) {
-      const fields = anchorFieldsOf(row);
-      for (const pos of this.leaves.positions(from, row.tree_size)) {
-        this.wires.recordAnchor(pos, fields, now);
-        applied += 1;
-      }
+      const positions = this.leaves.positions(from, row.tree_size);
+      this.wires.recordAnchors(positions, anchorFieldsOf(row), now);
+      applied += positions.length;
       this.checkpoints.markApplied(row.pos);
     }
     return applied;

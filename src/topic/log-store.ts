@@ -28,10 +28,13 @@ export type CheckpointRow = RowOf<typeof CHECKPOINT_COLUMNS>;
 const CHECKPOINT_ROW = rowShape('log_checkpoints', CHECKPOINT_COLUMNS);
 const FRESH_LEAF_ROW = rowShape('topic wires', { pos: 'number', message: 'text' });
 const MESSAGE_ROW = rowShape('topic wires', { message: 'text' });
+const UTF8 = new TextEncoder();
 const HASH_OF_SEQ_ROW = rowShape('log_checkpoints', { running_hash: 'text?' });
 
 /** Subtree hashes remembered in memory (cleared when full). */
 const RECENT = 4096;
+/** Leaf bytes remembered in memory for the archive's entry bundles: the newest, up to this many bytes. */
+const RECENT_LEAF_BYTES = 1 << 20;
 
 export class SqlSubtrees implements SubtreeStore {
   /**
@@ -84,8 +87,36 @@ export class LogLeaves {
     );
   }
 
-  add(leaf: number, pos: number): void {
+  /**
+   * The newest leaves' bytes, as `grow` encoded them for their hashes: the
+   * archive bundles the leaves of the last tile or two at each checkpoint, and
+   * reading them back (a join, a UTF-8 encode each) was its largest cost.
+   */
+  #bytes = new Map<number, Uint8Array>();
+  #bytesHeld = 0;
+
+  /** Leaf `leaf` is the Wire at `pos`, whose canonical JSON is `bytes`. */
+  add(leaf: number, pos: number, bytes: Uint8Array): void {
     this.sql`INSERT OR REPLACE INTO log_leaves (leaf, pos) VALUES (${leaf}, ${pos})`;
+    const had = this.#bytes.get(leaf);
+    this.#bytes.set(leaf, bytes);
+    this.#bytesHeld += bytes.byteLength - (had?.byteLength ?? 0);
+    for (const [old, held] of this.#bytes) {
+      if (this.#bytesHeld <= RECENT_LEAF_BYTES) break;
+      this.#bytes.delete(old);
+      this.#bytesHeld -= held.byteLength;
+    }
+  }
+
+  /** The leaf bytes of leaves [from, to), in order: from memory when it holds them all. */
+  bytes(from: number, to: number): Uint8Array[] {
+    const held: Uint8Array[] = [];
+    for (let leaf = from; leaf < to; leaf++) {
+      const bytes = this.#bytes.get(leaf);
+      if (!bytes) return this.messages(from, to).map((m) => UTF8.encode(m));
+      held.push(bytes);
+    }
+    return held;
   }
 
   leafOf(pos: number): number | null {

@@ -3,7 +3,7 @@ import type { AnchorRecord, Draft } from '../protocol';
 import { streamStub } from '../stream/stub';
 import type { IngestOutcome } from './listener';
 import { directoryStub } from './topic-directory';
-import { anchorOf, type TopicLog, type TopicRow } from './topic-log';
+import { type AnchorRow, anchorOf, type TopicLog } from './topic-log';
 
 /**
  * What a TopicObject tells the StreamObjects and the TopicDirectory: the
@@ -22,9 +22,12 @@ export async function notifyStreams({ env, log }: StreamReports): Promise<boolea
   if (topicId === null) return false;
   const rows = log.unnotified(500);
   if (rows.length === 0) return false;
-  const byStream = new Map<string, TopicRow[]>();
-  for (const row of rows)
-    byStream.set(row.stream_id, [...(byStream.get(row.stream_id) ?? []), row]);
+  const byStream = new Map<string, AnchorRow[]>();
+  for (const row of rows) {
+    const group = byStream.get(row.stream_id);
+    if (group) group.push(row);
+    else byStream.set(row.stream_id, [row]);
+  }
   await directoryStub(env).indexWires(
     name,
     rows.map((r) => ({ wire_id: r.wire_id, stream_id: r.stream_id })),

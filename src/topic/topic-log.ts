@@ -59,9 +59,23 @@ const COUNT_ROW = rowShape('topic wires', { total: 'number', anchored: 'number' 
  * the topic) instead of walking the few rows of `wires_unnotified`.
  * test/workers/topic-query-plans.test.ts checks the plan.
  */
-export const UNNOTIFIED_QUERY = `SELECT * FROM wires WHERE notified = 0
+export const UNNOTIFIED_QUERY = `SELECT pos, wire_id, stream_id, stream_seq, hcs_sequence_number,
+  consensus_timestamp, running_hash, hcs_chunks FROM wires WHERE notified = 0
   AND +hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ?`;
 const UNNOTIFIED = fixed(UNNOTIFIED_QUERY);
+/** What a stream is told of its Wire's anchor: the row without the Wire's text. */
+const ANCHOR_COLUMNS = {
+  pos: 'number',
+  wire_id: 'text',
+  stream_id: 'text',
+  stream_seq: 'number',
+  hcs_sequence_number: 'number?',
+  consensus_timestamp: 'text?',
+  running_hash: 'text?',
+  hcs_chunks: 'number?',
+} as const;
+export type AnchorRow = RowOf<typeof ANCHOR_COLUMNS>;
+const ANCHOR_ROW = rowShape('topic wires', ANCHOR_COLUMNS);
 
 export class TopicLog {
   constructor(
@@ -158,8 +172,8 @@ export class TopicLog {
     );
   }
 
-  unnotified(limit: number): TopicRow[] {
-    return parseRows(TOPIC_ROW, this.sql(UNNOTIFIED, limit));
+  unnotified(limit: number): AnchorRow[] {
+    return parseRows(ANCHOR_ROW, this.sql(UNNOTIFIED, limit));
   }
 
   byWire(streamId: string, wireId: string): TopicRow | null {
@@ -183,6 +197,20 @@ export class TopicLog {
       consensus_timestamp = ${a.consensus_timestamp}, running_hash = ${a.running_hash},
       hcs_chunks = ${a.hcs_chunks}, anchored_at = ${now}
       WHERE pos = ${pos} AND hcs_sequence_number IS NULL`;
+  }
+
+  /** One checkpoint's anchor for all its Wires (log mode), in one statement. */
+  recordAnchors(
+    positions: number[],
+    a: Omit<AnchorRecord, 'wire_id' | 'stream_id' | 'stream_seq'>,
+    now: number,
+  ): void {
+    if (positions.length === 0) return;
+    this.sql`UPDATE wires SET hcs_sequence_number = ${a.hcs_sequence_number},
+      consensus_timestamp = ${a.consensus_timestamp}, running_hash = ${a.running_hash},
+      hcs_chunks = ${a.hcs_chunks}, anchored_at = ${now}
+      WHERE pos IN (SELECT value FROM json_each(${JSON.stringify(positions)}))
+      AND hcs_sequence_number IS NULL`;
   }
 
   markNotified(positions: number[]): void {
@@ -235,7 +263,7 @@ export function txIdsOf(row: Pick<TopicRow, 'tx_ids'>): string[] {
   return JSON.parse(row.tx_ids ?? '[]') as string[];
 }
 
-export function anchorOf(row: TopicRow, hcsTopicId: string): AnchorRecord | null {
+export function anchorOf(row: AnchorRow, hcsTopicId: string): AnchorRecord | null {
   if (row.hcs_sequence_number === null) return null;
   return {
     wire_id: row.wire_id,

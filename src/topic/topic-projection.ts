@@ -1,6 +1,5 @@
-import { firstRow, fixed, parseRows, rowShape, type Sql } from '../kernel/sql';
+import { firstRow, fixed, parseRows, type RowOf, rowShape, type Sql } from '../kernel/sql';
 import { type ProjectedWire, projectWires, updateAnchors } from '../projection';
-import { TOPIC_ROW, type TopicRow } from './topic-log';
 
 const NAME_ROW = rowShape('table_info', { name: 'text' });
 const COUNT_ROW = rowShape('topic wires', { n: 'number' });
@@ -24,11 +23,26 @@ const BATCH = 500;
  */
 export const PROJECT_EVERY_MS = 150;
 
+/** What a projection run reads of a topic's Wire: its body and anchor, not its HCS message. */
+const PROJECTED_COLUMNS = {
+  pos: 'number',
+  wire_id: 'text',
+  stream_id: 'text',
+  body: 'text',
+  hcs_sequence_number: 'number?',
+  consensus_timestamp: 'text?',
+} as const;
+const PROJECTED_ROW = rowShape('topic wires', PROJECTED_COLUMNS);
+type ProjectedRow = RowOf<typeof PROJECTED_COLUMNS>;
+const { body: _body, ...ANCHOR_COLUMNS } = PROJECTED_COLUMNS;
+const ANCHOR_ROW = rowShape('topic wires', ANCHOR_COLUMNS);
+
 /** Wires D1 has not seen (walks `wires_projection_fresh`; test/workers/topic-query-plans.test.ts). */
-export const FRESH_QUERY = 'SELECT * FROM wires WHERE projected = 0 ORDER BY pos LIMIT ?';
+export const FRESH_QUERY = `SELECT ${Object.keys(PROJECTED_COLUMNS).join(', ')} FROM wires
+  WHERE projected = 0 ORDER BY pos LIMIT ?`;
 /** Wires D1 has without their anchor, now anchored (walks `wires_projection_anchored`). */
-export const ANCHORED_QUERY = `SELECT * FROM wires WHERE projected = 1
-  AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ?`;
+export const ANCHORED_QUERY = `SELECT ${Object.keys(ANCHOR_COLUMNS).join(', ')} FROM wires
+  WHERE projected = 1 AND hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ?`;
 const FRESH = fixed(FRESH_QUERY);
 const ANCHORED = fixed(ANCHORED_QUERY);
 
@@ -114,7 +128,7 @@ export class TopicProjection {
 
   /** Projects what D1 does not have yet; true if more is left. */
   async run(db: D1Database, hcsTopicId: string | null): Promise<boolean> {
-    const fresh = parseRows(TOPIC_ROW, this.sql(FRESH, BATCH));
+    const fresh = parseRows(PROJECTED_ROW, this.sql(FRESH, BATCH));
     if (fresh.length > 0) {
       await projectWires(
         db,
@@ -127,7 +141,7 @@ export class TopicProjection {
       this.#mark(withAnchor, 2);
       this.#mark(without, 1);
     }
-    const anchored = parseRows(TOPIC_ROW, this.sql(ANCHORED, BATCH));
+    const anchored = parseRows(ANCHOR_ROW, this.sql(ANCHORED, BATCH));
     if (anchored.length > 0 && hcsTopicId !== null) {
       await updateAnchors(
         db,
@@ -155,7 +169,7 @@ export class TopicProjection {
   }
 }
 
-function projectedWire(row: TopicRow, hcsTopicId: string | null): ProjectedWire {
+function projectedWire(row: ProjectedRow, hcsTopicId: string | null): ProjectedWire {
   const wire = JSON.parse(row.body) as ProjectedWire;
   if (row.hcs_sequence_number === null) return wire;
   return {
