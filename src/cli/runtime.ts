@@ -222,12 +222,18 @@ async function follow(
     throw new UsageError(`runtime follow needs channel|worker, got "${kind ?? ''}"`);
   const stream = `${kind}:${need(id, `the ${kind} id`)}`;
   const until = values.until === undefined ? null : `runtime.${values.until}`;
+  let done = false;
   const sub = client.subscribe(stream, {
     afterSeq: intFlag('after', values.after, 0),
     onWires: (wires) => {
       for (const wire of wires) {
+        if (done) return;
         emit(output, wire, wireLine(wire));
-        if (wire.type === until) sub.close();
+        if (wire.type === until) {
+          // The rest of this batch (a replay delivers many) is after the match.
+          done = true;
+          sub.close();
+        }
       }
     },
   });

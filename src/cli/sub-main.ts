@@ -22,11 +22,19 @@ export function processOutput(argv: readonly string[]): Output {
 export const serverUrl = () => process.env.WIRESTREAM_URL || 'http://127.0.0.1:8787';
 export const envToken = () => process.env.WIRESTREAM_TOKEN || undefined;
 
-/** The `sub` claim of a JWT: who the token speaks for. */
-export function subjectOf(jwt: string | undefined): string | undefined {
-  const sub = jwtClaims(jwt)?.sub;
-  return typeof sub === 'string' ? sub : undefined;
+/**
+ * Who a token speaks for: a JWT's `sub` claim. The only bearer token that is
+ * not a JWT is the deployment's ADMIN_TOKEN, which the server takes as
+ * `human:admin` (api/auth/authenticate.ts).
+ */
+export function subjectOf(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  const claims = jwtClaims(token);
+  if (claims === null) return ADMIN_SUBJECT;
+  return typeof claims.sub === 'string' ? claims.sub : undefined;
 }
+
+export const ADMIN_SUBJECT = 'human:admin';
 
 /**
  * The client the environment names (WIRESTREAM_URL, WIRESTREAM_TOKEN). A

@@ -159,6 +159,21 @@ describe('npx wirestream', () => {
     await expect(reader.read('project:anything')).resolves.toMatchObject({ wires: [] });
   }, 60_000);
 
+  it('append with the admin secret sends as human:admin, the subject the server gives it', async () => {
+    const task = `0.0.${Date.now() % 1_000_000}`;
+    const stream = `task:${task}:attempt:1`;
+    const payload = JSON.stringify({ task_id: task, role: 'developer' });
+    const sent = await runScript(
+      BIN,
+      ['append', stream, '--type', 'task.available', '--payload', payload],
+      { ...env(), WIRESTREAM_TOKEN: dev.server.adminToken },
+    );
+    expect({ code: sent.code, stderr: sent.stderr }).toEqual({ code: 0, stderr: '' });
+    const reader = new WirestreamClient({ baseUrl: dev.server.url, token: dev.server.adminToken });
+    const { wires } = await reader.read(stream);
+    expect(wires.map((w) => [w.type, w.sender])).toEqual([['task.available', 'human:admin']]);
+  }, 60_000);
+
   it('verify recomputes the running-hash chain from the mirror and catches a tampered message', async () => {
     const stream = `project:verify-${Date.now().toString(36)}`;
     const client = new WirestreamClient({

@@ -108,6 +108,16 @@ describe('wirestream runtime', () => {
       status: 'completed',
       report: { summary: 'stale cache', outcome: 'success' },
     });
+    // Replayed after the fact, the whole history comes in one batch: the
+    // follow still ends at the first match, not at the end of that batch.
+    const replay = json(
+      await runScript(
+        BIN,
+        ['runtime', 'follow', 'worker', w, '--until', 'channel.message.received', '--json'],
+        env(),
+      ),
+    );
+    expect(replay.map((wire) => wire.type).at(-1)).toBe('runtime.channel.message.received');
     const [channel] = json(await cli('state', CHANNEL, '--json'));
     expect(channel).toMatchObject({ workers: { [w]: { status: 'completed' } } });
   }, 90_000);
