@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
-import { type GsdEvent, ProjectClient, type WirestreamClient } from '../client';
+import { type GsdEvent, ProjectClient, type WirestreamClient, WirestreamError } from '../client';
 import type { EventsFlags } from './events';
 import type { Output } from './format';
 import { intFlag } from './usage';
@@ -81,6 +81,16 @@ export async function hook(
     if (out.json) out.out(JSON.stringify({ event, ...sent }));
     return 0;
   } catch (error) {
+    // Delivered again for the same tool use: the first delivery's event is
+    // stored (this one differs only in its timestamp), so there is nothing to do.
+    if (
+      KEY.test(toolUse) &&
+      error instanceof WirestreamError &&
+      error.code === 'wire-id-conflict'
+    ) {
+      if (out.json) out.out(JSON.stringify({ event, already_sent: true }));
+      return 0;
+    }
     return warn(`${event.type} ${String(event.path)} not sent: ${(error as Error).message}`);
   }
 }

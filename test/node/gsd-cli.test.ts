@@ -231,12 +231,15 @@ describe('wirestream hook (Claude Code PostToolUse)', () => {
       hookInput('Write', '/home/dev/auth-service/src/models/user.ts', { tool_use_id: 'toolu_01' }),
     );
     expect(write).toMatchObject({ code: 0, stderr: '' });
-    // The same tool call delivered twice (a retried hook) is one event.
-    await cli(
+    // The same tool call delivered twice (a retried hook) is one event, and
+    // the second delivery says nothing, though its timestamp is a second later.
+    await new Promise((r) => setTimeout(r, 1100));
+    const again = await cli(
       'agent:claude',
       ['hook', '--project', project],
       hookInput('Write', '/home/dev/auth-service/src/models/user.ts', { tool_use_id: 'toolu_01' }),
     );
+    expect(again).toMatchObject({ code: 0, stderr: '' });
     const edit = await cli(
       'agent:claude',
       ['hook', '--project', project, '--plan', '01-02'],
