@@ -85,8 +85,14 @@ if (migrate.status !== 0) {
   process.stderr.write(`${migrate.stdout}${migrate.stderr}`);
   process.exit(migrate.status ?? 1);
 }
-const applied = (migrate.stdout.match(/✅/g) ?? []).length;
-console.log(`D1 (local): ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}`);
+// wrangler lists the migrations it applies by file name (and prints ✅ for
+// other steps too, so those are no count).
+const applied = /No migrations to apply/.test(migrate.stdout)
+  ? []
+  : readdirSync('migrations').filter((f) => f.endsWith('.sql') && migrate.stdout.includes(f));
+console.log(
+  `D1 (local): ${applied.length > 0 ? `${applied.length} migration(s) applied` : 'up to date'}`,
+);
 
 // The local Hedera network the Worker anchors to; its ledger survives restarts.
 const hedera = await startStandin({ port: STANDIN_PORT, dataFile: '.local/hedera.json' });

@@ -76,7 +76,12 @@ let report;
 try {
   report = await verifyTopic(mirror, topicId, api);
 } catch (error) {
-  console.error(`verify failed: ${error instanceof Error ? error.message : String(error)}`);
+  const unreachable = error instanceof TypeError && error.message === 'fetch failed';
+  console.error(
+    unreachable
+      ? `verify failed: cannot reach the mirror node at ${mirror}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}: is the local stand-in running (npm start)? Pass --mirror <url> or --network, or set HEDERA_LOCAL_URL.`
+      : `verify failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
   process.exit(2);
 }
 if (values.json) {

@@ -36,6 +36,20 @@ export async function verify(
   output: Output,
 ): Promise<number> {
   const mirrorUrl = flags.mirror ?? process.env.WIRESTREAM_MIRROR_URL ?? 'http://127.0.0.1:5551';
+  try {
+    return await verifyWith(target, flags, mirrorUrl, client, output);
+  } catch (error) {
+    throw mirrorUnreachable(mirrorUrl, error);
+  }
+}
+
+async function verifyWith(
+  target: string | undefined,
+  flags: VerifyFlags,
+  mirrorUrl: string,
+  client: () => WirestreamClient,
+  output: Output,
+): Promise<number> {
   const keys = flags.key === undefined ? [] : [flags.key].flat();
   if (flags.proof !== undefined) {
     if (target !== undefined) throw new UsageError('verify --proof takes no topic');
@@ -49,6 +63,19 @@ export async function verify(
   return flags.log
     ? verifyLog(target, { mirrorUrl, keys, client, output })
     : verifyChain(target, mirrorUrl, output);
+}
+
+/**
+ * The mirror's fetch failing says only "fetch failed": name the address
+ * tried and how to point at another. (The server's client says so itself.)
+ */
+function mirrorUnreachable(mirrorUrl: string, error: unknown): unknown {
+  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return error;
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return new Error(
+    `cannot reach the mirror node at ${mirrorUrl}${cause}. Is the local stand-in running (npm start)? ` +
+      'Set WIRESTREAM_MIRROR_URL (or --mirror) to its address.',
+  );
 }
 
 /** Prints the result; its exit code: 0 only when every check held. */

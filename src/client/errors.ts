@@ -12,7 +12,8 @@ export class WirestreamError extends Error {
     readonly detail: string,
     readonly problem: Record<string, unknown> = {},
   ) {
-    super(`${status} ${code}: ${detail}`);
+    // Status 0: no HTTP answer at all (network, timeout), so no status to show.
+    super(status === 0 ? `${code}: ${detail}` : `${status} ${code}: ${detail}`);
   }
 
   /** Network failures, 5xx and 429 may succeed when tried again. */

@@ -82,7 +82,14 @@ async function checkOnMirror(
   try {
     fetched = await messageWithPrevious(options, topicId, seq);
   } catch (error) {
-    step('on-hcs', false, `the mirror has no message ${where}: ${(error as Error).message}`);
+    const unreachable = error instanceof TypeError && error.message === 'fetch failed';
+    step(
+      'on-hcs',
+      false,
+      unreachable
+        ? `cannot reach the mirror node at ${options.mirrorUrl} to read message ${where} (fetch failed): set WIRESTREAM_MIRROR_URL or --mirror`
+        : `the mirror has no message ${where}: ${(error as Error).message}`,
+    );
     return;
   }
   const { message, previous } = fetched;

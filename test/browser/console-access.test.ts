@@ -219,7 +219,7 @@ describe('when the server is down (issue 33, point 6)', () => {
       /^reconnecting… try \d+ (in \d+ s|under way) \(\d+ failed\)$/,
     );
     expect(await page.getAttribute('#view', 'data-stale')).toBe('true');
-    // The last known state, not "unavailable (0 network: Failed to fetch)".
+    // The last known state, not "unavailable (network: Failed to fetch)".
     expect(await text(card('steady'))).toContain('Task steady');
     expect(await page.$('#agent-list .agent[data-agent-id="ivo-01"]')).not.toBeNull();
     expect(await page.$$eval('#wires tbody tr', (r) => r.length)).toBe(rows);

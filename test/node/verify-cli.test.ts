@@ -18,8 +18,8 @@ async function verify(...args: string[]) {
     const { stdout } = await run('node', ['tools/verify.mjs', ...args], { cwd: ROOT });
     return { code: 0, stdout };
   } catch (error) {
-    const e = error as { code: number; stdout: string };
-    return { code: e.code, stdout: e.stdout };
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
 
@@ -39,5 +39,26 @@ describe('npm run verify', { timeout: 60_000 }, () => {
     const tampered = await verify(topicId, '--mirror', url);
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain('running-hash-mismatch at 3');
+  });
+
+  it('names the mirror it cannot reach and how to point at another', async () => {
+    const nowhere = 'http://127.0.0.1:9';
+    const tool = await verify('0.0.1001', '--mirror', nowhere);
+    expect(tool.code).toBe(2);
+    expect(tool.stderr).toContain(`cannot reach the mirror node at ${nowhere}`);
+    const cli = await run(
+      'node',
+      ['bin/wirestream.mjs', 'verify', '0.0.1001', '--mirror', nowhere],
+      {
+        cwd: ROOT,
+      },
+    ).then(
+      (r) => ({ code: 0, stderr: r.stderr }),
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect({ code: cli.code, stderr: cli.stderr.split('\n')[0] }).toEqual({
+      code: 1,
+      stderr: expect.stringContaining(`cannot reach the mirror node at ${nowhere}`),
+    });
   });
 });

@@ -68,7 +68,7 @@ export function httpDelivery(hooks: Webhooks): Delivery {
         error =
           name === 'TimeoutError' || name === 'AbortError'
             ? `no answer within ${timeoutMs} ms`
-            : String(thrown instanceof Error ? thrown.message : thrown);
+            : connectError(target.url, thrown);
       }
       const at = Date.now();
       if (status !== null && (status < 200 || status > 299)) error = `HTTP ${status}`;
@@ -101,4 +101,15 @@ export function httpDelivery(hooks: Webhooks): Delivery {
       return { done: false, retryAt: at + delay };
     },
   };
+}
+
+/**
+ * Why a request got no answer. workerd reports a host it cannot resolve or
+ * reach as an opaque "internal error; reference = …" (the cause goes only to
+ * its log), so the receiver's host is named and the likely causes said.
+ */
+function connectError(url: string, thrown: unknown): string {
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  if (!message.startsWith('internal error')) return message;
+  return `could not connect to ${new URL(url).host} (DNS lookup or connection failed; ${message})`;
 }
