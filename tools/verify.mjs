@@ -17,7 +17,8 @@ import { build } from 'esbuild';
 import { commandLine } from './lib/command-line.mjs';
 
 const MIRRORS = {
-  local: process.env.HEDERA_LOCAL_URL ?? 'http://127.0.0.1:5551',
+  local:
+    process.env.WIRESTREAM_MIRROR_URL ?? process.env.HEDERA_LOCAL_URL ?? 'http://127.0.0.1:5551',
   testnet: 'https://testnet.mirrornode.hedera.com',
   mainnet: 'https://mainnet-public.mirrornode.hedera.com',
   previewnet: 'https://previewnet.mirrornode.hedera.com',
@@ -79,7 +80,7 @@ try {
   const unreachable = error instanceof TypeError && error.message === 'fetch failed';
   console.error(
     unreachable
-      ? `verify failed: cannot reach the mirror node at ${mirror}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}: is the local stand-in running (npm start)? Pass --mirror <url> or --network, or set HEDERA_LOCAL_URL.`
+      ? `verify failed: cannot reach the mirror node at ${mirror}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}: is the local stand-in running (npm start)? Pass --mirror <url> or --network, or set WIRESTREAM_MIRROR_URL.`
       : `verify failed: ${error instanceof Error ? error.message : String(error)}`,
   );
   process.exit(2);

@@ -8,6 +8,7 @@ import {
 import { dataKeyArg, dataKeyLookup } from './data-key-arg';
 import { emit, type Output } from './format';
 import { UsageError } from './usage';
+import { mirrorUnreachable } from './verify';
 
 /**
  * `keys check <hcs_topic_id> <sequence_number> [--keys-topic T] [--coordinator ACCOUNT]
@@ -55,12 +56,23 @@ export async function keysCheck(
     mirrorUrl: flags.mirror ?? process.env.WIRESTREAM_MIRROR_URL ?? 'http://127.0.0.1:5551',
   };
   let anchored: AnchoredEnvelope | null = null;
-  for await (const m of mirrorMessages(mirror, topic, seq - 1)) {
-    if (m.sequence_number === seq) anchored = envelopeOf(m);
-    break;
+  try {
+    for await (const m of mirrorMessages(mirror, topic, seq - 1)) {
+      if (m.sequence_number === seq) anchored = envelopeOf(m);
+      break;
+    }
+  } catch (error) {
+    throw mirrorUnreachable(mirror.mirrorUrl, error);
   }
   if (anchored === null)
     throw new UsageError(`message ${seq} of ${topic} is not a Wire on the mirror`);
+  if ((anchored.envelope as Record<string, unknown>).p === 'hcs-27') {
+    throw new UsageError(
+      `message ${seq} of ${topic} is a log-mode checkpoint, not a Wire: keys check reads Wires ` +
+        'anchored in envelope mode, one per message; in log mode a Wire is the `leaf` of its proof ' +
+        '(GET /v1/wires/{wire_id}/proof)',
+    );
+  }
   const sender = anchored.envelope.sender;
   const history: AnchoredEnvelope[] = [];
   for await (const m of mirrorMessages(mirror, flags['keys-topic'] ?? topic)) {

@@ -69,7 +69,7 @@ async function verifyWith(
  * The mirror's fetch failing says only "fetch failed": name the address
  * tried and how to point at another. (The server's client says so itself.)
  */
-function mirrorUnreachable(mirrorUrl: string, error: unknown): unknown {
+export function mirrorUnreachable(mirrorUrl: string, error: unknown): unknown {
   if (!(error instanceof TypeError) || error.message !== 'fetch failed') return error;
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return new Error(

@@ -93,6 +93,13 @@ describe('PUT /v1/topics/{topic}/anchoring', () => {
       ]);
       expect([label, problem.errors?.[0]?.path]).toEqual([label, field]);
     }
+    // The range is said, whichever bound is crossed.
+    const zero = await problemOf(await call('PUT', topic, { every: 0 }));
+    expect(zero.errors?.[0]?.message).toBe('must be a whole number of Wires from 1 to 100000');
+    const long = await problemOf(await call('PUT', topic, { ms: 3_600_001 }));
+    expect(long.errors?.[0]?.message).toBe(
+      'must be a whole number of milliseconds from 1 to 3600000',
+    );
     const malformed = await call('PUT', topic, '{"mode":');
     expect(malformed.status).toBe(400);
     const view = (await (await call('GET', topic)).json()) as View;

@@ -27,13 +27,10 @@ const HCS_ID = /^\d{1,10}\.\d{1,10}\.\d{1,19}$/;
 /** A topic name (`default`, `roles.developer`, `project.<id>`, `stream.<stream id>`…) or HCS id. */
 const TOPIC = /^[A-Za-z0-9][A-Za-z0-9._:~@+-]{0,255}$/;
 
-const wholeNumber = (unit: string, max: number, description: string) =>
-  z
-    .int({ error: `must be a whole number of ${unit}` })
-    .min(1)
-    .max(max)
-    .optional()
-    .meta({ description });
+const wholeNumber = (unit: string, max: number, description: string) => {
+  const error = `must be a whole number of ${unit} from 1 to ${max}`;
+  return z.int({ error }).min(1, { error }).max(max, { error }).optional().meta({ description });
+};
 
 /** `PUT /v1/topics/{topic}/anchoring`: the topic's own settings; a field left out follows the deployment. */
 export const AnchoringBody = z.strictObject({
