@@ -2,7 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { WirestreamClient } from '../client';
 import { verifyLogChain } from '../client/log-chain';
 import { verifyLogProof } from '../client/log-proof';
-import { latestSequence, type MirrorOptions, verifyMessage, verifyTopic } from '../client/proof';
+import {
+  latestSequence,
+  type MirrorOptions,
+  mirrorUnreached,
+  verifyMessage,
+  verifyTopic,
+} from '../client/proof';
 import { emit, type Output } from './format';
 import { ProgressBar } from './progress';
 import { UsageError } from './usage';
@@ -70,7 +76,7 @@ async function verifyWith(
  * tried and how to point at another. (The server's client says so itself.)
  */
 export function mirrorUnreachable(mirrorUrl: string, error: unknown): unknown {
-  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return error;
+  if (!mirrorUnreached(error)) return error;
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return new Error(
     `cannot reach the mirror node at ${mirrorUrl}${cause}. Is the local stand-in running (npm start)? ` +

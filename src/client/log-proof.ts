@@ -10,7 +10,12 @@ import {
 } from '../anchor/log/check-proof';
 import { readCheckpointMessage } from '../anchor/log/hcs27';
 import { parseBase64, toBase64 } from '../protocol/base64';
-import { expectedRunningHash, type MirrorOptions, messageWithPrevious } from './proof';
+import {
+  expectedRunningHash,
+  type MirrorOptions,
+  messageWithPrevious,
+  mirrorUnreached,
+} from './proof';
 
 export {
   type LogCheckStep,
@@ -82,11 +87,10 @@ async function checkOnMirror(
   try {
     fetched = await messageWithPrevious(options, topicId, seq);
   } catch (error) {
-    const unreachable = error instanceof TypeError && error.message === 'fetch failed';
     step(
       'on-hcs',
       false,
-      unreachable
+      mirrorUnreached(error)
         ? `cannot reach the mirror node at ${options.mirrorUrl} to read message ${where} (fetch failed): set WIRESTREAM_MIRROR_URL or --mirror`
         : `the mirror has no message ${where}: ${(error as Error).message}`,
     );

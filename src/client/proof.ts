@@ -29,6 +29,11 @@ export interface TopicCheck {
   problem?: { sequence_number: number; reason: string };
 }
 
+/** Whether a mirror request got no answer at all (Node's fetch says only "fetch failed"). */
+export function mirrorUnreached(error: unknown): error is TypeError {
+  return error instanceof TypeError && error.message === 'fetch failed';
+}
+
 export interface MirrorOptions {
   mirrorUrl: string;
   fetch?: typeof fetch;

@@ -59,10 +59,6 @@ const COUNT_ROW = rowShape('topic wires', { total: 'number', anchored: 'number' 
  * the topic) instead of walking the few rows of `wires_unnotified`.
  * test/workers/topic-query-plans.test.ts checks the plan.
  */
-export const UNNOTIFIED_QUERY = `SELECT pos, wire_id, stream_id, stream_seq, hcs_sequence_number,
-  consensus_timestamp, running_hash, hcs_chunks FROM wires WHERE notified = 0
-  AND +hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ?`;
-const UNNOTIFIED = fixed(UNNOTIFIED_QUERY);
 /** What a stream is told of its Wire's anchor: the row without the Wire's text. */
 const ANCHOR_COLUMNS = {
   pos: 'number',
@@ -74,6 +70,9 @@ const ANCHOR_COLUMNS = {
   running_hash: 'text?',
   hcs_chunks: 'number?',
 } as const;
+export const UNNOTIFIED_QUERY = `SELECT ${Object.keys(ANCHOR_COLUMNS).join(', ')} FROM wires
+  WHERE notified = 0 AND +hcs_sequence_number IS NOT NULL ORDER BY pos LIMIT ?`;
+const UNNOTIFIED = fixed(UNNOTIFIED_QUERY);
 export type AnchorRow = RowOf<typeof ANCHOR_COLUMNS>;
 const ANCHOR_ROW = rowShape('topic wires', ANCHOR_COLUMNS);
 
