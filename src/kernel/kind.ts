@@ -118,7 +118,11 @@ export interface KindHooks<S, C> {
    * When `decide` answers several Drafts, the members given for each are
    * merged in order into the command's receipt (a verdict's reach the caller).
    */
-  receipt?(state: S, wire: Pick<Wire, 'type' | 'wire_id'>, replay: boolean): ReceiptFields | null;
+  receipt?(
+    state: S,
+    wire: Pick<Wire, 'type' | 'wire_id' | 'payload'>,
+    replay: boolean,
+  ): ReceiptFields | null;
   /** The decision state as read models, tests and `GET …/coordination` see it. */
   view?(state: S, now: number, cfg: C): unknown;
   /**

@@ -21,6 +21,31 @@ const { advance } = fakeClock();
 const stubOf = streamStubOf;
 
 describe('leases', () => {
+  it('answers a retried heartbeat with the lease as it stands now', async () => {
+    const { task, token } = await heldTask('rebeat', { leaseSeconds: 60 });
+    advance(10);
+    const more = { wire_id: uid('hb'), ts: new Date().toISOString() };
+    const first = await lifecycle(task, 'rebeat', 'task.heartbeat', token, {}, 1, more);
+    expect(first.status).toBe(201);
+    advance(10);
+    const later = await lifecycle(task, 'rebeat', 'task.heartbeat', token);
+    expect(later.status).toBe(201);
+    // The first heartbeat again (a client retry): stored once, answered with today's lease.
+    const again = await lifecycle(task, 'rebeat', 'task.heartbeat', token, {}, 1, more);
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      wire_id: more.wire_id,
+      stream_seq: first.body.stream_seq,
+      lease_expires_at: later.body.lease_expires_at,
+      fencing_token: token,
+    });
+    // Once the lease has ended, a retry still replays but promises no lease.
+    expect((await lifecycle(task, 'rebeat', 'task.complete', token)).status).toBe(201);
+    const after = await lifecycle(task, 'rebeat', 'task.heartbeat', token, {}, 1, more);
+    expect(after.status).toBe(200);
+    expect(after.body).not.toHaveProperty('lease_expires_at');
+  });
+
   it('extends the lease on a heartbeat, so the alarm at the old expiry re-offers nothing', async () => {
     const { task, token } = await heldTask('beat', { leaseSeconds: 60 });
     advance(50);

@@ -120,9 +120,20 @@ describe('the task read model agrees with the task decider', () => {
     const wires = [offered, claimFor(40), beat];
     const { kind, state } = given(TASK, wires, vars);
     const row = foldStream(taskRunState, wires, vars);
-    const lease = kind.hooks?.receipt?.(state, { type: 'task.claimed', wire_id: 'g2' }, true);
+    const lease = kind.hooks?.receipt?.(
+      state,
+      { type: 'task.claimed', wire_id: 'g2', payload: {} },
+      true,
+    );
     expect(lease?.lease_expires_at).toBe(at(3 + 60));
     expect(row?.lease_expires_at).toBe(lease?.lease_expires_at);
+    // A replayed heartbeat of that lease answers it too; one with another token, nothing.
+    expect(kind.hooks?.receipt?.(state, beat, true)).toEqual({
+      lease_expires_at: at(3 + 60),
+      fencing_token: '1.2',
+    });
+    const stale = { ...beat, payload: { ...beat.payload, fencing_token: '1.1' } };
+    expect(kind.hooks?.receipt?.(state, stale, true)).toBeNull();
   });
 
   it('names every status the way the decider does, from the first Wire on', () => {

@@ -69,9 +69,17 @@ export const taskKind = defineKind<TaskState, CoordinationConfig>({
   hooks: {
     receipt(state, wire, replay) {
       if (replay) {
-        return state.lease?.claimWireId === wire.wire_id
-          ? leaseReceipt(state, { type: 'task.claimed', wire_id: wire.wire_id })
-          : null;
+        // A retried claim or heartbeat of the lease that still stands answers
+        // that lease as it is now (later heartbeats may have extended it).
+        const lease = state.lease;
+        if (lease?.claimWireId === wire.wire_id)
+          return leaseReceipt(state, { type: 'task.claimed', wire_id: wire.wire_id });
+        if (
+          wire.type === 'task.heartbeat' &&
+          str(wire.payload, 'fencing_token') === lease?.fencingToken
+        )
+          return leaseReceipt(state, wire);
+        return null;
       }
       return leaseReceipt(state, wire);
     },
