@@ -111,12 +111,22 @@ export class TopicLogMode {
   async grow(): Promise<boolean> {
     const fresh = this.leaves.fresh(LEAF_BATCH);
     let size = this.leaves.size();
-    for (const { pos, message } of fresh) {
-      const bytes = UTF8.encode(message);
-      await appendLeaf(this.tree, size, await leafHash(bytes));
-      this.leaves.add(size, pos, bytes);
-      size += 1;
+    try {
+      for (const { pos, message } of fresh) {
+        const bytes = UTF8.encode(message);
+        await appendLeaf(this.tree, size, await leafHash(bytes));
+        this.leaves.add(size, pos, bytes);
+        size += 1;
+      }
+    } catch (error) {
+      this.tree.discard();
+      this.leaves.discard();
+      throw error;
     }
+    // The batch's hashes and leaves are stored together, after its last hash
+    // (one statement each, not three per leaf): a crash half-way stores none.
+    this.tree.flush();
+    this.leaves.flush();
     return fresh.length === LEAF_BATCH;
   }
 

@@ -43,6 +43,8 @@ export class SqlSubtrees implements SubtreeStore {
    * those from memory saved a SELECT and a base64 decode per leaf.
    */
   #recent = new Map<string, Hash>();
+  /** Hashes `put` since the last `flush`: written in one statement, not one per hash. */
+  #pending: [number, number, string][] = [];
 
   constructor(private readonly sql: Sql) {
     sql`CREATE TABLE IF NOT EXISTS log_subtrees (level INTEGER NOT NULL, idx INTEGER NOT NULL,
@@ -52,6 +54,7 @@ export class SqlSubtrees implements SubtreeStore {
   get(level: number, index: number): Hash | undefined {
     const known = this.#recent.get(`${level}:${index}`);
     if (known !== undefined) return known;
+    this.flush();
     const row = firstRow(
       HASH_ROW,
       this.sql`SELECT hash FROM log_subtrees WHERE level = ${level} AND idx = ${index}`,
@@ -59,11 +62,27 @@ export class SqlSubtrees implements SubtreeStore {
     return row ? fromBase64(row.hash) : undefined;
   }
 
+  /** Remembers a hash; it is stored at the next `flush` (or read that needs it). */
   put(level: number, index: number, hash: Hash): void {
-    this.sql`INSERT OR REPLACE INTO log_subtrees (level, idx, hash)
-      VALUES (${level}, ${index}, ${toBase64(hash)})`;
+    this.#pending.push([level, index, toBase64(hash)]);
     if (this.#recent.size >= RECENT) this.#recent.clear();
     this.#recent.set(`${level}:${index}`, hash);
+  }
+
+  /** Stores the hashes put since the last flush, in one statement. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const rows = JSON.stringify(this.#pending);
+    this.#pending = [];
+    this.sql`INSERT OR REPLACE INTO log_subtrees (level, idx, hash)
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]')
+      FROM json_each(${rows})`;
+  }
+
+  /** Forgets what was put since the last flush (a batch that failed half-way). */
+  discard(): void {
+    this.#pending = [];
+    this.#recent.clear();
   }
 }
 
@@ -74,11 +93,13 @@ export class LogLeaves {
   }
 
   size(): number {
+    this.flush();
     return firstRow(N_ROW, this.sql`SELECT MAX(leaf) + 1 AS n FROM log_leaves`)?.n ?? 0;
   }
 
   /** Wires the coordinator anchors (not HCS-first ones) that are not leaves yet, in topic order. */
   fresh(limit: number): { pos: number; message: string }[] {
+    this.flush();
     return parseRows(
       FRESH_LEAF_ROW,
       this.sql`SELECT pos, message FROM wires
@@ -95,9 +116,12 @@ export class LogLeaves {
   #bytes = new Map<number, Uint8Array>();
   #bytesHeld = 0;
 
-  /** Leaf `leaf` is the Wire at `pos`, whose canonical JSON is `bytes`. */
+  /** Leaves `add`ed since the last `flush`, as [leaf, pos] (every read of SQLite flushes first). */
+  #pending: [number, number][] = [];
+
+  /** Leaf `leaf` is the Wire at `pos`, whose canonical JSON is `bytes`; stored at `flush`. */
   add(leaf: number, pos: number, bytes: Uint8Array): void {
-    this.sql`INSERT OR REPLACE INTO log_leaves (leaf, pos) VALUES (${leaf}, ${pos})`;
+    this.#pending.push([leaf, pos]);
     const had = this.#bytes.get(leaf);
     this.#bytes.set(leaf, bytes);
     this.#bytesHeld += bytes.byteLength - (had?.byteLength ?? 0);
@@ -106,6 +130,21 @@ export class LogLeaves {
       this.#bytes.delete(old);
       this.#bytesHeld -= held.byteLength;
     }
+  }
+
+  /** Stores the leaves added since the last flush, in one statement. */
+  flush(): void {
+    if (this.#pending.length === 0) return;
+    const rows = JSON.stringify(this.#pending);
+    this.#pending = [];
+    this.sql`INSERT OR REPLACE INTO log_leaves (leaf, pos)
+      SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(${rows})`;
+  }
+
+  /** Forgets the leaves added since the last flush (a batch that failed half-way). */
+  discard(): void {
+    for (const [leaf] of this.#pending) this.#bytes.delete(leaf);
+    this.#pending = [];
   }
 
   /** The leaf bytes of leaves [from, to), in order: from memory when it holds them all. */
@@ -120,6 +159,7 @@ export class LogLeaves {
   }
 
   leafOf(pos: number): number | null {
+    this.flush();
     return (
       firstRow(N_ROW, this.sql`SELECT leaf AS n FROM log_leaves WHERE pos = ${pos}`)?.n ?? null
     );
@@ -127,6 +167,7 @@ export class LogLeaves {
 
   /** When the Wire at leaf `leaf` reached the topic (ms). */
   acceptedAt(leaf: number): number | null {
+    this.flush();
     return (
       firstRow(
         N_ROW,
@@ -138,6 +179,7 @@ export class LogLeaves {
 
   /** The leaf bytes (the Wires' canonical JSON) of leaves [from, to), in order. */
   messages(from: number, to: number): string[] {
+    this.flush();
     return parseRows(
       MESSAGE_ROW,
       this.sql`SELECT w.message FROM log_leaves l JOIN wires w ON w.pos = l.pos
@@ -147,6 +189,7 @@ export class LogLeaves {
 
   /** The `pos` of leaves [from, to). */
   positions(from: number, to: number): number[] {
+    this.flush();
     return parseRows(
       N_ROW,
       this

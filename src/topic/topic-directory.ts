@@ -127,10 +127,12 @@ export class TopicDirectory extends DurableObject<Env> {
   }
 
   indexWires(topic: string, wires: { wire_id: string; stream_id: string }[]): void {
-    for (const w of wires) {
-      this.#sql`INSERT OR IGNORE INTO wire_index (wire_id, stream_id, topic)
-        VALUES (${w.wire_id}, ${w.stream_id}, ${topic})`;
-    }
+    if (wires.length === 0) return;
+    // One statement per report (up to 500 Wires), not one per Wire: every
+    // anchored Wire of every topic passes here.
+    this.#sql`INSERT OR IGNORE INTO wire_index (wire_id, stream_id, topic)
+      SELECT json_extract(value, '$.wire_id'), json_extract(value, '$.stream_id'), ${topic}
+      FROM json_each(${JSON.stringify(wires)})`;
   }
 
   /** Every stream that has a Wire with this id, and the topic it is on. */
