@@ -123,8 +123,9 @@ export class TopicLogMode {
       this.leaves.discard();
       throw error;
     }
-    // The batch's hashes and leaves are stored together, after its last hash
-    // (one statement each, not three per leaf): a crash half-way stores none.
+    // The batch's hashes, then its leaves, one statement each (not three per
+    // leaf), after its last hash: a crash half-way adds no leaf. (A hash a
+    // cache miss stored early is the same when the batch is done again.)
     this.tree.flush();
     this.leaves.flush();
     return fresh.length === LEAF_BATCH;

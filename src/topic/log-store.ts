@@ -93,13 +93,11 @@ export class LogLeaves {
   }
 
   size(): number {
-    this.flush();
     return firstRow(N_ROW, this.sql`SELECT MAX(leaf) + 1 AS n FROM log_leaves`)?.n ?? 0;
   }
 
   /** Wires the coordinator anchors (not HCS-first ones) that are not leaves yet, in topic order. */
   fresh(limit: number): { pos: number; message: string }[] {
-    this.flush();
     return parseRows(
       FRESH_LEAF_ROW,
       this.sql`SELECT pos, message FROM wires
@@ -116,7 +114,10 @@ export class LogLeaves {
   #bytes = new Map<number, Uint8Array>();
   #bytesHeld = 0;
 
-  /** Leaves `add`ed since the last `flush`, as [leaf, pos] (every read of SQLite flushes first). */
+  /**
+   * Leaves `add`ed since the last `flush`, as [leaf, pos]. Reads do not see
+   * them: a batch joins the tree whole, after its subtree hashes (`grow`).
+   */
   #pending: [number, number][] = [];
 
   /** Leaf `leaf` is the Wire at `pos`, whose canonical JSON is `bytes`; stored at `flush`. */
@@ -159,7 +160,6 @@ export class LogLeaves {
   }
 
   leafOf(pos: number): number | null {
-    this.flush();
     return (
       firstRow(N_ROW, this.sql`SELECT leaf AS n FROM log_leaves WHERE pos = ${pos}`)?.n ?? null
     );
@@ -167,7 +167,6 @@ export class LogLeaves {
 
   /** When the Wire at leaf `leaf` reached the topic (ms). */
   acceptedAt(leaf: number): number | null {
-    this.flush();
     return (
       firstRow(
         N_ROW,
@@ -179,7 +178,6 @@ export class LogLeaves {
 
   /** The leaf bytes (the Wires' canonical JSON) of leaves [from, to), in order. */
   messages(from: number, to: number): string[] {
-    this.flush();
     return parseRows(
       MESSAGE_ROW,
       this.sql`SELECT w.message FROM log_leaves l JOIN wires w ON w.pos = l.pos
@@ -189,7 +187,6 @@ export class LogLeaves {
 
   /** The `pos` of leaves [from, to). */
   positions(from: number, to: number): number[] {
-    this.flush();
     return parseRows(
       N_ROW,
       this

@@ -28,6 +28,7 @@ describe('a log-mode topic’s leaf bytes for the archive', () => {
           VALUES (${`w${leaf}`}, 's', ${leaf + 1}, ${message}, '{}', 0) RETURNING pos`[0]?.pos;
         leaves.add(leaf, pos ?? -1, utf8.encode(message));
       });
+      leaves.flush(); // as `grow` does after a batch's last hash
       const text = (bytes: Uint8Array[]) => bytes.map((b) => new TextDecoder().decode(b));
       return {
         expected: messages,
