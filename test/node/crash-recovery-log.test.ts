@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type LogProof, WirestreamClient } from '../../src/client';
 import { devServerForFile } from '../support/dev-server';
+import { eventually } from '../support/eventually';
 import { checkChain, checkProof, newLogKey } from './independent-log-verifier';
 
 /**
@@ -20,22 +21,6 @@ const dev = devServerForFile(SENDER, 120_000, {
   LOG_CHECKPOINT_EVERY: '40',
   LOG_CHECKPOINT_MS: '300',
 });
-
-async function eventually<T>(
-  ms: number,
-  probe: () => Promise<T>,
-  done: (v: T) => boolean,
-  what: (v: T | undefined) => string,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${ms} ms: ${what(last)}`);
-}
 
 describe('a crash of the whole runtime mid-burst, in log mode', () => {
   it('makes every accepted Wire one leaf of one consistent, checkpointed tree', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WirestreamClient } from '../../src/client';
 import { devServerForFile } from '../support/dev-server';
+import { eventually } from '../support/eventually';
 
 /**
  * "Accepted data is never lost": the whole runtime (wrangler and workerd) is
@@ -68,22 +69,6 @@ async function readStream(streamId: string): Promise<ServedWire[]> {
     if (page.next_after_seq === null) return all;
     after = page.next_after_seq;
   }
-}
-
-async function eventually<T>(
-  ms: number,
-  probe: () => Promise<T>,
-  done: (v: T) => boolean,
-  what: (v: T | undefined) => string,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  while (Date.now() < deadline) {
-    last = await probe();
-    if (done(last)) return last;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`timed out after ${ms} ms: ${what(last)}`);
 }
 
 describe('a crash of the whole runtime mid-burst', () => {
