@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type LogProof, WirestreamClient } from '../../src/client';
+import { crashMidBurst } from '../support/crash-burst';
 import { devServerForFile } from '../support/dev-server';
-import { eventually } from '../support/eventually';
 import { checkChain, checkProof, newLogKey } from './independent-log-verifier';
 
 /**
@@ -73,18 +73,15 @@ describe('a crash of the whole runtime mid-burst, in log mode', () => {
     };
     // The network takes checkpoint submits but holds its answers: at the
     // crash, checkpoints are signed and sent without an answer seen.
-    await dev.server.faults({ answerDelayMs: 1500 });
-    const appenders = Array.from({ length: CLIENTS }, (_, c) => appender(c));
-    await eventually(
-      15_000,
-      async () => acked.size,
-      (n) => n >= 400,
-      (n) => `${n} acked`,
-    );
-    crashing = true;
-    await dev.server.crashAndRestart();
-    await Promise.all(appenders);
-    await dev.server.faults({});
+    await crashMidBurst(dev.server, {
+      clients: CLIENTS,
+      appender,
+      acked: () => acked.size,
+      atLeast: 400,
+      beforeCrash: () => {
+        crashing = true;
+      },
+    });
     const ackedBeforeCrash = acked.size;
     // A client retries what it never heard back about: the same Wire, never a second one.
     for (const [wireId, { streamId, body }] of unknown) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WirestreamClient } from '../../src/client';
+import { crashMidBurst, eventually } from '../support/crash-burst';
 import { devServerForFile } from '../support/dev-server';
-import { eventually } from '../support/eventually';
 
 /**
  * "Accepted data is never lost": the whole runtime (wrangler and workerd) is
@@ -143,19 +143,17 @@ describe('a crash of the whole runtime mid-burst', () => {
     };
     // The network takes submits but holds its answers: at the crash, Wires are
     // in outboxes, handed to the topic, and sent without an answer seen.
-    await dev.server.faults({ answerDelayMs: 1500 });
-    const appenders = Array.from({ length: CLIENTS }, (_, c) => appender(c));
-    await eventually(
-      15_000,
-      async () => acked.size,
-      (n) => n >= 600,
-      (n) => `${n} acked`,
-    );
-    crashing = true;
-    const anchoredAtCrash = (await anchored()).size;
-    await dev.server.crashAndRestart();
-    await Promise.all(appenders);
-    await dev.server.faults({});
+    let anchoredAtCrash = 0;
+    await crashMidBurst(dev.server, {
+      clients: CLIENTS,
+      appender,
+      acked: () => acked.size,
+      atLeast: 600,
+      beforeCrash: async () => {
+        crashing = true;
+        anchoredAtCrash = (await anchored()).size;
+      },
+    });
     const ackedBeforeCrash = acked.size;
 
     // 1. What was acknowledged before the crash gets anchored with nothing
