@@ -144,7 +144,10 @@ export class LogLeaves {
 
   /** Forgets the leaves added since the last flush (a batch that failed half-way). */
   discard(): void {
-    for (const [leaf] of this.#pending) this.#bytes.delete(leaf);
+    for (const [leaf] of this.#pending) {
+      this.#bytesHeld -= this.#bytes.get(leaf)?.byteLength ?? 0;
+      this.#bytes.delete(leaf);
+    }
     this.#pending = [];
   }
 
