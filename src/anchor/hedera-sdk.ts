@@ -34,3 +34,4 @@ export { default as TopicMessageSubmitTransaction } from '../../node_modules/@ha
 export { default as TransactionId } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionId.js';
 export { default as TransactionReceiptQuery } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionReceiptQuery.js';
 export { default as TransactionRecordQuery } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionRecordQuery.js';
+export { default as TransactionResponse } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionResponse.js';

@@ -8,6 +8,7 @@ import {
   type Sql,
 } from '../kernel/sql';
 import type { AnchorRecord, StoredWire, Wire } from '../protocol';
+import type { QueueRow } from './mirror-confirm';
 import type { AnchoredRow } from './stub';
 
 /**
@@ -47,6 +48,12 @@ const TOPIC_COLUMNS = {
 export type TopicRow = RowOf<typeof TOPIC_COLUMNS>;
 /** A row of the topic's `wires`, checked column by column. */
 export const TOPIC_ROW = rowShape('topic wires', TOPIC_COLUMNS);
+/** What the anchoring loop reads of a Wire (`QueueRow`); walks `wires_unanchored`. */
+const QUEUE_COLUMNS = { pos: 'number', wire_id: 'text', tx_ids: 'text?', message: 'text' } as const;
+const QUEUE_ROW = rowShape('topic wires', QUEUE_COLUMNS);
+export const UNANCHORED_QUERY = `SELECT ${Object.keys(QUEUE_COLUMNS).join(', ')} FROM wires
+  WHERE hcs_sequence_number IS NULL ORDER BY pos LIMIT ?`;
+const UNANCHORED = fixed(UNANCHORED_QUERY);
 const VALUE_ROW = rowShape('topic meta', { value: 'text' });
 const HASH_ROW = rowShape('topic wires', { running_hash: 'text?' });
 const MAX_ROW = rowShape('topic wires', { seq: 'number?' });
@@ -164,11 +171,13 @@ export class TopicLog {
       1, 'hcs-first')`;
   }
 
-  unanchored(limit: number): TopicRow[] {
-    return parseRows(
-      TOPIC_ROW,
-      this.sql`SELECT * FROM wires WHERE hcs_sequence_number IS NULL ORDER BY pos LIMIT ${limit}`,
-    );
+  /**
+   * Wires not on HCS yet, oldest first: what the anchoring loop sends and
+   * looks for. Every pass reads the Wires still in flight again, so only the
+   * columns it uses are read (not `body`, the second copy of the Wire).
+   */
+  unanchored(limit: number): QueueRow[] {
+    return parseRows(QUEUE_ROW, this.sql(UNANCHORED, limit));
   }
 
   unnotified(limit: number): AnchorRow[] {

@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { UNNOTIFIED_QUERY } from '../../src/topic/topic-log';
+import { UNANCHORED_QUERY, UNNOTIFIED_QUERY } from '../../src/topic/topic-log';
 import { ANCHORED_QUERY, FRESH_QUERY } from '../../src/topic/topic-projection';
 
 /**
@@ -53,6 +53,19 @@ describe('TopicObject hot queries', () => {
     });
     expect(got.unnotified?.rows).toBe(3);
     expect(got.unnotified?.plan).toContain('USING INDEX wires_unnotified');
+  });
+
+  it('finds Wires to send without scanning every Wire, reading only what the pass uses', async () => {
+    // A long-lived topic: most Wires anchored, a few in flight.
+    const got = await plans((i) => ({ anchored: i < 296, notified: 1, projected: 2 }), {
+      unanchored: UNANCHORED_QUERY,
+    });
+    expect(got.unanchored?.rows).toBe(4);
+    // Either index holds the unanchored rows apart, in pos order (SQLite files
+    // NULL keys together, by rowid); which one the planner takes is its choice.
+    expect(got.unanchored?.plan).toMatch(/^SEARCH wires USING INDEX wires_(unanchored|hcs_seq)\b/);
+    expect(got.unanchored?.plan).not.toMatch(/SCAN|TEMP B-TREE/);
+    expect(UNANCHORED_QUERY).not.toMatch(/\bbody\b|\*/);
   });
 
   it('projects from indexes that skip the backlog still waiting for consensus', async () => {
