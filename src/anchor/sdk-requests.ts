@@ -1,4 +1,4 @@
-import type { AccountId, AccountId as AccountIdType } from './hedera-sdk';
+import type { AccountId as AccountIdType } from './hedera-sdk';
 import {
   GrpcServiceError,
   GrpcStatus,
@@ -133,7 +133,7 @@ export class ChunkSubmit extends TopicMessageSubmitTransaction {
    */
   protected override async _mapResponse(
     _response: unknown,
-    nodeAccountId: AccountId,
+    nodeAccountId: AccountIdType,
     _request: unknown,
   ): Promise<TransactionResponse> {
     const transactionId = this._getTransactionId();

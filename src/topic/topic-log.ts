@@ -48,7 +48,10 @@ const TOPIC_COLUMNS = {
 export type TopicRow = RowOf<typeof TOPIC_COLUMNS>;
 /** A row of the topic's `wires`, checked column by column. */
 export const TOPIC_ROW = rowShape('topic wires', TOPIC_COLUMNS);
-/** What the anchoring loop reads of a Wire (`QueueRow`); walks `wires_unanchored`. */
+/**
+ * What the anchoring loop reads of a Wire (`QueueRow`): a search of an index
+ * holding the unanchored rows, no scan (test/workers/topic-query-plans.test.ts).
+ */
 const QUEUE_COLUMNS = { pos: 'number', wire_id: 'text', tx_ids: 'text?', message: 'text' } as const;
 const QUEUE_ROW = rowShape('topic wires', QUEUE_COLUMNS);
 export const UNANCHORED_QUERY = `SELECT ${Object.keys(QUEUE_COLUMNS).join(', ')} FROM wires
