@@ -120,61 +120,71 @@ describe('request bodies against wrangler dev', () => {
   const head = (path: string, extra: string) =>
     `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n${extra}\r\n`;
 
-  // Open: on a fresh CI clone the raw socket to workerd was closed after 22 ms with no
-  // answer (passes on the development machine). Skipped under CI until understood; the
-  // workerd-level cap itself is tested in test/workers/hardening-body.test.ts.
-  it.skipIf(process.env.CI === 'true')(
-    'cuts a 256 MiB chunked body off at the limit without growing workerd',
-    async () => {
-      const pids = workerdPids();
-      expect(pids.length).toBeGreaterThan(0);
-      const before = pids.map(memoryOf);
-      let peak = 0;
-      const sampler = setInterval(() => {
-        const rss = pids.map((p) => memoryOf(p).rss).reduce((a, b) => a + b, 0);
-        peak = Math.max(peak, rss);
-      }, 20);
-      const chunk = Buffer.alloc(1024 * 1024, 'x');
-      const frame = Buffer.concat([
-        Buffer.from(`${chunk.length.toString(16)}\r\n`),
-        chunk,
-        Buffer.from('\r\n'),
-      ]);
-      const started = Date.now();
-      const answer = await raw(
-        port,
-        (socket) => {
-          socket.write(
-            head('/v1/streams/project:big-body/wires', 'Transfer-Encoding: chunked\r\n'),
-          );
-          socket.write('8\r\n{"pad":"\r\n');
-          let sent = 0;
-          const pump = () => {
-            while (sent < 256 && !socket.destroyed) {
-              sent += 1;
-              if (!socket.write(frame)) return void socket.once('drain', pump);
-            }
-            if (!socket.destroyed) socket.end('0\r\n\r\n');
-          };
-          pump();
-        },
-        60_000,
-      );
-      clearInterval(sampler);
-      const after = pids.map(memoryOf);
-      const rssBefore = before.reduce((a, m) => a + m.rss, 0);
-      const hwmAfter = after.reduce((a, m) => a + m.hwm, 0);
-      console.log(
-        `256 MiB chunked body: workerd RSS before ${rssBefore.toFixed(0)} MiB, sampled peak ${peak.toFixed(0)} MiB, VmHWM after ${hwmAfter.toFixed(0)} MiB, answered in ${Date.now() - started} ms`,
-      );
-      if (!/^HTTP\/1\.1 413/.test(answer))
-        console.log(answer.slice(0, 1500), server.log().slice(-3000));
-      expect(answer).toMatch(/^HTTP\/1\.1 413/);
-      expect(answer).toContain('the limit is 8192 bytes');
-      expect(peak - rssBefore).toBeLessThan(64);
-    },
-    90_000,
-  );
+  /**
+   * Pumps a 256 MiB chunked upload until the first byte of an answer arrives (as an HTTP client
+   * that reads while it sends stops on an early answer). workerd closes the connection right
+   * after its 413 without draining what the client already sent, so the kernel may answer
+   * that with a reset that overtakes the 413 in the client's socket (seen once on a fresh CI
+   * clone: closed after 22 ms, nothing read). That is the runtime's close, not the Worker's
+   * answer, so an empty answer is tried again, at most three times.
+   */
+  const hugeChunkedUpload = () =>
+    raw(
+      port,
+      (socket) => {
+        const chunk = Buffer.alloc(1024 * 1024, 'x');
+        const frame = Buffer.concat([
+          Buffer.from(`${chunk.length.toString(16)}\r\n`),
+          chunk,
+          Buffer.from('\r\n'),
+        ]);
+        let answered = false;
+        socket.once('data', () => {
+          answered = true;
+        });
+        socket.write(head('/v1/streams/project:big-body/wires', 'Transfer-Encoding: chunked\r\n'));
+        socket.write('8\r\n{"pad":"\r\n');
+        let sent = 0;
+        const pump = () => {
+          while (sent < 256 && !answered && !socket.destroyed) {
+            sent += 1;
+            if (!socket.write(frame)) return void socket.once('drain', pump);
+          }
+          if (!answered && !socket.destroyed) socket.end('0\r\n\r\n');
+        };
+        pump();
+      },
+      60_000,
+    );
+
+  it('cuts a 256 MiB chunked body off at the limit without growing workerd', async () => {
+    const pids = workerdPids();
+    expect(pids.length).toBeGreaterThan(0);
+    const rssBefore = pids.map(memoryOf).reduce((a, m) => a + m.rss, 0);
+    const started = Date.now();
+    let answer = '';
+    let attempts = 0;
+    while (answer === '' && attempts < 3) {
+      attempts += 1;
+      answer = await hugeChunkedUpload();
+    }
+    // VmHWM is each process's peak since it started: it covers the whole upload, however
+    // short, where a sampler may see none of it.
+    const hwmAfter = pids.map(memoryOf).reduce((a, m) => a + m.hwm, 0);
+    console.log(
+      `256 MiB chunked body: workerd RSS before ${rssBefore.toFixed(0)} MiB, VmHWM after ${hwmAfter.toFixed(0)} MiB, answered in ${Date.now() - started} ms after ${attempts} attempt(s)`,
+    );
+    if (!/^HTTP\/1\.1 413/.test(answer))
+      console.log(answer.slice(0, 1500), server.log().slice(-3000));
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(answer).toContain('the limit is 8192 bytes');
+    expect(hwmAfter - rssBefore).toBeLessThan(64);
+    // Nothing of it was stored.
+    const stored = await fetch(`${server.url}/v1/streams/project:big-body/wires`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(((await stored.json()) as { last_seq: number }).last_seq).toBe(0);
+  }, 200_000);
 
   /** Starts a POST to `path` with `header`, sends `part` of its body, and hangs up 200 ms later. */
   const sendPartThenHangUp = (path: string, header: string, part: string) =>
