@@ -140,7 +140,16 @@ export async function expandCheckpoint(
     const reason = `checkpoint of tree size ${size} does not extend tree size ${cursor.size}`;
     return { wires: [], refused: [...refused, refuse(reason)], cursor };
   }
-  if (size === cursor.size) return { wires: [], refused, cursor: { ...cursor, prev } };
+  if (size === cursor.size) {
+    // Nothing new to read, but the root must be the one already verified: two
+    // signed checkpoints of one size with different roots are a forked log.
+    const root = await edgeRoot(cursor.edge.map(fromBase64));
+    if (cursor.broken === null && !same(root, checkpoint.root)) {
+      const reason = `checkpoint of tree size ${size} has another root than the checkpoint of that size before it: the log forked`;
+      return { wires: [], refused: [...refused, refuse(reason)], cursor };
+    }
+    return { wires: [], refused, cursor: { ...cursor, prev } };
+  }
   const from = cursor.size;
   const range = (reason: string): ArchiveRefusal => ({
     ...refuse(reason, from),

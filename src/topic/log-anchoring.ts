@@ -40,6 +40,8 @@ export interface LogAnchoringDeps {
   topicId(): Promise<string>;
   /** One pass of the anchoring loop over `queue` (`anchoring-loop.ts`); throws on a failed send. */
   send(queue: AnchorQueue, topicId: string): Promise<{ fresh: boolean; inFlight: boolean }>;
+  /** Why this topic's HCS topic cannot carry a log of its own (`topic-id.ts`); null when it can. */
+  sharedTopic(): string | null;
 }
 
 /** The log's keys as proofs name them: the current one, and every one a checkpoint may be signed by. */
@@ -56,6 +58,10 @@ export interface LogKeysView {
 export interface AnchoringView {
   own: Partial<AnchoringSettings> | null;
   settings: AnchoringSettings;
+  /** The mode the topic anchors in now: `settings.mode`, but envelope while `log_unavailable`. */
+  running_mode: 'envelope' | 'log';
+  /** Why the topic runs envelope mode although its settings ask for a log; null otherwise. */
+  log_unavailable: string | null;
   sources: Record<keyof AnchoringSettings, SettingSource>;
   archive: ArchiveStatus;
   log_keys: LogKeysView;
@@ -69,6 +75,9 @@ export interface AnchoringView {
 export class LogAnchoring {
   /** Made on first use: an envelope-mode topic never has log mode's tables. */
   #mode: TopicLogMode | null = null;
+  /** Whether this object's SQLite held log tables when first asked (only `#log()` makes them). */
+  #hadLog: boolean | null = null;
+  #warnedShared = false;
   #signer: Promise<NoteSigner> | null = null;
   /** The deployment's keys, read once: vars do not change while the object lives. */
   #keys: Promise<{ verifiers: NoteVerifier[]; problem: string | null }> | null = null;
@@ -83,14 +92,36 @@ export class LogAnchoring {
     return anchoringSettings(this.deps.env, own === null ? null : JSON.parse(own));
   }
 
+  /**
+   * The mode the topic anchors in: its settings', except on an HCS topic it
+   * shares with another topic name. A checkpoint names its log by the HCS
+   * topic (`logOrigin`) and the archive keeps it under that id, so two names
+   * keeping logs there would sign two trees under one name and overwrite each
+   * other's tiles: such a topic anchors its Wires one message each.
+   */
+  mode(): 'envelope' | 'log' {
+    if (this.settings().mode !== 'log') return 'envelope';
+    const shared = this.deps.sharedTopic();
+    if (shared === null) return 'log';
+    if (!this.#warnedShared) {
+      this.#warnedShared = true;
+      console.warn(`topic ${this.deps.log.get('name')}: envelope mode, not log mode: ${shared}`);
+    }
+    return 'envelope';
+  }
+
   /** The topic's own settings (null: none), what they amount to, and where each comes from. */
   async view(): Promise<AnchoringView> {
     const raw = this.deps.log.get('anchoring');
     const own = raw === null ? null : (JSON.parse(raw) as Partial<AnchoringSettings>);
     const keys = await this.#verifiers();
+    const settings = anchoringSettings(this.deps.env, own);
+    const unavailable = settings.mode === 'log' ? this.deps.sharedTopic() : null;
     return {
       own,
-      settings: anchoringSettings(this.deps.env, own),
+      settings,
+      running_mode: settings.mode === 'log' && unavailable === null ? 'log' : 'envelope',
+      log_unavailable: unavailable,
       sources: settingSources(this.deps.env, own),
       archive: this.#archive.status(),
       log_keys: { verifier_keys: keys.verifiers.map(verifierKeyOf), problem: keys.problem },
@@ -123,6 +154,24 @@ export class LogAnchoring {
   }
 
   /**
+   * After a switch back to envelope mode: sends and applies the checkpoints
+   * signed before it, so that their Wires are not sent again one message each
+   * (envelope mode then sends only Wires no checkpoint holds). Null when none
+   * is left, or the topic never kept a log.
+   */
+  async finish(): Promise<{ fresh: boolean; inFlight: boolean } | null> {
+    if (!this.#hasLog()) return null;
+    const log = this.#log();
+    const sending = log.checkpoints.unanchored(1).length > 0;
+    if (!sending && log.checkpoints.unapplied().length === 0) return null;
+    const pass = sending
+      ? await this.deps.send(log.checkpoints, await this.deps.topicId())
+      : { fresh: false };
+    log.applyConfirmed(Date.now());
+    return { fresh: pass.fresh, inFlight: log.checkpoints.unanchored(1).length > 0 };
+  }
+
+  /**
    * Copies new checkpoints' tiles to R2 (`log-archive.ts`); never throws.
    * Returns when to come back (ms since the epoch), or null.
    */
@@ -131,25 +180,30 @@ export class LogAnchoring {
     return used ? this.#archive.catchUp(this.#log(), Date.now()) : null;
   }
 
-  /** A log-mode Wire's inclusion in its confirmed checkpoint; null in envelope mode. */
+  /**
+   * A Wire's inclusion in the confirmed checkpoint that anchored it; null for
+   * a Wire anchored one message each (envelope mode, before or after a log).
+   */
   async proof(streamId: string, wireId: string): Promise<LogProof | null> {
     const row = this.deps.log.byWire(streamId, wireId);
-    if (this.settings().mode !== 'log' || row?.hcs_sequence_number == null) return null;
+    if (row?.hcs_sequence_number == null || !this.#hasLog()) return null;
     const inclusion = await this.#log().inclusion(row.pos, row.message);
     return inclusion && { ...inclusion, ...(await this.#keyView()) };
   }
 
-  /** A consistency proof between two confirmed checkpoints; null in envelope mode. */
+  /**
+   * A consistency proof between two confirmed checkpoints; null if the topic
+   * never kept a log (its checkpoints stay provable after a switch back).
+   */
   async consistency(from: number, to: number): Promise<(ConsistencyView & LogKeyView) | null> {
-    if (this.settings().mode !== 'log') return null;
+    if (!this.#hasLog()) return null;
     return { ...(await this.#log().consistency(from, to)), ...(await this.#keyView()) };
   }
 
   /** Which of the Wires at `positions` are leaves of the log, and which leaf (none if never in log mode). */
   leavesAt(positions: number[]): Map<number, number> {
     const leaves = new Map<number, number>();
-    const tables = this.deps.sql`SELECT 1 AS n FROM sqlite_master WHERE name = 'log_leaves'`;
-    if (this.#mode === null && tables.length === 0) return leaves;
+    if (!this.#hasLog()) return leaves;
     for (const pos of positions) {
       const leaf = this.#log().leaves.leafOf(pos);
       if (leaf !== null) leaves.set(pos, leaf);
@@ -173,6 +227,14 @@ export class LogAnchoring {
   #log(): TopicLogMode {
     this.#mode ??= new TopicLogMode(this.deps.sql, this.deps.log);
     return this.#mode;
+  }
+
+  /** Whether the topic has ever kept a log; asks SQLite once per object, and makes no tables. */
+  #hasLog(): boolean {
+    if (this.#mode !== null) return true;
+    this.#hadLog ??=
+      this.deps.sql`SELECT 1 AS n FROM sqlite_master WHERE name = 'log_leaves'`.length > 0;
+    return this.#hadLog;
   }
 
   /** The deployment's log key (`LOG_SIGNER_KEY`), which signs every checkpoint. */

@@ -37,6 +37,26 @@ export async function hcsTopicId(deps: TopicIdDeps): Promise<string> {
 }
 
 /**
+ * Why the topic `name` cannot keep a log (log mode) on its HCS topic, or null
+ * when that HCS topic is its own: created for it, or given to it alone in
+ * `HEDERA_TOPICS`. A name missing from `HEDERA_TOPICS` on a network where
+ * topics are not created anchors on `default`'s, and two names may be given
+ * one id. `storedId` is the id the topic already uses, if any.
+ */
+export function sharedTopicProblem(env: Env, name: string, storedId: string | null): string | null {
+  const { config } = anchorFor(env);
+  const own = config.topics[name] ?? null;
+  const id = storedId ?? own ?? (config.autoCreateTopics ? null : (config.topics.default ?? null));
+  if (id === null) return null;
+  const others = Object.keys(config.topics).filter((n) => n !== name && config.topics[n] === id);
+  if (others.length === 0) return null;
+  const them = others.map((n) => `"${n}"`).join(', ');
+  return own === id
+    ? `HEDERA_TOPICS gives "${name}" the HCS topic ${id}, which ${them} also use; a log needs an HCS topic of its own`
+    : `"${name}" is not in HEDERA_TOPICS and anchors on ${id}, the HCS topic of ${them}; a log needs an HCS topic of its own: add "${name}" to HEDERA_TOPICS`;
+}
+
+/**
  * Same rule as for Wires: the transaction id is stored before the topic is
  * asked for, and a later pass asks again under the same id (the network's
  * duplicate check absorbs a create it already took). A new id is chosen

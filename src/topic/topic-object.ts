@@ -18,7 +18,7 @@ import { PROJECTION_RETRY_MS, passDelay } from './pass-delay';
 import { ingestFound, notifyStreams, type StreamReports } from './stream-reports';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
-import { hcsTopicId } from './topic-id';
+import { hcsTopicId, sharedTopicProblem } from './topic-id';
 import { publicRow, TopicLog } from './topic-log';
 import { TopicProjection } from './topic-projection';
 import { anchoredPage, anchoringView, topicStatus } from './topic-views';
@@ -66,6 +66,8 @@ export class TopicObject extends DurableObject<Env> {
       env,
       topicId: () => this.#topicId(),
       send: (queue, topicId) => this.#send(queue, topicId),
+      sharedTopic: () =>
+        sharedTopicProblem(env, this.#log.get('name') ?? 'default', this.#log.get('hcs_topic_id')),
     });
   }
 
@@ -200,7 +202,9 @@ export class TopicObject extends DurableObject<Env> {
   }
 
   async #anchorOnce(): Promise<{ fresh: boolean; inFlight: boolean; dueAt?: number | null }> {
-    if (this.#logAnchoring.settings().mode === 'log') return this.#logAnchoring.pass();
+    if (this.#logAnchoring.mode() === 'log') return this.#logAnchoring.pass();
+    const finishing = await this.#logAnchoring.finish();
+    if (finishing !== null) return finishing;
     if (this.#log.unanchored(1).length === 0) return { fresh: false, inFlight: false };
     return this.#send(this.#log, await this.#topicId());
   }

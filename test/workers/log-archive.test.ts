@@ -2,9 +2,15 @@ import { env, SELF } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hederaConfig } from '../../src/anchor/config';
 import { archiveKey } from '../../src/anchor/log/archive';
-import { noteOfMessage } from '../../src/anchor/log/hcs27';
-import { edgeRoot, extendEdge, leafHash } from '../../src/anchor/log/merkle';
-import { openNote, parseCheckpoint, parseSignerKey } from '../../src/anchor/log/note';
+import { checkpointMessage, noteOfMessage } from '../../src/anchor/log/hcs27';
+import { edgeRoot, extendEdge, leafHash, sha256 } from '../../src/anchor/log/merkle';
+import {
+  checkpointText,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  signNote,
+} from '../../src/anchor/log/note';
 import { decodeBundle, decodeHashes, encodeBundle, encodeHashes } from '../../src/anchor/log/tiles';
 import {
   archiveCheck,
@@ -12,7 +18,7 @@ import {
   type LogCursor,
 } from '../../src/projection/archive-verify';
 import { mirrorSource } from '../../src/projection/mirror-source';
-import { fromBase64 } from '../../src/protocol/base64';
+import { fromBase64, toBase64 } from '../../src/protocol/base64';
 import { api, appendInLogMode, mirrorMessages, untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import { resetReadModels } from './helpers/projection-fixtures';
@@ -282,6 +288,34 @@ describe('the log archive in R2', () => {
         md.note = 'x';
       }),
     ).toBeNull();
+  });
+
+  it('refuses a second checkpoint of the same tree size with another root: a forked log', async () => {
+    const check = await archiveCheck(env);
+    const signer = await parseSignerKey(env.LOG_SIGNER_KEY ?? '');
+    if (!check || !signer) throw new Error('no LOG_SIGNER_KEY in vitest.config.ts');
+    const [first = '', firstMessage = ''] = [notes[0], messages[0]];
+    const verified = await expandCheckpoint(check, topicId, UTF8.encode(firstMessage), 1, '1.0');
+    expect(verified?.refused).toEqual([]);
+    const cursor = verified?.cursor as LogCursor;
+    const opened = await openNote(first, check.verifiers);
+    const parsed = opened.ok ? parseCheckpoint(opened.text) : null;
+    if (!parsed) throw new Error('the first checkpoint does not open');
+    /** A checkpoint of the first one's size, chained to it, with root `root`, as HCS would carry it. */
+    const sameSize = async (root: Uint8Array) => {
+      const prev = `prev ${toBase64(await sha256(UTF8.encode(first)))}`;
+      const text = checkpointText({ ...parsed, root, extensions: [prev] });
+      const message = checkpointMessage(await signNote(text, signer), firstMessage);
+      return expandCheckpoint(check, topicId, UTF8.encode(message), 2, '2.0', cursor);
+    };
+    // The same tree signed again: nothing to read, nothing to refuse.
+    expect((await sameSize(parsed.root))?.refused).toEqual([]);
+    const fork = await sameSize(await sha256(UTF8.encode('another tree')));
+    expect(fork?.refused.map((r) => r.reason)).toEqual([
+      'checkpoint of tree size 10 has another root than the checkpoint of that size before it: the log forked',
+    ]);
+    expect(fork?.wires).toEqual([]);
+    expect(fork?.cursor).toEqual(cursor);
   });
 
   it('reports an altered archived entry by leaf and wire_id, and never projects it', async () => {

@@ -29,6 +29,14 @@ const Anchoring = z.object({
   hcs_topic_id: z.string().nullable(),
   own: AnchoringBody.nullable().meta({ description: "The topic's own settings (null: none)" }),
   settings: Settings.meta({ description: 'The effective settings' }),
+  running_mode: z.enum(['envelope', 'log']).meta({
+    description:
+      'The mode the topic anchors in now: `settings.mode`, except envelope mode while `log_unavailable`',
+  }),
+  log_unavailable: z.string().nullable().meta({
+    description:
+      'Why the topic anchors in envelope mode although its settings ask for log mode (null: they do not, or it can): a log needs an HCS topic of its own, which a topic name sharing one (not in HEDERA_TOPICS on testnet/mainnet, or given the id of another) lacks',
+  }),
   sources: z.object({ mode: Source, every: Source, ms: Source }).meta({
     description: 'Where each setting comes from: the topic, the deployment vars, or the default',
   }),
@@ -112,7 +120,7 @@ export const TOPIC_LOG_OPERATIONS: Operation[] = [
     tag: 'Anchoring',
     summary: "Set a topic's own anchoring mode and checkpoint interval",
     description:
-      "Replaces the topic's own settings: a field left out (or `{}`) follows the deployment (`ANCHOR_MODE`, `LOG_CHECKPOINT_EVERY`, `LOG_CHECKPOINT_MS`). Log mode needs the `LOG_SIGNER_KEY` secret, and a `LOG_VERIFIER_KEYS` that reads (422 otherwise). Switching back to envelope mode sends the Wires not in a checkpoint yet as their own messages.",
+      "Replaces the topic's own settings: a field left out (or `{}`) follows the deployment (`ANCHOR_MODE`, `LOG_CHECKPOINT_EVERY`, `LOG_CHECKPOINT_MS`). Log mode needs the `LOG_SIGNER_KEY` secret, a `LOG_VERIFIER_KEYS` that reads, and an HCS topic the topic does not share with another topic name (422 otherwise, naming `mode`). Switching back to envelope mode first finishes the checkpoints already signed, then sends the Wires no checkpoint holds as their own messages; the log's proofs stay served.",
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
     pathParams: { topic: TopicParam },

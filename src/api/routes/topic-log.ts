@@ -6,6 +6,7 @@ import { parseTilePath } from '../../anchor/log/tiles';
 import { fail } from '../../protocol';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
+import { sharedTopicProblem } from '../../topic/topic-id';
 import type { AppEnv } from '../app-env';
 import { requireAllStreams, requireReadAll, requireScope } from '../auth';
 import { bodyProblem } from '../body-problem';
@@ -141,6 +142,16 @@ topicLog.put('/topics/:topic/anchoring', async (c) => {
       c,
       fail('invalid-body', detail, { errors: [{ path: 'mode', message: detail }] }),
     );
+  }
+  if (own.mode === 'log') {
+    const { hcs_topic_id } = await topicStub(c.env, name).anchoring();
+    const shared = sharedTopicProblem(c.env, name, hcs_topic_id);
+    if (shared !== null) {
+      return problem(
+        c,
+        fail('invalid-body', shared, { errors: [{ path: 'mode', message: shared }] }),
+      );
+    }
   }
   await topicStub(c.env, name).setAnchoring(own);
   return Response.json(await anchoringAnswer(c.env, name));
