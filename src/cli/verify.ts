@@ -6,6 +6,7 @@ import {
   latestSequence,
   type MirrorOptions,
   mirrorUnreached,
+  namedWireProblem,
   verifyMessage,
   verifyTopic,
 } from '../client/proof';
@@ -128,12 +129,18 @@ async function verifyLog(topicId: string, o: LogContext): Promise<number> {
   return report(o.output, result, human);
 }
 
-/** A proof from a file (`-` is stdin) or, for anything else, the API's proof of that wire_id. */
-async function proofOf(source: string, client: () => WirestreamClient): Promise<unknown> {
+/**
+ * A proof from a file (`-` is stdin) or, for anything else, the API's proof of
+ * that wire_id (`asked`: a proof of another Wire fails the check).
+ */
+async function proofOf(
+  source: string,
+  client: () => WirestreamClient,
+): Promise<{ proof: unknown; asked: string | null }> {
   if (source === '-' || existsSync(source)) {
     const text = readFileSync(source === '-' ? 0 : source, 'utf8');
     try {
-      return JSON.parse(text);
+      return { proof: JSON.parse(text), asked: null };
     } catch {
       throw new UsageError(`--proof ${source} is not JSON`);
     }
@@ -141,19 +148,35 @@ async function proofOf(source: string, client: () => WirestreamClient): Promise<
   if (!/^[A-Za-z0-9_:.-]+$/.test(source)) {
     throw new UsageError(`--proof takes a file or a wire_id; "${source}" is neither`);
   }
-  return client().proof(source);
+  return { proof: await client().proof(source), asked: source };
 }
 
+/** Why the API's proof is not of the Wire asked for; null when it is, or none was asked. */
+const notAsked = (asked: string | null, wireId: unknown) =>
+  asked === null || wireId === asked
+    ? null
+    : `the API answered a proof of Wire ${JSON.stringify(wireId ?? null)}, not of ${asked}`;
+
 async function verifyProof(source: string, o: LogContext): Promise<number> {
-  const proof = (await proofOf(source, o.client)) as Record<string, unknown>;
+  const fetched = await proofOf(source, o.client);
+  const proof = fetched.proof as Record<string, unknown>;
   if (proof?.mode !== 'log') {
     if (o.keys.length > 0) throw new UsageError('--key is for log-mode proofs only');
-    return verifyEnvelopeProof(proof, { mirrorUrl: o.mirrorUrl }, o.output);
+    return verifyEnvelopeProof(proof, fetched.asked, { mirrorUrl: o.mirrorUrl }, o.output);
   }
-  const result = await verifyLogProof(
+  const checked = await verifyLogProof(
     { mirrorUrl: o.mirrorUrl, ...(o.keys.length > 0 ? { verifierKeys: o.keys } : {}) },
     proof,
   );
+  const other = notAsked(fetched.asked, checked.wire_id);
+  const result = other
+    ? {
+        ...checked,
+        ok: false,
+        checks: [{ check: 'proof' as const, ok: false, detail: other }, ...checked.checks],
+        problem: { check: 'proof' as const, reason: other },
+      }
+    : checked;
   const where = `${result.hcs_topic_id}#${result.hcs_sequence_number}`;
   const lines = result.checks.map((c) => `  ${c.ok ? '✓' : '✗'} ${c.check}: ${c.detail}`);
   const key =
@@ -167,6 +190,7 @@ async function verifyProof(source: string, o: LogContext): Promise<number> {
 /** An envelope-mode proof: the Wire is the message at its sequence number, whose running hash follows. */
 async function verifyEnvelopeProof(
   proof: Record<string, unknown>,
+  asked: string | null,
   mirror: MirrorOptions,
   output: Output,
 ): Promise<number> {
@@ -176,12 +200,11 @@ async function verifyEnvelopeProof(
     throw new UsageError('the proof names no hcs_topic_id and hcs_sequence_number');
   }
   const whole = proof.hcs_chunks === 1 && typeof proof.message === 'string';
-  const checked = await verifyMessage(
-    mirror,
-    topicId,
-    seq,
-    whole ? (proof.message as string) : undefined,
-  );
+  const message = whole ? (proof.message as string) : undefined;
+  const onHcs = await verifyMessage(mirror, topicId, seq, message);
+  const other =
+    notAsked(asked, proof.wire_id) ?? (onHcs.ok ? namedWireProblem(proof.wire_id, message) : null);
+  const checked = other ? { ok: false, reason: other } : onHcs;
   const result = {
     ok: checked.ok,
     wire_id: proof.wire_id,

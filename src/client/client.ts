@@ -12,7 +12,7 @@ import { WirestreamError } from './errors';
 import { Http } from './http';
 import { type ClaimOptions, claimTask, type TaskLease } from './lease';
 import { type LogProof, verifyLogProof } from './log-proof';
-import { verifyMessage } from './proof';
+import { namedWireProblem, verifyMessage } from './proof';
 import { type AgentKey, signatureOffer, signWire } from './signing';
 import { Subscription } from './subscription';
 import type { SubscribeOptions } from './subscription-types';
@@ -194,8 +194,9 @@ export class WirestreamClient {
 
   /**
    * Checks a proof against the mirror node: recomputes the message's running
-   * hash from the previous message's and compares the anchored message with
-   * the proof's. `mirrorUrl` defaults to the one the proof links to.
+   * hash from the previous message's, compares the anchored message with the
+   * proof's and checks that it is the Wire the proof names. `mirrorUrl`
+   * defaults to the one the proof links to.
    */
   async checkProof(proof: WireProof, mirrorUrl?: string) {
     if ((proof as { mode?: unknown }).mode === 'log') {
@@ -203,12 +204,15 @@ export class WirestreamClient {
     }
     const base = mirrorUrl ?? proof.mirror_url.replace(/\/api\/v1\/.*$/, '');
     const fetchImpl = this.#options.fetch;
-    return verifyMessage(
+    const whole = proof.hcs_chunks === 1 ? proof.message : undefined;
+    const checked = await verifyMessage(
       { mirrorUrl: base, ...(fetchImpl ? { fetch: fetchImpl } : {}) },
       proof.hcs_topic_id,
       proof.hcs_sequence_number,
-      proof.hcs_chunks === 1 ? proof.message : undefined,
+      whole,
     );
+    const named = checked.ok ? namedWireProblem(proof.wire_id, whole) : null;
+    return named ? { ...checked, ok: false, reason: named } : checked;
   }
 
   /**

@@ -168,6 +168,24 @@ export async function messageWithPrevious(
 }
 
 /**
+ * Why an envelope proof's `message` is not the Wire the proof names, or null
+ * when it is (or the message is not carried whole). The message's bytes are
+ * checked against HCS by `verifyMessage`; this ties them to the `wire_id`.
+ */
+export function namedWireProblem(wireId: unknown, message: unknown): string | null {
+  if (typeof message !== 'string') return null;
+  let named: unknown;
+  try {
+    named = (JSON.parse(message) as { wire_id?: unknown } | null)?.wire_id;
+  } catch {
+    return "the proof's message is not JSON";
+  }
+  return named === wireId
+    ? null
+    : `the proof's message is Wire ${JSON.stringify(named ?? null)}, not ${JSON.stringify(wireId)}`;
+}
+
+/**
  * Checks one anchored message: its running hash must follow from the
  * previous message's hash and its own content; with `body`, its content must
  * be exactly that text (the Wire's canonical JSON).

@@ -1,4 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WirestreamClient, WirestreamError } from '../../src/client';
@@ -215,6 +219,43 @@ describe('npx wirestream', () => {
       0,
       `ok: Wire ${first?.wire_id} is message ${topic}#${proof.hcs_sequence_number}, its running hash follows\n`,
     ]);
+
+    // A proof is about the Wire it names: the first Wire's proof relabelled as the
+    // second's (its message still on HCS) fails, and so does a server answering a
+    // proof of another Wire than the one asked for.
+    const second = (await client.read(stream)).wires[1]?.wire_id ?? '';
+    const relabelled = { ...proof, wire_id: second };
+    const otherWire = `the proof's message is Wire ${JSON.stringify(first?.wire_id)}, not ${JSON.stringify(second)}`;
+    expect(await client.checkProof(relabelled)).toMatchObject({ ok: false, reason: otherWire });
+    const dir = mkdtempSync(path.join(tmpdir(), 'proof-'));
+    writeFileSync(path.join(dir, 'relabelled.json'), JSON.stringify(relabelled));
+    const relabelledRun = await run([
+      'verify',
+      '--proof',
+      path.join(dir, 'relabelled.json'),
+      '--mirror',
+      dev.server.standin.url,
+    ]);
+    expect([relabelledRun.code, relabelledRun.stdout]).toEqual([1, `FAILED: ${otherWire}\n`]);
+    const dishonest = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(proof));
+    });
+    await new Promise<void>((r) => dishonest.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = dishonest.address() as AddressInfo;
+      const asked = await runScript(
+        BIN,
+        ['verify', '--proof', second, '--mirror', dev.server.standin.url],
+        { ...env(), WIRESTREAM_URL: `http://127.0.0.1:${port}` },
+      );
+      expect([asked.code, asked.stdout]).toEqual([
+        1,
+        `FAILED: the API answered a proof of Wire ${JSON.stringify(first?.wire_id)}, not of ${second}\n`,
+      ]);
+    } finally {
+      dishonest.close();
+    }
 
     // The mirror now serves a wrong running hash for that Wire's message.
     const n = proof.hcs_sequence_number;

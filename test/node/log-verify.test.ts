@@ -5,6 +5,8 @@
 // then tampered proofs, a tampered mirror and forged checkpoints on HCS must
 // each be caught, named, and make `wirestream verify` exit 1.
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -214,6 +216,26 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
     expect(refused.stdout).toMatch(
       /^FAILED signature: the signature of wirestream\.logverify\.test does not verify/,
     );
+    // A server that answers a (valid) proof of another Wire than the one asked for.
+    const dishonest = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(a));
+    });
+    await new Promise<void>((r) => dishonest.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = dishonest.address() as AddressInfo;
+      const asked = await runScript(BIN, ['verify', '--proof', b.wire_id, '--mirror', mirror()], {
+        ...process.env,
+        WIRESTREAM_URL: `http://127.0.0.1:${port}`,
+        WIRESTREAM_TOKEN: dev.token ?? '',
+      });
+      expect([asked.code, asked.stdout.split('\n')[0]]).toEqual([
+        1,
+        `FAILED proof: the API answered a proof of Wire "${a.wire_id}", not of ${b.wire_id}`,
+      ]);
+    } finally {
+      dishonest.close();
+    }
   });
 
   it('catches a mirror serving a wrong running hash for a checkpoint', async () => {
