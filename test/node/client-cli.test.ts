@@ -1,12 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WirestreamClient, WirestreamError } from '../../src/client';
 import { devServerForFile, tokenFor } from '../support/dev-server';
+import { withFixedAnswer } from '../support/fixed-answer-server';
 import { runScript, type ScriptRun } from '../support/run-script';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -237,25 +236,16 @@ describe('npx wirestream', () => {
       dev.server.standin.url,
     ]);
     expect([relabelledRun.code, relabelledRun.stdout]).toEqual([1, `FAILED: ${otherWire}\n`]);
-    const dishonest = createServer((_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(proof));
-    });
-    await new Promise<void>((r) => dishonest.listen(0, '127.0.0.1', r));
-    try {
-      const { port } = dishonest.address() as AddressInfo;
-      const asked = await runScript(
-        BIN,
-        ['verify', '--proof', second, '--mirror', dev.server.standin.url],
-        { ...env(), WIRESTREAM_URL: `http://127.0.0.1:${port}` },
-      );
-      expect([asked.code, asked.stdout]).toEqual([
-        1,
-        `FAILED: the API answered a proof of Wire ${JSON.stringify(first?.wire_id)}, not of ${second}\n`,
-      ]);
-    } finally {
-      dishonest.close();
-    }
+    const asked = await withFixedAnswer(proof, (url) =>
+      runScript(BIN, ['verify', '--proof', second, '--mirror', dev.server.standin.url], {
+        ...env(),
+        WIRESTREAM_URL: url,
+      }),
+    );
+    expect([asked.code, asked.stdout]).toEqual([
+      1,
+      `FAILED: the API answered a proof of Wire ${JSON.stringify(first?.wire_id)}, not of ${second}\n`,
+    ]);
 
     // The mirror now serves a wrong running hash for that Wire's message.
     const n = proof.hcs_sequence_number;

@@ -5,13 +5,12 @@
 // then tampered proofs, a tampered mirror and forged checkpoints on HCS must
 // each be caught, named, and make `wirestream verify` exit 1.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type LogProof, verifyLogChain, verifyLogProof, WirestreamClient } from '../../src/client';
 import { devServerForFile } from '../support/dev-server';
+import { withFixedAnswer } from '../support/fixed-answer-server';
 import { runScript } from '../support/run-script';
 import { submitToStandin, whileTampered } from '../support/standin-submit';
 import { hcs27Envelope, readHcs27 } from './independent-hcs27';
@@ -217,25 +216,17 @@ describe('log mode, verified by outsiders', { timeout: 120_000 }, () => {
       /^FAILED signature: the signature of wirestream\.logverify\.test does not verify/,
     );
     // A server that answers a (valid) proof of another Wire than the one asked for.
-    const dishonest = createServer((_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(a));
-    });
-    await new Promise<void>((r) => dishonest.listen(0, '127.0.0.1', r));
-    try {
-      const { port } = dishonest.address() as AddressInfo;
-      const asked = await runScript(BIN, ['verify', '--proof', b.wire_id, '--mirror', mirror()], {
+    const asked = await withFixedAnswer(a, (url) =>
+      runScript(BIN, ['verify', '--proof', b.wire_id, '--mirror', mirror()], {
         ...process.env,
-        WIRESTREAM_URL: `http://127.0.0.1:${port}`,
+        WIRESTREAM_URL: url,
         WIRESTREAM_TOKEN: dev.token ?? '',
-      });
-      expect([asked.code, asked.stdout.split('\n')[0]]).toEqual([
-        1,
-        `FAILED proof: the API answered a proof of Wire "${a.wire_id}", not of ${b.wire_id}`,
-      ]);
-    } finally {
-      dishonest.close();
-    }
+      }),
+    );
+    expect([asked.code, asked.stdout.split('\n')[0]]).toEqual([
+      1,
+      `FAILED proof: the API answered a proof of Wire "${a.wire_id}", not of ${b.wire_id}`,
+    ]);
   });
 
   it('catches a mirror serving a wrong running hash for a checkpoint', async () => {
