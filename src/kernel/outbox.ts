@@ -203,8 +203,17 @@ export class Outbox {
   /** One round of `delivery`: what is ready, by target, in batches. */
   async #round(delivery: Delivery): Promise<void> {
     const now = Date.now();
-    const rows = this.sql<Parcel>`SELECT id, via, target, seq, body, tag, key, attempts, due_at
-      FROM outbox WHERE via = ${delivery.via} ORDER BY id LIMIT ${WINDOW}`;
+    // An ordered via reads each target's head, ready or not (rows wait behind it); an
+    // unordered one only rows it can send, so a window full of rows waiting for their
+    // retry (one receiver down for hours) neither hides the rest nor re-arms the alarm
+    // for them at once, forever.
+    const rows = delivery.ordered
+      ? this.sql<Parcel>`SELECT id, via, target, seq, body, tag, key, attempts, due_at
+        FROM outbox WHERE via = ${delivery.via} ORDER BY id LIMIT ${WINDOW}`
+      : this.sql<Parcel>`SELECT id, via, target, seq, body, tag, key, attempts, due_at
+        FROM outbox WHERE via = ${delivery.via} AND (attempts = 0 OR due_at <= ${now})
+        AND id NOT IN (SELECT value FROM json_each(${JSON.stringify([...this.#inflight])}))
+        ORDER BY id LIMIT ${WINDOW}`;
     const byTarget = new Map<string, Parcel[]>();
     for (const row of rows) {
       const list = byTarget.get(row.target);
