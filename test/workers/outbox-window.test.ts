@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { DELIVERED_LIMIT } from '../../src/kernel/webhooks/store';
 import { streamStub } from '../../src/stream/stub';
 import { received, register, uniqueName, until, wireIdOf } from './helpers/webhooks';
 import { post, uniqueStream, wire11 } from './helpers/wires';
@@ -65,5 +66,45 @@ describe('an endpoint with a long retry backlog', () => {
     expect(alarms - before).toBeLessThanOrEqual(1);
     const next = await runInDurableObject(object, (_i, state) => state.storage.getAlarm());
     expect(next === null || next > Date.now() + 60_000).toBe(true);
+  }, 30_000);
+});
+
+describe('delivered webhook messages', () => {
+  it('are kept for replay up to the limit per endpoint, the oldest going first', async () => {
+    const streamId = uniqueStream('artifact');
+    const name = uniqueName('kept');
+    await register(streamId, name, ['*']);
+    const object = env.STREAMS.get(env.STREAMS.idFromName(streamId));
+    await runInDurableObject(object, (_instance, state) => {
+      const at = new Date().toISOString();
+      for (let i = 0; i < DELIVERED_LIMIT; i++) {
+        state.storage.sql.exec(
+          `INSERT INTO webhook_messages (id, endpoint_id, event_type, body, status, created_at, updated_at, last_error)
+           VALUES (?, ?, 'x', '{}', 'delivered', ?, ?, NULL)`,
+          `msg_00old${String(i).padStart(5, '0')}`,
+          name,
+          at,
+          at,
+        );
+      }
+    });
+    const bodies = [0, 1].map(() => wire11(streamId, { correlation_id: null }));
+    for (const body of bodies) expect((await post(streamId, body)).status).toBe(201);
+    await until(
+      () => received(name),
+      (rs) => bodies.every((b) => rs.some((r) => wireIdOf(r) === b.wire_id)),
+      10_000,
+    );
+    const delivered = await until(
+      () => streamStub(env, streamId).webhookMessages(name, 'delivered', 2000),
+      (ms) => ms.filter((m) => !m.id.startsWith('msg_00old')).length === 2,
+      10_000,
+    );
+    const ids = delivered.map((m) => m.id);
+    expect(ids).toHaveLength(DELIVERED_LIMIT);
+    // The two oldest went; the newest two are the Wires just delivered.
+    expect(ids).not.toContain('msg_00old00000');
+    expect(ids).not.toContain('msg_00old00001');
+    expect(ids).toContain('msg_00old00002');
   }, 30_000);
 });

@@ -16,6 +16,8 @@ import { newSecret } from './sign';
 
 /** Attempts kept per endpoint in the log (oldest go first). */
 const LOG_LIMIT = 1000;
+/** Delivered messages kept per endpoint for replay (oldest go first). */
+export const DELIVERED_LIMIT = 1000;
 /** Default grace of a rotated-out secret: it signs beside the new one this long. */
 const ROTATION_GRACE_S = 24 * 3600;
 
@@ -220,10 +222,22 @@ export class Webhooks {
       ORDER BY id DESC LIMIT 1 OFFSET ${LOG_LIMIT})`;
   }
 
-  /** Records a message's fate after an attempt. */
+  /**
+   * Records a message's fate after an attempt. Delivered messages are kept
+   * for replay up to `DELIVERED_LIMIT` per endpoint, the oldest going first
+   * (a `*` endpoint would otherwise keep a copy of every Wire for good);
+   * pending and dead ones stay until they are delivered.
+   */
   settle(messageId: string, status: MessageStatus, error: string | null, now: number): void {
     this.sql`UPDATE webhook_messages SET status = ${status}, last_error = ${error},
       updated_at = ${new Date(now).toISOString()} WHERE id = ${messageId}`;
+    if (status !== 'delivered') return;
+    const endpoint = this.sql<{ endpoint_id: string }>`SELECT endpoint_id FROM webhook_messages
+      WHERE id = ${messageId}`[0]?.endpoint_id;
+    if (endpoint === undefined) return;
+    this.sql`DELETE FROM webhook_messages WHERE endpoint_id = ${endpoint} AND status = 'delivered'
+      AND id <= (SELECT id FROM webhook_messages WHERE endpoint_id = ${endpoint}
+        AND status = 'delivered' ORDER BY id DESC LIMIT 1 OFFSET ${DELIVERED_LIMIT})`;
   }
 
   /** The receiver answered 410 Gone: the endpoint takes nothing more until enabled. */
