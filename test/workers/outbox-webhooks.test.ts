@@ -178,6 +178,23 @@ describe('webhooks through the outbox', () => {
     expect(got[1]?.id).toBe(got[0]?.id);
   });
 
+  it('retries a 429 with a short Retry-After on the schedule, not faster', async () => {
+    const streamId = uniqueStream('artifact');
+    const name = uniqueName('rate-limited');
+    await register(streamId, name);
+    await receiver(name, { script: ['busy', 'busy', 'busy', 'busy'], retryAfter: '0', mode: 'ok' });
+    await append(streamId);
+    const got = await until(
+      () => received(name),
+      (rs) => rs.some(delivered),
+      15_000,
+    );
+    // Four 429s, then delivered: not dead-lettered after a burst of instant retries.
+    expect(got.map((r) => r.answer)).toEqual(['busy', 'busy', 'busy', 'busy', 'ok']);
+    // WEBHOOK_RETRY_SCHEDULE (vitest.config.ts) waits 0.2 + 0.4 + 0.8 + 1 s before the fifth.
+    expect((got[4]?.at ?? 0) - (got[0]?.at ?? 0)).toBeGreaterThanOrEqual(2300);
+  });
+
   it('signs with the old and the new secret while a rotation is in its grace period', async () => {
     const streamId = uniqueStream('artifact');
     const name = uniqueName('rotate');

@@ -8,7 +8,7 @@ import type { Webhooks } from '../webhooks/store';
  * message's `webhook-id`), per Standard Webhooks: a POST of the message body
  * signed with every live secret of the endpoint, the same `webhook-id` on
  * every attempt and a fresh `webhook-timestamp`. Only a 2xx is success; a
- * 410 disables the endpoint; a 429 is retried after its `Retry-After`;
+ * 410 disables the endpoint; a 429 is retried after its `Retry-After` (never sooner than the schedule);
  * anything else (another status, a timeout, a network error) after the
  * deployment's schedule (`webhooks/settings.ts`), and after the last try the
  * message is dead-lettered. Every attempt goes into the endpoint's log.
@@ -95,9 +95,13 @@ export function httpDelivery(hooks: Webhooks): Delivery {
         return DONE;
       }
       hooks.settle(message.id, 'pending', error, at);
-      // A 429's Retry-After wins over the schedule, up to a day.
+      // A 429's Retry-After can put the next attempt later than the schedule (up to a
+      // day), never sooner: a receiver that is only rate-limited gets the schedule's
+      // whole span before its message is dead-lettered, as a failing one does.
       const delay =
-        status === 429 && retryAfter !== null ? Math.min(retryAfter, DAY_MS) : scheduled;
+        status === 429 && retryAfter !== null
+          ? Math.max(scheduled, Math.min(retryAfter, DAY_MS))
+          : scheduled;
       return { done: false, retryAt: at + delay };
     },
   };
