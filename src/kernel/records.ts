@@ -4,7 +4,8 @@
  * structured clone. Only their own keys count: `record[key]` would find
  * Object.prototype's members for `constructor` or `toString`, `key in record`
  * too, and assigning `record['__proto__']` replaces the prototype instead of
- * adding a key. Read with `ownValue` / `hasOwnKey`, write with `setOwn`.
+ * adding a key. Read with `ownValue` / `hasOwnKey`, write with `setOwn`, or
+ * `withOwn` for a copy (a decider's `evolve`).
  */
 export type Keyed<T> = Record<string, T>;
 
@@ -26,4 +27,11 @@ export function setOwn<T>(record: Keyed<T>, key: string, value: T): void {
     writable: true,
     configurable: true,
   });
+}
+
+/** A copy of `record` with `value` under `key` as an own key (`setOwn`'s immutable form). */
+export function withOwn<T>(record: Keyed<T>, key: string, value: NoInfer<T>): Keyed<T> {
+  const copy = { ...record };
+  setOwn(copy, key, value);
+  return copy;
 }

@@ -45,8 +45,19 @@ export const HEIMDALL_TYPES: Record<string, TypeSpec> = {
   'planning.imported': { payload: PlanningImportedPayload },
 };
 
+/** The wire-id prefix of a `.planning` import's items (archive digest, item index). */
+export const IMPORT_ID = 'hdimport';
+
 /**
  * Wire-id prefixes the module derives: refusals and expiries of claims, a
- * brief's ledger line, a conflict's decisions entry, an escalation.
+ * brief's ledger line, a conflict's decisions entry, an escalation, the
+ * items of an import.
  */
-export const HEIMDALL_DERIVED_IDS = ['surfref', 'surfexp', 'brieflog', 'conflictlog', 'msgesc'];
+export const HEIMDALL_DERIVED_IDS = [
+  'surfref',
+  'surfexp',
+  'brieflog',
+  'conflictlog',
+  'msgesc',
+  IMPORT_ID,
+];

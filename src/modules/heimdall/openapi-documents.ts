@@ -231,13 +231,14 @@ export const DOCUMENT_OPERATIONS: Operation[] = [
     summary:
       'Import a .planning archive (symbols, blackboard, capsules, baselines, ledger lines with their times, and protocol.log)',
     description:
-      "The archive's `protocol.log` becomes the workspace's audit log as it stands (the imported items add no lines of their own), so export → import → export gives the same files.",
+      "All or nothing: every item is checked before the first is stored, and a refusal stores none of the archive (`extra.index` names the refused item, 0-based). The archive's `protocol.log` becomes the workspace's audit log as it stands (the imported items add no lines of their own), so export → import → export gives the same files. Wire ids are derived from the archive's files and the caller, so importing the same archive again is a replay (`replayed: true`), not a second copy of its items.",
     pathParams: WS,
     body: { schema: PlanningArchive, required: true },
     answers: {
       200: {
-        description: 'How many items were appended, and how many audit lines came with them',
-        schema: z.looseObject({ imported: z.int(), log_lines: z.int() }),
+        description:
+          'How many items the archive holds, how many audit lines came with them, and whether all were stored before (a replay)',
+        schema: z.looseObject({ imported: z.int(), log_lines: z.int(), replayed: z.boolean() }),
       },
     },
     problems: [

@@ -111,6 +111,8 @@ export const STATE_OPERATIONS: Operation[] = [
     path: '/v1/workspaces/{ws}/capsules/hydrate',
     operationId: 'hydrateCapsules',
     summary: 'The transitive depends closure of several capsules, dependencies first',
+    description:
+      'With `ids` in the query; without it, this path reads the capsule whose id is `hydrate` (getCapsule).',
     pathParams: WS,
     query: HydrateQuery,
     answer: ['The closure', Capsules],

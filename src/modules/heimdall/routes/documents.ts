@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { type AppEnv, intQuery, parseQuery, problem } from '../../../api/module-kit';
+import { ownValue } from '../../../kernel/records';
 import { fail, type Wire } from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
 import { Haid, surfacesStream } from '../identity';
@@ -66,7 +67,7 @@ export function decisionsMarkdown(ws: string, state: WorkspaceState): string {
 }
 
 export function conflictMarkdown(state: WorkspaceState, path: string): string | null {
-  const r = state.conflicts[path];
+  const r = ownValue(state.conflicts, path);
   if (!r) return null;
   const lines = [
     `# Conflict: ${r.title}`,

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { type AppEnv, problem } from '../../../api/module-kit';
+import { hasOwnKey, ownValue } from '../../../kernel/records';
 import { fail } from '../../../protocol';
 import { Haid } from '../identity';
 import { type Capsule, capsuleMarkdown, closure } from '../workspace/capsules';
@@ -44,7 +45,7 @@ ledgerRoutes.post('/workspaces/:ws/ledger/log', async (c) => {
   const result = await writeAs(c, t.stream, LedgerLogBody, 'ledger.logged');
   if (!result.ok) return problem(c, result);
   const { value, haid } = result;
-  const totals = (await workspaceState(c, t.ws)).ledger.totals[value.role];
+  const totals = ownValue((await workspaceState(c, t.ws)).ledger.totals, value.role);
   return c.json({ logged: { ...value, haid }, role_total: totals?.tokens ?? 0 }, 201);
 });
 
@@ -63,19 +64,20 @@ ledgerRoutes.get('/workspaces/:ws/ledger/delta', async (c) => {
   if (!role.success)
     return problem(c, fail('invalid-query', 'role: give a role, e.g. ?role=orchestration'));
   const { ledger } = await workspaceState(c, t.ws);
-  const baseline = ledger.baselines[role.data];
+  const baseline = ownValue(ledger.baselines, role.data);
   if (baseline === undefined) {
     return problem(
       c,
       fail('not-found', `no v1 baseline for role "${role.data}" (POST …/ledger/baseline)`),
     );
   }
-  const measured = ledger.totals[role.data]?.tokens ?? 0;
+  const totals = ownValue(ledger.totals, role.data);
+  const measured = totals?.tokens ?? 0;
   return c.json({
     role: role.data,
     baseline,
     measured,
-    lines: ledger.totals[role.data]?.lines ?? 0,
+    lines: totals?.lines ?? 0,
     delta_percent: deltaPercent(baseline, measured),
     line: deltaLine(role.data, baseline, measured),
   });
@@ -90,9 +92,9 @@ ledgerRoutes.get('/workspaces/:ws/ledger/report', async (c) => {
   ].sort();
   const roles = names.map((role) => ({
     role,
-    tokens: ledger.totals[role]?.tokens ?? 0,
-    lines: ledger.totals[role]?.lines ?? 0,
-    baseline: ledger.baselines[role] ?? null,
+    tokens: ownValue(ledger.totals, role)?.tokens ?? 0,
+    lines: ownValue(ledger.totals, role)?.lines ?? 0,
+    baseline: ownValue(ledger.baselines, role) ?? null,
   }));
   return c.json({
     protocol_version: PROTOCOL_VERSION,
@@ -131,7 +133,7 @@ ledgerRoutes.post('/workspaces/:ws/briefs', async (c) => {
   if (!who.ok) return problem(c, who);
   const b = body.value;
   const state = await workspaceState(c, t.ws);
-  const unknownSymbol = b.symbols.find((id) => !state.symbols[id]);
+  const unknownSymbol = b.symbols.find((id) => !hasOwnKey(state.symbols, id));
   if (unknownSymbol) {
     return problem(
       c,
@@ -149,8 +151,11 @@ ledgerRoutes.post('/workspaces/:ws/briefs', async (c) => {
       }),
     );
   }
-  const symbols = b.symbols.map((id): [string, string] => [id, state.symbols[id]?.value ?? '']);
-  const capsules = reached.ids.map((id) => state.capsules[id] as Capsule);
+  const symbols = b.symbols.map((id): [string, string] => [
+    id,
+    ownValue(state.symbols, id)?.value ?? '',
+  ]);
+  const capsules = reached.ids.map((id) => ownValue(state.capsules, id) as Capsule);
   const text = briefText({
     task: b.task,
     spec: b.spec,

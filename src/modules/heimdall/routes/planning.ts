@@ -1,13 +1,25 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { type AppEnv, problem } from '../../../api/module-kit';
-import { type Failure, fail, type Wire } from '../../../protocol';
+import { type AppEnv, principalOf, problem, tokenGuards } from '../../../api/module-kit';
+import { draftOf } from '../../../kernel/append';
+import { derivedWireId } from '../../../kernel/derived-id';
+import {
+  type Draft,
+  type Failure,
+  newWireId,
+  type Result,
+  type Wire,
+  draftOf as wireOf,
+} from '../../../protocol';
 import { streamStub } from '../../../stream/stub';
+import { REGISTRY } from '../..';
+import { IMPORT_ID } from '../catalogue';
 import { surfacesStream } from '../identity';
 import { auditLines } from '../workspace/audit';
-import { type CapsuleInput, capsuleMarkdown, closure } from '../workspace/capsules';
+import { capsuleMarkdown } from '../workspace/capsules';
 import { messageSchema, PROTOCOL_VERSION } from '../workspace/messages';
-import { appendAs, bodyOf, workspaceState, workspaceTarget } from './support';
+import { archiveDigest, importItems } from './planning-import';
+import { bodyOf, workspaceState, workspaceTarget } from './support';
 
 /**
  * `.planning` interop: a workspace as the seed's layout (`protocol.log`,
@@ -84,166 +96,86 @@ planningRoutes.get('/workspaces/:ws/export', async (c) => {
   });
 });
 
-/** A capsule file back into fields: `field: value` lines, continuation lines join the field above. */
-export function parseCapsule(text: string): CapsuleInput & { depends: string[] } {
-  const fields: Record<string, string[]> = {};
-  let current: string | null = null;
-  for (const line of text.replace(/\n$/, '').split('\n')) {
-    const m = /^(what|where|decision|gotcha|depends): ?(.*)$/.exec(line);
-    if (m?.[1]) {
-      current = m[1];
-      fields[current] = [m[2] ?? ''];
-    } else if (current) fields[current]?.push(line);
-  }
-  const get = (k: string) => fields[k]?.join('\n');
+const IMPORT_BYTES = 4 * 1024 * 1024;
+
+/** The refusal of item `index` of `n`, said so: nothing of the archive was stored. */
+function atItem(failure: Failure, index: number, n: number, type: string): Failure {
   return {
-    what: get('what') ?? '',
-    where: get('where') ?? null,
-    decision: get('decision') ?? null,
-    gotcha: get('gotcha') ?? null,
-    depends: (get('depends') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
+    ...failure,
+    detail: `item ${index + 1} of ${n} (${type}): ${failure.detail}; nothing was imported`,
+    extra: { ...failure.extra, index },
   };
 }
 
-function parseJsonFile(
-  files: Record<string, string>,
-  path: string,
-  member: string,
-): Record<string, unknown> {
-  const text = files[path];
-  if (text === undefined) return {};
-  const value = JSON.parse(text) as Record<string, unknown>;
-  const inner = value[member];
-  return inner && typeof inner === 'object' ? (inner as Record<string, unknown>) : {};
-}
-
-/** Bytes of one imported log part: a Wire (8 KiB by default) with room for its envelope. */
-const LOG_PART_BYTES = 6000;
-const bytes = (text: string) => new TextEncoder().encode(JSON.stringify(text)).length;
-
-/** `protocol.log` cut at line ends into parts that each fit a Wire; a line too long is refused. */
-export function logParts(text: string): string[] | Failure {
-  const lines = (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n');
-  if (text === '') return [];
-  const parts: string[] = [];
-  let part = '';
-  for (const [i, line] of lines.entries()) {
-    if (bytes(`${line}\n`) > LOG_PART_BYTES) {
-      return fail(
-        'invalid-body',
-        `files.protocol.log: line ${i + 1} is longer than ${LOG_PART_BYTES} bytes`,
-      );
-    }
-    if (bytes(`${part}${line}\n`) > LOG_PART_BYTES) {
-      parts.push(part);
-      part = '';
-    }
-    part += `${line}\n`;
-  }
-  parts.push(part);
-  return parts;
-}
-
+// All or nothing: every item is drafted and checked (body, rights, signature)
+// before the first write, then `appendMany` decides and stores them together
+// — a refusal anywhere stores none. Wire ids come from the archive and its
+// sender, and items without a time of their own share the import's time, so
+// retrying the same archive is a replay (the stored time is read back for the
+// retry), never a second copy of its ledger lines.
 planningRoutes.post('/workspaces/:ws/import', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  const body = await bodyOf(c, PlanningArchive, 4 * 1024 * 1024);
+  const body = await bodyOf(c, PlanningArchive, IMPORT_BYTES);
   if (!body.ok) return problem(c, body);
   const files = body.value.files;
-  let symbols: Record<string, unknown>;
-  let facts: Record<string, unknown>;
-  let baselines: Record<string, unknown>;
-  try {
-    symbols = parseJsonFile(files, 'protocol/symbols.json', 'symbols');
-    facts = parseJsonFile(files, 'blackboard.json', 'facts');
-    baselines = parseJsonFile(files, 'protocol/baselines.json', 'baselines');
-  } catch (error) {
-    return problem(
-      c,
-      fail('invalid-body', `files: a state file is not JSON: ${(error as Error).message}`),
-    );
-  }
-  const capsules: Record<string, ReturnType<typeof parseCapsule>> = {};
-  for (const [path, text] of Object.entries(files)) {
-    const m = /^protocol\/capsules\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})\.md$/.exec(path);
-    if (m?.[1]) capsules[m[1]] = parseCapsule(text);
-  }
-  const order = closure(capsules, Object.keys(capsules).sort());
-  if (!order.ok) {
-    return problem(
-      c,
-      fail(
-        'unknown-reference',
-        `files: a capsule depends on "${order.unknown}", which is not in the archive`,
-      ),
-    );
-  }
-  const steps: [string, Record<string, unknown>, string?][] = [];
-  for (const [id, value] of Object.entries(symbols))
-    steps.push(['symbol.set', { id, value: String(value) }]);
-  for (const [key, value] of Object.entries(facts))
-    steps.push(['blackboard.set', { key, value: String(value) }]);
-  for (const id of order.ids) {
-    const cap = capsules[id];
-    if (!cap) continue;
-    steps.push([
-      'capsule.written',
-      {
-        id,
-        what: cap.what,
-        ...(cap.where ? { where: cap.where } : {}),
-        ...(cap.decision ? { decision: cap.decision } : {}),
-        ...(cap.gotcha ? { gotcha: cap.gotcha } : {}),
-        ...(cap.depends.length > 0 ? { depends: cap.depends } : {}),
-      },
-    ]);
-  }
-  for (const [role, tokens] of Object.entries(baselines))
-    steps.push(['ledger.baseline', { role, tokens }]);
-  for (const line of (files['protocol/ledger.jsonl'] ?? '').split('\n')) {
-    if (line.trim() === '') continue;
-    try {
-      const l = JSON.parse(line) as Record<string, unknown>;
-      steps.push([
-        'ledger.logged',
-        { role: l.role, kind: l.kind, tokens: l.tokens, ...(l.msg_id ? { msg_id: l.msg_id } : {}) },
-        // The line's own time, so the exported ledger.jsonl says it again.
-        typeof l.ts === 'string' ? l.ts : undefined,
-      ]);
-    } catch {
-      return problem(
-        c,
-        fail(
-          'invalid-body',
-          `files.protocol/ledger.jsonl: a line is not JSON: ${line.slice(0, 80)}`,
-        ),
+  const planned = importItems(files);
+  if (!planned.ok) return problem(c, planned);
+  const { items } = planned;
+  const sender = principalOf(c).sub;
+  const key = await archiveDigest(sender, files);
+  const guards = tokenGuards(c);
+  const draftsAt = async (ts: string): Promise<Result<{ drafts: Draft[] }>> => {
+    const drafts: Draft[] = [];
+    for (const [index, item] of items.entries()) {
+      const built = draftOf(
+        wireOf({
+          wire_id: newWireId(),
+          stream_id: t.stream,
+          type: item.type,
+          sender,
+          ts: item.ts ?? ts,
+          payload: { ...item.payload, haid: sender },
+        }),
+        t.stream,
+        REGISTRY,
       );
+      if (!built.ok) return atItem(built, index, items.length, item.type);
+      const draft = { ...built.draft, wire_id: derivedWireId(IMPORT_ID, key, index) };
+      const denied = guards.rights(draft);
+      if (denied) return atItem(denied, index, items.length, item.type);
+      const signed = await guards.signature(draft);
+      if (!signed.ok) return atItem(signed, index, items.length, item.type);
+      drafts.push(signed.draft);
+    }
+    return { ok: true, drafts };
+  };
+  const stub = streamStub(c.env, t.stream);
+  const at = new Date().toISOString();
+  const first = await draftsAt(at);
+  if (!first.ok) return problem(c, first);
+  const limited = first.drafts[0] ? ((await guards.rate?.(first.drafts[0])) ?? null) : null;
+  if (limited) return problem(c, limited);
+  let result = await stub.appendMany(first.drafts);
+  // The same archive imported before: its items carry that import's time.
+  const index = result.ok ? -1 : Number(result.extra?.index ?? -1);
+  if (!result.ok && result.code === 'wire-id-conflict' && items[index]?.ts === undefined) {
+    const seq = Number(result.extra?.stream_seq ?? 0);
+    const stored = seq > 0 ? (await stub.read(seq - 1, 1)).wires[0]?.ts : undefined;
+    if (stored !== undefined && stored !== at) {
+      const again = await draftsAt(stored);
+      if (!again.ok) return problem(c, again);
+      result = await stub.appendMany(again.drafts);
     }
   }
-  const log = files['protocol.log'];
-  const parts = log === undefined ? [] : logParts(log);
-  if (!Array.isArray(parts)) return problem(c, parts);
-  const haid = c.get('principal').sub;
-  // With a log, each item's audit line is in it: the items add none of their own.
-  const mark = log === undefined ? {} : { imported: true };
-  let imported = 0;
-  for (const [type, payload, ts] of steps) {
-    const result = await appendAs(c, t.stream, type, { ...payload, ...mark, haid }, { ts });
-    if (!result.ok) {
-      return problem(c, {
-        ...result,
-        detail: `after ${imported} of ${steps.length} items: ${result.detail}`,
-      });
-    }
-    imported++;
+  if (!result.ok) {
+    const i = Number(result.extra?.index ?? 0);
+    return problem(c, atItem(result, i, items.length, items[i]?.type ?? 'item'));
   }
-  for (const [i, part] of parts.entries()) {
-    const payload = { log: part, part: i + 1, parts: parts.length, haid };
-    const result = await appendAs(c, t.stream, 'planning.imported', payload);
-    if (!result.ok) return problem(c, result);
-  }
-  return c.json({ imported, log_lines: parts.join('').split('\n').length - 1, workspace: t.ws });
+  return c.json({
+    imported: planned.count,
+    log_lines: planned.logLines,
+    workspace: t.ws,
+    replayed: result.results.length > 0 && result.results.every((r) => r.ok && r.replay),
+  });
 });

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
 import { type AppEnv, problem } from '../../../api/module-kit';
+import { ownValue } from '../../../kernel/records';
 import { fail } from '../../../protocol';
 import { Haid } from '../identity';
 import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
@@ -73,7 +74,7 @@ workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
     haid,
   }));
   if (!result.ok) return problem(c, result);
-  const entry = (await workspaceState(c, t.ws)).symbols[id];
+  const entry = ownValue((await workspaceState(c, t.ws)).symbols, id);
   return c.json({ symbol: entry ? entryJson(id, 'id', entry, true) : null });
 });
 
@@ -94,7 +95,7 @@ workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
-  const entry = (await workspaceState(c, t.ws)).symbols[id];
+  const entry = ownValue((await workspaceState(c, t.ws)).symbols, id);
   if (!entry) return problem(c, fail('not-found', `no symbol "${id}" in workspace "${t.ws}"`));
   return c.json({ symbol: entryJson(id, 'id', entry, true) });
 });
@@ -113,7 +114,7 @@ workspaceRoutes.put('/workspaces/:ws/blackboard/:key', async (c) => {
     haid,
   }));
   if (!result.ok) return problem(c, result);
-  const entry = (await workspaceState(c, t.ws)).blackboard[key];
+  const entry = ownValue((await workspaceState(c, t.ws)).blackboard, key);
   return c.json({ entry: entry ? entryJson(key, 'key', entry) : null });
 });
 
@@ -128,7 +129,7 @@ workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const key = c.req.param('key');
-  const entry = (await workspaceState(c, t.ws)).blackboard[key];
+  const entry = ownValue((await workspaceState(c, t.ws)).blackboard, key);
   if (!entry) return problem(c, fail('not-found', `no blackboard key "${key}" in "${t.ws}"`));
   return c.json({ entry: entryJson(key, 'key', entry, true) });
 });
@@ -149,7 +150,7 @@ workspaceRoutes.put('/workspaces/:ws/capsules/:id', async (c) => {
     ({ haid: _asked, ...fields }, haid) => ({ id, ...fields, haid }),
   );
   if (!result.ok) return problem(c, result);
-  const capsule = (await workspaceState(c, t.ws)).capsules[id];
+  const capsule = ownValue((await workspaceState(c, t.ws)).capsules, id);
   return c.json({ capsule: capsule ? capsuleJson(capsule) : null });
 });
 
@@ -169,18 +170,20 @@ function hydrate(capsules: Record<string, Capsule>, ids: string[]) {
   return {
     ok: true as const,
     ids: reached.ids,
-    capsules: reached.ids.map((id) => capsuleJson(capsules[id] as Capsule)),
+    capsules: reached.ids.map((id) => capsuleJson(ownValue(capsules, id) as Capsule)),
   };
 }
 
 // `GET …/capsules/hydrate?ids=` shares the route of `GET …/capsules/:id`: a
 // literal beside a parameter would cost every request the faster router (see
-// ARCHITECTURE.md, "One parameter per position"). As before, the literal wins.
+// ARCHITECTURE.md, "One parameter per position"). `hydrate` is also a valid
+// capsule id, so the query decides: with `ids` it is the hydrate endpoint,
+// without it the capsule named `hydrate`.
 workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
   const id = c.req.param('id');
-  if (id === 'hydrate') {
+  if (id === 'hydrate' && c.req.query('ids') !== undefined) {
     const ids = (c.req.query('ids') ?? '').split(',').filter((x) => x.length > 0);
     if (ids.length === 0)
       return problem(c, fail('invalid-query', 'ids names at least one capsule'));
@@ -188,7 +191,7 @@ workspaceRoutes.get('/workspaces/:ws/capsules/:id', async (c) => {
     if (!out.ok) return problem(c, out);
     return c.json({ capsules: out.capsules });
   }
-  const capsule = (await workspaceState(c, t.ws)).capsules[id];
+  const capsule = ownValue((await workspaceState(c, t.ws)).capsules, id);
   if (!capsule) return problem(c, fail('not-found', `no capsule "${id}" in workspace "${t.ws}"`));
   return c.json({ capsule: capsuleJson(capsule) });
 });

@@ -1,5 +1,6 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import { accept, type Decider } from '../../../kernel/kind';
+import { hasOwnKey, ownValue, withOwn } from '../../../kernel/records';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { speaksFor } from '../identity';
 import { type Collision, findCollision, parseSurfaces } from './collision';
@@ -63,7 +64,7 @@ function refusalDraft(command: Wire, hit: Collision, now: number): Draft {
 }
 
 function heldBy(state: SurfacesState, claimId: string, sender: string, now: number) {
-  const claim = state.claims[claimId];
+  const claim = ownValue(state.claims, claimId);
   if (!claim || !isLive(claim, now)) {
     return fail('claim-not-found', `no live claim "${claimId}" in this workspace`, {
       extra: { claim_id: claimId },
@@ -143,7 +144,7 @@ export const surfacesDecider: Decider<SurfacesState, unknown> = {
         if (command.type === 'surface.expired' && command.sender !== 'system') {
           return fail('forbidden', 'surface.expired is written by the gate itself');
         }
-        if (!state.claims[id]) {
+        if (!hasOwnKey(state.claims, id)) {
           return fail('claim-not-found', `no claim "${id}" in this workspace`, {
             extra: { claim_id: id },
           });
@@ -172,17 +173,17 @@ export const surfacesDecider: Decider<SurfacesState, unknown> = {
           expires_at: plusMinutes(wire.ts, n(p, 'ttl_minutes')),
           renewals: 0,
         };
-        return { ...state, claims: { ...state.claims, [claim.claim_id]: claim } };
+        return { ...state, claims: withOwn(state.claims, claim.claim_id, claim) };
       }
       case 'surface.renewed': {
-        const claim = state.claims[s(p, 'claim_id')];
+        const claim = ownValue(state.claims, s(p, 'claim_id'));
         if (!claim) return state;
         const renewed = {
           ...claim,
           expires_at: plusMinutes(wire.ts, n(p, 'ttl_minutes')),
           renewals: claim.renewals + 1,
         };
-        return { ...state, claims: { ...state.claims, [claim.claim_id]: renewed } };
+        return { ...state, claims: withOwn(state.claims, claim.claim_id, renewed) };
       }
       case 'surface.released':
       case 'surface.force_released':

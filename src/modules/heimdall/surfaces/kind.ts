@@ -1,4 +1,5 @@
 import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { surfacesDecider } from './decider';
 import { isLive, type SurfaceClaim, type SurfacesState } from './state';
 
@@ -44,7 +45,7 @@ export const surfacesKind = defineUnconfiguredKind<SurfacesState>({
         return {
           outcome: 'granted',
           claim_id: wire.wire_id,
-          expires_at: state.claims[wire.wire_id]?.expires_at ?? null,
+          expires_at: ownValue(state.claims, wire.wire_id)?.expires_at ?? null,
         };
       }
       return null;

@@ -1,3 +1,5 @@
+import { ownValue } from '../../../kernel/records';
+
 /**
  * Mechanism 3, context capsules: at most 10 lines (what, where, decision,
  * gotcha, depends), hydrated as exactly the transitive `depends` closure of
@@ -67,7 +69,7 @@ export function closure(
   const done = new Set<string>();
   const visit = (id: string): string | null => {
     if (done.has(id)) return null;
-    const capsule = capsules[id];
+    const capsule = ownValue(capsules, id);
     if (!capsule) return id;
     done.add(id);
     for (const dep of capsule.depends) {
@@ -95,7 +97,7 @@ export function cycleThrough(
     if (at === id) return [...path, id];
     if (seen.has(at)) return null;
     seen.add(at);
-    for (const next of capsules[at]?.depends ?? []) {
+    for (const next of ownValue(capsules, at)?.depends ?? []) {
       const found = walk(next, [...path, at]);
       if (found) return found;
     }

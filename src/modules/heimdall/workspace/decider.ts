@@ -1,4 +1,5 @@
 import { accept, type Decider } from '../../../kernel/kind';
+import { hasOwnKey, ownValue, withOwn } from '../../../kernel/records';
 import { fail } from '../../../protocol';
 import { type Capsule, closure } from './capsules';
 import { num, opt, type P, s, strs } from './payload-readers';
@@ -42,7 +43,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
     switch (command.type) {
       case 'symbol.set': {
         const id = s(p, 'id');
-        const current = state.symbols[id];
+        const current = ownValue(state.symbols, id);
         if (current && current.value !== s(p, 'value') && p.force !== true) {
           return fail(
             'symbol-conflict',
@@ -57,7 +58,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
       case 'brief.built': {
         const missing = closure(state.capsules, strs(p.capsules));
         if (!missing.ok) return fail('unknown-reference', `no capsule "${missing.unknown}"`);
-        const unknown = strs(p.symbols).find((id) => !state.symbols[id]);
+        const unknown = strs(p.symbols).find((id) => !hasOwnKey(state.symbols, id));
         if (unknown) return fail('unknown-reference', `no symbol "${unknown}"`);
         const line = derived(command, 'brieflog', 'ledger.logged', {
           role: s(p, 'role'),
@@ -71,7 +72,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
       }
       case 'conflict.raised': {
         const path = conflictPath(command.ts, s(p, 'id'));
-        if (state.conflicts[path]) {
+        if (hasOwnKey(state.conflicts, path)) {
           return fail('invalid-transition', `the conflict record ${path} exists already`);
         }
         const { stream_seq: _seq, ...draft } = command;
@@ -107,7 +108,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
       case 'blackboard.set': {
         const table = wire.type === 'symbol.set' ? 'symbols' : 'blackboard';
         const key = wire.type === 'symbol.set' ? s(p, 'id') : s(p, 'key');
-        const before = state[table][key];
+        const before = ownValue(state[table], key);
         const entry: Versioned = {
           value: s(p, 'value'),
           by,
@@ -115,7 +116,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
           ...(p.force === true && before && before.value !== s(p, 'value') ? { forced: true } : {}),
         };
         const history = [...(before?.history ?? []), entry];
-        return { ...state, [table]: { ...state[table], [key]: { ...entry, history } } };
+        return { ...state, [table]: withOwn(state[table], key, { ...entry, history }) };
       }
       case 'capsule.written': {
         const capsule: Capsule = {
@@ -128,19 +129,19 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
           by,
           at: wire.ts,
         };
-        return { ...state, capsules: { ...state.capsules, [capsule.id]: capsule } };
+        return { ...state, capsules: withOwn(state.capsules, capsule.id, capsule) };
       }
       case 'ledger.logged': {
         const role = s(p, 'role');
-        const now = state.ledger.totals[role] ?? { tokens: 0, lines: 0 };
-        const totals = {
-          ...state.ledger.totals,
-          [role]: { tokens: now.tokens + num(p, 'tokens'), lines: now.lines + 1 },
-        };
+        const now = ownValue(state.ledger.totals, role) ?? { tokens: 0, lines: 0 };
+        const totals = withOwn(state.ledger.totals, role, {
+          tokens: now.tokens + num(p, 'tokens'),
+          lines: now.lines + 1,
+        });
         return { ...state, ledger: { ...state.ledger, totals } };
       }
       case 'ledger.baseline': {
-        const baselines = { ...state.ledger.baselines, [s(p, 'role')]: num(p, 'tokens') };
+        const baselines = withOwn(state.ledger.baselines, s(p, 'role'), num(p, 'tokens'));
         return { ...state, ledger: { ...state.ledger, baselines } };
       }
       case 'brief.built':
@@ -171,7 +172,7 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
         };
         return {
           ...state,
-          conflicts: { ...state.conflicts, [path]: record },
+          conflicts: withOwn(state.conflicts, path, record),
           latest: { ...state.latest, conflict: path },
         };
       }
@@ -185,7 +186,11 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
           messages: {
             ...state.messages,
             accepted: state.messages.accepted + 1,
-            by_type: { ...state.messages.by_type, [type]: (state.messages.by_type[type] ?? 0) + 1 },
+            by_type: withOwn(
+              state.messages.by_type,
+              type,
+              (ownValue(state.messages.by_type, type) ?? 0) + 1,
+            ),
             rejects,
             escalations:
               state.messages.escalations +
@@ -195,8 +200,8 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
       }
       case 'message.rejected': {
         const key = rejectKey(s(p, 'haid'), opt(p, 'msg_id'));
-        const attempt = (state.messages.rejects[key] ?? 0) + 1;
-        const rejects = { ...state.messages.rejects, [key]: attempt };
+        const attempt = (ownValue(state.messages.rejects, key) ?? 0) + 1;
+        const rejects = withOwn(state.messages.rejects, key, attempt);
         return {
           ...state,
           messages: { ...state.messages, rejects },

@@ -1,4 +1,5 @@
 import { defineUnconfiguredKind, type ReceiptFields } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { workspaceDecider } from './decider';
 import { escalationMsgId } from './rules';
 import type { WorkspaceState } from './state';
@@ -20,7 +21,7 @@ export const workspaceKind = defineUnconfiguredKind<WorkspaceState>({
           return { decision_seq: state.decisions.length };
         case 'conflict.raised': {
           const path = state.latest.conflict;
-          const record = path ? state.conflicts[path] : undefined;
+          const record = path ? ownValue(state.conflicts, path) : undefined;
           return record ? { path: record.path, decision_seq: record.decision_seq } : null;
         }
         case 'message.rejected': {

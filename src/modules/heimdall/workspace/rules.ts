@@ -1,5 +1,6 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import { accept } from '../../../kernel/kind';
+import { hasOwnKey, ownValue } from '../../../kernel/records';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { speaksFor } from '../identity';
 import { capsuleLines, cycleThrough, MAX_CAPSULE_LINES } from './capsules';
@@ -57,7 +58,7 @@ export function decideCapsule(command: Wire, state: WorkspaceState) {
       { extra: { lines: lines.length, max_lines: MAX_CAPSULE_LINES } },
     );
   }
-  const missing = depends.find((dep) => dep !== id && !state.capsules[dep]);
+  const missing = depends.find((dep) => dep !== id && !hasOwnKey(state.capsules, dep));
   if (missing) {
     return fail(
       'unknown-reference',
@@ -87,7 +88,7 @@ export function decideMessage(command: Wire, state: WorkspaceState) {
   const p = command.payload;
   const haid = s(p, 'haid');
   const msgId = opt(p, 'msg_id');
-  const attempts = (state.messages.rejects[rejectKey(haid, msgId)] ?? 0) + 1;
+  const attempts = (ownValue(state.messages.rejects, rejectKey(haid, msgId)) ?? 0) + 1;
   if (attempts < 2) return accept(command);
   const escalation = derived(command, 'msgesc', 'message.accepted', {
     haid: 'system',
