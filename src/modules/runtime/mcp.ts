@@ -10,6 +10,7 @@ import {
   toolRefusal,
   toolResult,
 } from '../../kernel/mcp-tool';
+import { hasOwnKey, ownValue } from '../../kernel/records';
 import { newWireId } from '../../protocol/ids';
 
 /**
@@ -51,8 +52,8 @@ function blame(p: ToolProblem, fallback: string): string {
   const hit = (firstErrorPath(p) ?? '')
     .split(/[./[\]]/)
     .reverse()
-    .find((s) => ARG_OF[s]);
-  return hit ? (ARG_OF[hit] ?? fallback) : fallback;
+    .find((s) => hasOwnKey(ARG_OF, s));
+  return (hit && ownValue(ARG_OF, hit)) ?? fallback;
 }
 
 async function call(

@@ -1,4 +1,5 @@
 import { accept, type Effect } from '../../../kernel/kind';
+import { withOwn } from '../../../kernel/records';
 import { fail, type Wire } from '../../../protocol';
 import { copyTo, envelopeMembers, memberOf, messageTypeOf } from '../envelope';
 import type { TokenUsage } from '../payloads';
@@ -69,7 +70,7 @@ export function evolveBranch(state: BranchState, wire: Wire): BranchState {
     default: {
       const update = workerUpdate(type, wire.payload);
       if (!update) return state;
-      return { ...state, workers: { ...state.workers, [update.workerId]: update.status } };
+      return { ...state, workers: withOwn(state.workers, update.workerId, update.status) };
     }
   }
 }

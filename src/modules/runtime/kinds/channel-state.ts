@@ -1,3 +1,4 @@
+import { ownValue, withOwn } from '../../../kernel/records';
 import type { Wire } from '../../../protocol';
 import { memberOf, messageTypeOf } from '../envelope';
 import { estimateTokens, type RoutePolicy, type TokenUsage } from '../payloads';
@@ -100,7 +101,7 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
         lastDecision: { messageId: p.messageId, rule: p.rule, action: p.action },
       };
       if (p.action === 'spawn_branch' && p.branchId)
-        next.branches = { ...state.branches, [p.branchId]: { status: 'spawned' } };
+        next.branches = withOwn(state.branches, p.branchId, { status: 'spawned' });
       return next;
     }
     case 'branch.conclusion': {
@@ -114,7 +115,7 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
       return {
         ...next,
         branches: branchId
-          ? { ...state.branches, [branchId]: { status: 'concluded' } }
+          ? withOwn(state.branches, branchId, { status: 'concluded' })
           : state.branches,
         tokenUsage: addUsage(state.tokenUsage, p.tokenUsage),
       };
@@ -151,7 +152,7 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
     default: {
       const update = workerUpdate(type, wire.payload);
       if (!update) return state;
-      const known = state.workers[update.workerId];
+      const known = ownValue(state.workers, update.workerId);
       const mode =
         type === 'worker.spawned'
           ? String(wire.payload.mode ?? 'fire_and_forget')
@@ -159,7 +160,7 @@ export function evolveChannel(state: ChannelState, wire: Wire): ChannelState {
       const usage = wire.payload.tokenUsage as TokenUsage | undefined;
       return {
         ...state,
-        workers: { ...state.workers, [update.workerId]: { status: update.status, mode } },
+        workers: withOwn(state.workers, update.workerId, { status: update.status, mode }),
         tokenUsage:
           type === 'worker.progress' ? state.tokenUsage : addUsage(state.tokenUsage, usage),
       };

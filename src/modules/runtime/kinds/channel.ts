@@ -1,4 +1,5 @@
 import { accept, type Effect } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { copyTo, memberOf, messageTypeOf, rtId, type SystemEvent, systemDraft } from '../envelope';
 import { estimateTokens, LEVELS, type RouteAction } from '../payloads';
@@ -39,7 +40,8 @@ function decideMessage(
   let rule: string;
   let route: RouteAction;
   if (target !== undefined) {
-    const worker = state.workers[target];
+    // A user-chosen id: `constructor` must not find Object.prototype's.
+    const worker = ownValue(state.workers, target);
     if (!worker)
       return fail('not-found', `worker "${target}" was not spawned in channel "${channelId}"`);
     if (worker.mode !== 'interactive')

@@ -1,3 +1,4 @@
+import { hasOwnKey, ownValue } from '../../../kernel/records';
 import type { RouteAction, RoutePolicy, RuleMatch } from '../payloads';
 
 /** What a rule can look at: the message's text, role and metadata. */
@@ -20,7 +21,7 @@ function matches(when: RuleMatch, ctx: RoutingContext): boolean {
   if (when.textStartsWith && !text.startsWith(when.textStartsWith.toLowerCase())) return false;
   if (when.role !== undefined && when.role !== ctx.role) return false;
   for (const [key, value] of Object.entries(when.metadata ?? {})) {
-    if (!Object.hasOwn(ctx.metadata, key) || ctx.metadata[key] !== value) return false;
+    if (!hasOwnKey(ctx.metadata, key) || ownValue(ctx.metadata, key) !== value) return false;
   }
   return true;
 }

@@ -1,4 +1,5 @@
 import { accept, type Effect } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { copyTo, memberOf, messageTypeOf, rtId, systemDraft } from '../envelope';
 import type { TokenUsage } from '../payloads';
@@ -136,7 +137,7 @@ export function evolveWorker(state: WorkerState, wire: Wire): WorkerState {
 function decide(command: Wire, state: WorkerState) {
   const type = messageTypeOf(command.type);
   const workerId = command.stream_id.slice('worker:'.length);
-  const allowed = ALLOWED[type];
+  const allowed = ownValue(ALLOWED, type);
   if (!allowed) return fail('invalid-transition', `"${type}" is no worker event`);
   if (type === 'channel.message.received' && command.sender !== 'system')
     return fail(

@@ -9,6 +9,7 @@ import {
 } from '../../../api/module-kit';
 import { intVar } from '../../../env';
 import { appendBody } from '../../../kernel/append';
+import type { AppendResult } from '../../../kernel/kind';
 import { type FieldIssue, invalidWire, type Result } from '../../../protocol';
 import { isJsonObject, type JsonObject } from '../../../protocol/dialects';
 import { streamStub } from '../../../stream/stub';
@@ -54,11 +55,19 @@ export async function readEnvelope(
   return { ok: true, body: { ...body, ...rule.equal } };
 }
 
+/**
+ * Runs the commit of a Wire whose guards (rights, signature, rate) have all
+ * passed, with whatever the Wire stands for stored around it: an artifact's
+ * bytes go to R2 only once nothing can refuse them but the stream itself.
+ */
+export type AroundCommit = (commit: () => Promise<AppendResult>) => Promise<AppendResult>;
+
 /** Appends an Envelope v1 to `streamId` through the one append path; the response. */
 export async function appendEnvelope(
   c: Context<AppEnv>,
   streamId: string,
   body: JsonObject,
+  around?: AroundCommit,
 ): Promise<Response> {
   const result = await appendBody(
     {
@@ -66,7 +75,10 @@ export async function appendEnvelope(
       streamId,
       guards: tokenGuards(c),
       options: { dialect: DIALECT, sender: principalOf(c).sub },
-      commit: (draft, expectedSeq) => streamStub(c.env, streamId).append(draft, expectedSeq),
+      commit: (draft, expectedSeq) => {
+        const commit = () => streamStub(c.env, streamId).append(draft, expectedSeq);
+        return around ? around(commit) : commit();
+      },
     },
     REGISTRY,
   );

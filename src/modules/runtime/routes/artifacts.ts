@@ -11,12 +11,14 @@ import { intVar } from '../../../env';
 import { fail, newWireId } from '../../../protocol';
 import { PROTOCOL_VERSION } from '../envelope';
 import { appendEnvelope } from './append-envelope';
+import { recordedArtifact, storingBytes } from './artifact-store';
 
 /**
  * Artifacts: content in R2 (`ARTIFACTS`, keyed by `sha256-<hex>`), metadata
  * as an `artifact.stored` event on `artifact:sha256-<hex>`, projected into
  * D1 (`runtime_artifacts`). The upload names its SHA-256; bytes that do not
- * hash to it are refused before anything is stored. Wires carry only the
+ * hash to it, and uploads the append refuses, leave nothing stored. Content
+ * is served with the Content-Type its event records. Wires carry only the
  * reference `sha256-<hex>`.
  */
 export const artifacts = new Hono<AppEnv>();
@@ -76,11 +78,6 @@ artifacts.post('/artifacts', async (c) => {
   const streamId = `artifact:${artifactId}`;
   const denied = requireStream(c, streamId);
   if (denied) return denied;
-  // Content first (idempotent: same key, same bytes), then the event naming it.
-  await c.env.ARTIFACTS.put(artifactId, bytes, {
-    httpMetadata: { contentType },
-    sha256,
-  });
   const envelope = {
     protocolVersion: PROTOCOL_VERSION,
     messageId: 'stored',
@@ -97,10 +94,21 @@ artifacts.post('/artifacts', async (c) => {
     },
     extensions: { uploadedBy: principalOf(c).sub },
   };
-  const stored = await appendEnvelope(c, streamId, envelope);
-  // The same bytes uploaded again: the artifact is already there.
-  if (stored.status === 409)
-    return c.json({ artifactId, sha256, size: bytes.byteLength, existing: true }, 200);
+  // The bytes reach R2 only once the append's guards pass (artifact-store.ts).
+  const stored = await appendEnvelope(
+    c,
+    streamId,
+    envelope,
+    storingBytes(c.env, { artifactId, sha256, bytes, contentType }),
+  );
+  if (stored.status === 409) {
+    // The same bytes uploaded again: the artifact is already there, as first recorded.
+    const recorded = await recordedArtifact(c.env, artifactId);
+    if (recorded)
+      return c.json({ artifactId, sha256, ...recorded, existing: true }, 200, {
+        Location: `/v1/artifacts/${artifactId}/content`,
+      });
+  }
   if (stored.status >= 300) return stored;
   return c.json({ artifactId, sha256, size: bytes.byteLength, contentType }, 201, {
     Location: `/v1/artifacts/${artifactId}/content`,
@@ -116,11 +124,15 @@ artifacts.get('/artifacts/:artifact_id/content', async (c) => {
     );
   const denied = requireStream(c, `artifact:${id}`);
   if (denied) return denied;
-  const object = await c.env.ARTIFACTS.get(id);
-  if (!object) return problem(c, fail('not-found', `no artifact "${id}"`));
+  // Served as its artifact.stored records it: the object's own metadata is
+  // whatever the first upload of these bytes said, and bytes no accepted
+  // artifact names are no artifact.
+  const recorded = await recordedArtifact(c.env, id);
+  const object = recorded ? await c.env.ARTIFACTS.get(id) : null;
+  if (!recorded || !object) return problem(c, fail('not-found', `no artifact "${id}"`));
   return new Response(object.body, {
     headers: {
-      'Content-Type': object.httpMetadata?.contentType ?? 'application/octet-stream',
+      'Content-Type': recorded.contentType,
       'Content-Length': String(object.size),
       ETag: `"${id}"`,
       'X-Content-Type-Options': 'nosniff',
