@@ -1,3 +1,5 @@
+import { ownValue } from '../../kernel/records';
+
 /**
  * Seed 004's event handlers. A project's `event_handlers` map (its
  * `.planning/config.json`) names, per colon event type, the handlers that run,
@@ -30,7 +32,7 @@ export const DEFAULT_HANDLERS: EventHandlers = {
 
 /** The handlers that run for `type` under the project's map. */
 export function handlersFor(configured: EventHandlers | null, type: string): readonly string[] {
-  return configured?.[type] ?? DEFAULT_HANDLERS[type] ?? [];
+  return (configured && ownValue(configured, type)) ?? ownValue(DEFAULT_HANDLERS, type) ?? [];
 }
 
 export function runs(configured: EventHandlers | null, type: string, handler: string): boolean {

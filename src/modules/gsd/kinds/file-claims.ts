@@ -1,5 +1,6 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import type { Effect, Hold, KindHooks, ReserveContext } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { claimDraft, gateVerdict, releaseDraft } from '../../heimdall/surfaces/gate';
 import { GSD_KIND, wireType } from '../catalogue';
@@ -40,7 +41,7 @@ export async function reserveFile(
 ): Promise<Hold | Failure | null> {
   if (command.type !== wireType('file:claimed')) return null;
   const path = pathOf(command);
-  if (state.claims[path]?.holder === command.sender || ctx.isReplay()) return null;
+  if (ownValue(state.claims, path)?.holder === command.sender || ctx.isReplay()) return null;
   const workspace = workspaceOf(command.stream_id);
   const plan = typeof command.payload.plan === 'string' ? command.payload.plan : 'gsd';
   const claim = {
@@ -91,7 +92,7 @@ export const cancelFile: NonNullable<KindHooks<GsdState, null>['cancel']> = (hol
 /** `file:released` gives the gate claim back (durable, through the effect outbox). */
 export function releaseEffects(before: GsdState, wire: Wire): Effect[] {
   if (wire.type !== wireType('file:released')) return [];
-  const held = before.claims[pathOf(wire)];
+  const held = ownValue(before.claims, pathOf(wire));
   if (!held?.claimId) return [];
   const now = Date.parse(wire.ts);
   return [

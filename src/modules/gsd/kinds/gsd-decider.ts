@@ -1,12 +1,19 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import { accept, type Decider, type WebhookEffect } from '../../../kernel/kind';
+import { hasOwnKey, ownValue, setOwn } from '../../../kernel/records';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { DEPENDENCY_ID, GSD_PREFIX, wireType } from '../catalogue';
 import { eventOf, type GsdEvent, str, strings, taskOf } from '../event';
 import { BUILTINS, type EventHandlers, handlersFor, runs } from '../handlers';
 import { decisionLogEffects } from './decision-log';
 import { gateClaimId, releaseEffects } from './file-claims';
-import { checkpointKey, type GsdState, initialState, type PlanDeps } from './state';
+import {
+  type Checkpoint,
+  checkpointKey,
+  type GsdState,
+  initialState,
+  type PlanDeps,
+} from './state';
 
 /**
  * The decider of a GSD project's event log. It accepts every colon event
@@ -50,7 +57,7 @@ function refusal(event: GsdEvent, sender: string, state: GsdState): Failure | nu
   switch (event.type) {
     case 'file:claimed': {
       const path = str(event, 'path') ?? '';
-      const held = state.claims[path];
+      const held = ownValue(state.claims, path);
       if (held && held.holder !== sender) {
         return fail(
           'file-claimed',
@@ -62,7 +69,7 @@ function refusal(event: GsdEvent, sender: string, state: GsdState): Failure | nu
     }
     case 'file:released': {
       const path = str(event, 'path') ?? '';
-      const held = state.claims[path];
+      const held = ownValue(state.claims, path);
       if (!held) return fail('file-not-held', `path "${path}" is not claimed`, { extra: { path } });
       if (held.holder !== sender) {
         return fail(
@@ -82,7 +89,7 @@ function refusal(event: GsdEvent, sender: string, state: GsdState): Failure | nu
         );
       }
       const key = checkpointKey(str(event, 'plan') ?? '', taskOf(event));
-      if (state.checkpoints[key]?.status !== 'awaiting') {
+      if (ownValue(state.checkpoints, key)?.status !== 'awaiting') {
         return fail(
           'checkpoint-not-awaiting',
           `no checkpoint of plan "${str(event, 'plan')}" task ${JSON.stringify(taskOf(event))} awaits an answer`,
@@ -103,17 +110,19 @@ function releasesOf(event: GsdEvent, state: GsdState): { artifact: string; plans
     if (path === null) return [];
     const keys = new Set([path, ...strings(event, 'provides')]);
     const plans = Object.entries(state.plans)
-      .filter(([, deps]) => deps.waitsOn.some((req) => keys.has(req) && !deps.satisfied[req]))
+      .filter(([, deps]) =>
+        deps.waitsOn.some((req) => keys.has(req) && !hasOwnKey(deps.satisfied, req)),
+      )
       .map(([plan]) => plan);
     return plans.length > 0 ? [{ artifact: path, plans }] : [];
   }
   if (event.type === 'plan:waiting') {
     const plan = str(event, 'plan') ?? '';
-    const deps = state.plans[plan];
+    const deps = ownValue(state.plans, plan);
     const artifacts = new Set<string>();
     for (const req of strings(event, 'waitsOn')) {
-      const by = state.provided[req];
-      if (by !== undefined && !deps?.satisfied[req]) artifacts.add(by);
+      const by = ownValue(state.provided, req);
+      if (by !== undefined && !(deps && hasOwnKey(deps.satisfied, req))) artifacts.add(by);
     }
     return [...artifacts].map((artifact) => ({ artifact, plans: [plan] }));
   }
@@ -137,7 +146,8 @@ function satisfied(cause: Wire, artifact: string, plans: string[], i: number, no
 function satisfy(state: GsdState, keys: Set<string>, artifact: string, eventId: number): void {
   for (const deps of Object.values(state.plans)) {
     for (const req of deps.waitsOn) {
-      if (keys.has(req) && !deps.satisfied[req]) deps.satisfied[req] = { artifact, eventId };
+      if (keys.has(req) && !hasOwnKey(deps.satisfied, req))
+        setOwn(deps.satisfied, req, { artifact, eventId });
     }
   }
 }
@@ -160,8 +170,10 @@ function customHandlers(state: GsdState, wire: Wire): WebhookEffect[] {
 }
 
 function planOf(s: GsdState, plan: string): PlanDeps {
-  const deps = s.plans[plan] ?? { waitsOn: [], satisfied: {} };
-  s.plans[plan] = deps;
+  const known = ownValue(s.plans, plan);
+  if (known) return known;
+  const deps: PlanDeps = { waitsOn: [], satisfied: {} };
+  setOwn(s.plans, plan, deps);
   return deps;
 }
 
@@ -177,10 +189,9 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
     case 'task:completed': {
       if (!plan || !on(s.handlers, event.type, BUILTINS.blackboardSync)) break;
       const { type: _t, ...fields } = event;
-      s.sharedContext[plan] = {
-        ...s.sharedContext[plan],
-        [String(taskOf(event))]: { ...fields, agent: wire.sender, eventId },
-      };
+      const tasks = { ...ownValue(s.sharedContext, plan) };
+      setOwn(tasks, String(taskOf(event)), { ...fields, agent: wire.sender, eventId });
+      setOwn(s.sharedContext, plan, tasks);
       break;
     }
     case 'task:failed':
@@ -192,7 +203,7 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
       const path = str(event, 'path');
       if (path === null) break;
       const keys = new Set([path, ...strings(event, 'provides')]);
-      for (const key of keys) s.provided[key] ??= path;
+      for (const key of keys) if (!hasOwnKey(s.provided, key)) setOwn(s.provided, key, path);
       if (on(s.handlers, event.type, BUILTINS.dependencyResolver)) satisfy(s, keys, path, eventId);
       break;
     }
@@ -203,9 +214,9 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
         if (!deps.waitsOn.includes(req)) deps.waitsOn.push(req);
       if (on(s.handlers, event.type, BUILTINS.dependencyResolver)) {
         for (const req of deps.waitsOn) {
-          const by = s.provided[req];
-          if (by !== undefined && !deps.satisfied[req])
-            deps.satisfied[req] = { artifact: by, eventId };
+          const by = ownValue(s.provided, req);
+          if (by !== undefined && !hasOwnKey(deps.satisfied, req))
+            setOwn(deps.satisfied, req, { artifact: by, eventId });
         }
       }
       break;
@@ -217,7 +228,8 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
       for (const p of strings(event, 'requiredBy')) {
         const deps = planOf(s, p);
         if (!deps.waitsOn.includes(artifact)) deps.waitsOn.push(artifact);
-        deps.satisfied[artifact] ??= { artifact, eventId };
+        if (!hasOwnKey(deps.satisfied, artifact))
+          setOwn(deps.satisfied, artifact, { artifact, eventId });
       }
       break;
     }
@@ -227,7 +239,7 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
       break;
     case 'checkpoint:reached': {
       if (!plan) break;
-      s.checkpoints[checkpointKey(plan, taskOf(event))] = {
+      setOwn<Checkpoint>(s.checkpoints, checkpointKey(plan, taskOf(event)), {
         plan,
         task: taskOf(event),
         checkpointType: str(event, 'checkpointType'),
@@ -237,12 +249,12 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
         answeredBy: null,
         answerEventId: null,
         comment: null,
-      };
+      });
       break;
     }
     case 'checkpoint:approved':
     case 'checkpoint:rejected': {
-      const checkpoint = s.checkpoints[checkpointKey(plan ?? '', taskOf(event))];
+      const checkpoint = ownValue(s.checkpoints, checkpointKey(plan ?? '', taskOf(event)));
       if (!checkpoint) break;
       checkpoint.status = event.type === 'checkpoint:approved' ? 'approved' : 'rejected';
       checkpoint.answeredBy = wire.sender;
@@ -253,15 +265,15 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
     case 'file:claimed': {
       const path = str(event, 'path');
       if (path === null) break;
-      const same = s.claims[path]?.holder === wire.sender;
-      s.claims[path] = {
+      const held = ownValue(s.claims, path);
+      setOwn(s.claims, path, {
         path,
         holder: wire.sender,
         plan,
         eventId,
         // A re-claim by the holder makes no new gate claim: it keeps the first.
-        claimId: same ? (s.claims[path]?.claimId ?? null) : gateClaimId(wire.wire_id),
-      };
+        claimId: held?.holder === wire.sender ? held.claimId : gateClaimId(wire.wire_id),
+      });
       break;
     }
     case 'file:released': {

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { type AppEnv, problem, readJsonBody, tokenGuards } from '../../../api/module-kit';
 import { draftOf } from '../../../kernel/append';
+import { hasOwnKey } from '../../../kernel/records';
 import { fail, isJsonObject } from '../../../protocol';
 import { REGISTRY } from '../../index';
 import { gsdDialect } from '../event';
@@ -21,7 +22,7 @@ projectState.get('/projects/:project_id', async (c) => {
   const s = await stateOf(project.stub);
   const plans = Object.fromEntries(
     Object.entries(s.plans).map(([plan, deps]) => {
-      const open = deps.waitsOn.filter((req) => !deps.satisfied[req]);
+      const open = deps.waitsOn.filter((req) => !hasOwnKey(deps.satisfied, req));
       return [plan, { ...deps, waitingOn: open, status: open.length === 0 ? 'ready' : 'waiting' }];
     }),
   );
