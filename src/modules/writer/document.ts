@@ -1,5 +1,6 @@
 import { applyPatch, createPatch, type Operation } from 'rfc6902';
 import * as z from 'zod';
+import { type Keyed, ownValue, setOwn, withOwn } from '../../kernel/records';
 import type { PatchOp } from './payloads';
 import { SectionState } from './payloads';
 
@@ -21,7 +22,8 @@ export interface Section {
 export interface RunDocument {
   title: string;
   order: string[];
-  sections: Record<string, Section>;
+  /** Keyed by section id, a name users choose: read and write through `kernel/records`. */
+  sections: Keyed<Section>;
 }
 
 /** A change to one section: what the three section messages carry. */
@@ -49,14 +51,14 @@ export function initialDocument(created: {
     state?: string | undefined;
   }[];
 }): RunDocument {
-  const sections: Record<string, Section> = {};
+  const sections: Keyed<Section> = {};
   for (const s of created.sections) {
-    sections[s.id] = {
+    setOwn(sections, s.id, {
       title: s.title ?? s.id,
       state: s.state ?? 'draft',
       body: s.body ?? '',
       notes: [],
-    };
+    });
   }
   return { title: created.title ?? '', order: created.sections.map((s) => s.id), sections };
 }
@@ -78,7 +80,7 @@ export function applyChange(
   doc: RunDocument,
   change: SectionChange,
 ): { ok: true; doc: RunDocument } | { ok: false; reason: string } {
-  const current = doc.sections[change.section];
+  const current = ownValue(doc.sections, change.section);
   if (!current) {
     return {
       ok: false,
@@ -112,7 +114,7 @@ export function applyChange(
       reason: `the change makes section "${change.section}" larger than ${MAX_SECTION_BYTES} bytes of JSON`,
     };
   }
-  return { ok: true, doc: { ...doc, sections: { ...doc.sections, [change.section]: next } } };
+  return { ok: true, doc: { ...doc, sections: withOwn(doc.sections, change.section, next) } };
 }
 
 /** RFC 6902 ops that turn `from` into `to` (paths over the whole document). */

@@ -1,6 +1,7 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import type { ReceiptFields } from '../../../kernel/kind';
 import { accept, type Decider, defineUnconfiguredKind, type Effect } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { fail, type Payload, type Wire } from '../../../protocol';
 import { ACTOR_MESSAGES, MAIL_TYPE, TRACE_TYPES, VERDICT_TYPES } from '../catalogue';
 import { mailboxStream, otherRun, runIdOf } from '../ids';
@@ -56,7 +57,7 @@ export const runKind = defineUnconfiguredKind<RunState>({
     receipt(state, wire): ReceiptFields | null {
       const isVerdict = wire.type === VERDICT_TYPES.ack || wire.type === VERDICT_TYPES.reject;
       const id = isVerdict ? state.answered : wire.wire_id;
-      const verdict = id === null ? undefined : state.verdicts[id];
+      const verdict = id === null ? undefined : ownValue(state.verdicts, id);
       if (!verdict) return wire.type === 'run.created' ? { revision: state.revision } : null;
       return verdict.verdict === 'WriterAck'
         ? {

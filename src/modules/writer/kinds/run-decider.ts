@@ -1,4 +1,5 @@
 import { accept, type Decider } from '../../../kernel/kind';
+import { ownValue, withOwn } from '../../../kernel/records';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { ACTOR_MESSAGES, ACTOR_TYPES, RUN_CREATED, VERDICT_TYPES } from '../catalogue';
 import { applyChange, initialDocument, type RunDocument } from '../document';
@@ -98,7 +99,7 @@ export const runDecider: Decider<RunState, null> = {
         ...state,
         pending: null,
         answered: id,
-        verdicts: { ...state.verdicts, [id]: verdict },
+        verdicts: withOwn(state.verdicts, id, verdict),
       };
     }
     if (wire.type === VERDICT_TYPES.ack && state.pending)
@@ -145,7 +146,7 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
     ...state,
     pending: null,
     answered: pending.message_id,
-    verdicts: { ...state.verdicts, [pending.message_id]: verdict },
+    verdicts: withOwn(state.verdicts, pending.message_id, verdict),
   };
   const run = state.run;
   const role = run ? roleOf(run, pending.sender) : null;
@@ -187,20 +188,21 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
         change,
         at: pending.ts,
       };
-      return { ...next, proposals: { ...state.proposals, [proposal.proposal_id]: proposal } };
+      return { ...next, proposals: withOwn(state.proposals, proposal.proposal_id, proposal) };
     }
     case 'merged': {
-      const found = p.proposal_id ? state.proposals[p.proposal_id] : undefined;
+      const found = p.proposal_id ? ownValue(state.proposals, p.proposal_id) : undefined;
       const applied = found && applyChange(state.doc, found.change);
       if (!found || !applied?.ok) return next;
       return {
         ...next,
         doc: applied.doc,
         revision: p.revision,
-        proposals: {
-          ...state.proposals,
-          [found.proposal_id]: { ...found, status: 'merged', merged_revision: p.revision },
-        },
+        proposals: withOwn(state.proposals, found.proposal_id, {
+          ...found,
+          status: 'merged',
+          merged_revision: p.revision,
+        }),
         history: [
           ...state.history,
           historyEntry(p.revision, pending, wire.ts, {
@@ -212,15 +214,16 @@ function acknowledged(state: RunState, pending: Pending, wire: Wire): RunState {
       };
     }
     case 'declined': {
-      const found = p.proposal_id ? state.proposals[p.proposal_id] : undefined;
+      const found = p.proposal_id ? ownValue(state.proposals, p.proposal_id) : undefined;
       if (!found) return next;
       const reason = typeof pending.payload.reason === 'string' ? pending.payload.reason : null;
       return {
         ...next,
-        proposals: {
-          ...state.proposals,
-          [found.proposal_id]: { ...found, status: 'declined', decline_reason: reason },
-        },
+        proposals: withOwn(state.proposals, found.proposal_id, {
+          ...found,
+          status: 'declined',
+          decline_reason: reason,
+        }),
       };
     }
     default:

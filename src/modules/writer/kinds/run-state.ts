@@ -1,3 +1,4 @@
+import type { Keyed } from '../../../kernel/records';
 import type { RunDocument, SectionChange } from '../document';
 import type { PatchOp } from '../payloads';
 
@@ -89,8 +90,9 @@ export interface RunState {
   run: RunInfo | null;
   revision: number;
   doc: RunDocument;
-  proposals: Record<string, Proposal>;
-  verdicts: Record<string, Verdict>;
+  /** Keyed by proposal id and message id, names senders choose: read and write through `kernel/records`. */
+  proposals: Keyed<Proposal>;
+  verdicts: Keyed<Verdict>;
   history: RevisionEntry[];
   pending: Pending | null;
   /** The message the last verdict answered (the verdict Wire's receipt reads it). */

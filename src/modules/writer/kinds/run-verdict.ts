@@ -1,4 +1,5 @@
 import { derivedWireId } from '../../../kernel/derived-id';
+import { ownValue } from '../../../kernel/records';
 import type { Draft, Payload, Wire } from '../../../protocol';
 import { ACTOR_MESSAGES, SECTION_CHANGES, VERDICT_TYPES } from '../catalogue';
 import { applyChange } from '../document';
@@ -56,7 +57,7 @@ function judgeOnProposal(command: Wire, state: RunState, role: Role, writer: str
   if (role === 'conductor') return reject(CONDUCTOR_REFUSAL);
   if (role !== 'writer') return reject(`only the writer (${writer}) accepts or declines proposals`);
   const id = String(command.payload.proposal_id);
-  const found = state.proposals[id];
+  const found = ownValue(state.proposals, id);
   if (!found) return reject(`proposal "${id}" does not exist in this run`);
   if (found.status !== 'open') return reject(`proposal "${id}" is already ${found.status}`);
   if (command.type === ACTOR_MESSAGES.WriterDeclineProposal)
