@@ -167,3 +167,34 @@ describe('early dependency release', () => {
     ]);
   });
 });
+
+describe('task and gate ids named like Object.prototype members', () => {
+  it('are ids like any other: created once, unknown until then', async () => {
+    const project = `project:${uid('proto')}`;
+    // A fresh project has no task "constructor" and no gate "toString".
+    await plan(project, [['constructor', 'developer']]);
+    const again = await send(project, 'task.created', PLANNER, {
+      task_id: 'constructor',
+      role: 'developer',
+    });
+    expect(again.status).toBe(409);
+    const opened = await send(project, 'gate.opened', PLANNER, {
+      gate_id: 'toString',
+      task_ids: ['constructor'],
+    });
+    expect(opened.status).toBe(201);
+    const unknownTask = await send(project, 'gate.opened', PLANNER, {
+      gate_id: 'g2',
+      task_ids: ['valueOf'],
+    });
+    expect([unknownTask.status, (unknownTask.body as { detail?: string }).detail]).toEqual([
+      409,
+      'gate "g2" holds unknown tasks: valueOf',
+    ]);
+    const neverOpened = await send(project, 'gate.passed', PLANNER, { gate_id: 'hasOwnProperty' });
+    expect([neverOpened.status, (neverOpened.body as { detail?: string }).detail]).toEqual([
+      409,
+      'gate "hasOwnProperty" was never opened',
+    ]);
+  });
+});

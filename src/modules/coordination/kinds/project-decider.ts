@@ -1,5 +1,6 @@
 import { derivedWireId } from '../../../kernel/derived-id';
 import type { Effect } from '../../../kernel/kind';
+import { ownValue } from '../../../kernel/records';
 import { fail, streamIdProblem, taskStreamId, type Wire } from '../../../protocol';
 import { checking, str } from '../config';
 
@@ -64,7 +65,7 @@ export const projectDecider = checking<ProjectState>({
     switch (wire.type) {
       case 'task.created': {
         const id = str(p, 'task_id') ?? '';
-        if (state.tasks[id])
+        if (ownValue(state.tasks, id))
           return fail(
             'invalid-transition',
             `task "${id}" was already created in ${wire.stream_id}`,
@@ -91,7 +92,7 @@ export const projectDecider = checking<ProjectState>({
           [down, 'downstream_task_id'],
           [up, 'upstream_task_id'],
         ] as const) {
-          if (!state.tasks[id]) {
+          if (!ownValue(state.tasks, id)) {
             return fail(
               'invalid-transition',
               `payload.${path} "${id}" is not a task of ${wire.stream_id}: record task.created first`,
@@ -116,15 +117,15 @@ export const projectDecider = checking<ProjectState>({
             },
           );
         }
-        if (state.tasks[down]?.released)
+        if (ownValue(state.tasks, down)?.released)
           return fail('invalid-transition', `task "${down}" was already released`);
         return null;
       }
       case 'gate.opened': {
         const gate = str(p, 'gate_id') ?? '';
-        if (state.gates[gate])
+        if (ownValue(state.gates, gate))
           return fail('invalid-transition', `gate "${gate}" was already opened`);
-        const unknown = stringList(p.task_ids).filter((t) => !state.tasks[t]);
+        const unknown = stringList(p.task_ids).filter((t) => !ownValue(state.tasks, t));
         if (unknown.length > 0)
           return fail(
             'invalid-transition',
@@ -134,7 +135,7 @@ export const projectDecider = checking<ProjectState>({
       }
       case 'gate.passed': {
         const gate = str(p, 'gate_id') ?? '';
-        const known = state.gates[gate];
+        const known = ownValue(state.gates, gate);
         if (!known) return fail('invalid-transition', `gate "${gate}" was never opened`);
         if (known.status === 'passed')
           return fail('invalid-transition', `gate "${gate}" has already passed`);
@@ -173,7 +174,7 @@ export const projectDecider = checking<ProjectState>({
           upstream: up,
           on: on.type as Dependency['on'],
           name: on.name,
-          satisfiedBy: state.signals[signalKey(up, on.type, on.name)] ?? null,
+          satisfiedBy: ownValue(state.signals, signalKey(up, on.type, on.name)) ?? null,
         };
         next = { ...state, dependencies: [...state.dependencies, dep] };
         if (dep.satisfiedBy) cause = dep.satisfiedBy;
@@ -190,7 +191,7 @@ export const projectDecider = checking<ProjectState>({
         break;
       case 'gate.passed': {
         const id = str(p, 'gate_id') ?? '';
-        const gate = state.gates[id];
+        const gate = ownValue(state.gates, id);
         if (gate)
           next = { ...state, gates: { ...state.gates, [id]: { ...gate, status: 'passed' } } };
         break;
@@ -221,7 +222,7 @@ export const projectDecider = checking<ProjectState>({
   react(before, after, wire) {
     const effects: Effect[] = [];
     for (const [id, task] of Object.entries(after.tasks)) {
-      if (!task.released || before.tasks[id]?.released) continue;
+      if (!task.released || ownValue(before.tasks, id)?.released) continue;
       const target = taskStreamId(id, 1);
       effects.push({
         target,
