@@ -214,7 +214,7 @@ export const RUNTIME_OPERATIONS: Operation[] = [
     tag: TAG,
     summary: 'Upload an artifact (R2); its sha256 is checked against the bytes',
     description:
-      'The body is the content, `Content-Type` its media type. Refused (nothing stored) when the bytes do not hash to `sha256` or exceed ARTIFACT_MAX_BYTES (default 1 MiB). The same bytes again answer 200.',
+      'The body is the content, `Content-Type` its media type. Refused (nothing stored) when the bytes do not hash to `sha256`, exceed ARTIFACT_MAX_BYTES (default 1 MiB), or the append is refused (rights, signature, rate). The same bytes again answer 200 with the artifact as first recorded: stored bytes are never overwritten, and the content is served with the `contentType` first recorded.',
     access: 'bearer',
     scope: 'append',
     query: UploadQuery,
@@ -223,7 +223,16 @@ export const RUNTIME_OPERATIONS: Operation[] = [
         description: 'Stored',
         schema: z.looseObject({ artifactId: z.string(), sha256: z.string(), size: z.int() }),
       },
-      200: { description: 'Already stored', schema: z.looseObject({ artifactId: z.string() }) },
+      200: {
+        description: 'Already stored, as first recorded',
+        schema: z.looseObject({
+          artifactId: z.string(),
+          sha256: z.string(),
+          size: z.int(),
+          contentType: z.string(),
+          existing: z.literal(true),
+        }),
+      },
     },
     problems: [
       ...AUTH,
