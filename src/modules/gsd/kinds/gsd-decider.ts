@@ -272,7 +272,7 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
         plan,
         eventId,
         // A re-claim by the holder makes no new gate claim: it keeps the first.
-        claimId: held?.holder === wire.sender ? held.claimId : gateClaimId(wire.wire_id),
+        claimId: held?.holder === wire.sender ? (held.claimId ?? null) : gateClaimId(wire.wire_id),
       });
       break;
     }
