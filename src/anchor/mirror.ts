@@ -138,21 +138,30 @@ export class ChunkAssembler {
   }
 }
 
-/** Where the message whose initial transaction id is `txId` sits on the topic, if it does. */
+/**
+ * Where the message whose initial transaction id is `txId` sits on the topic,
+ * if all its chunks do: its last chunk's sequence number, time and running
+ * hash (as a record would give). A group missing a chunk is not the message.
+ */
 export async function findOnMirror(mirrorUrl: string, topicId: string, txId: string) {
   let after = 0;
+  const numbers = new Set<number>();
+  let last: MirrorMessage | null = null;
   for (;;) {
     const { messages, hasMore } = await readTopicMessages(mirrorUrl, topicId, after);
     for (const m of messages) {
-      const id = m.chunk_info ? transactionIdOf(m.chunk_info.initial_transaction_id) : null;
-      if (id === txId) {
+      after = m.sequence_number;
+      const info = m.chunk_info;
+      if (!info || transactionIdOf(info.initial_transaction_id) !== txId) continue;
+      numbers.add(info.number);
+      if (info.number === info.total) last = m;
+      if (last && numbers.size === info.total) {
         return {
-          sequenceNumber: m.sequence_number,
-          consensusTimestamp: m.consensus_timestamp,
-          runningHash: m.running_hash,
+          sequenceNumber: last.sequence_number,
+          consensusTimestamp: last.consensus_timestamp,
+          runningHash: last.running_hash,
         };
       }
-      after = m.sequence_number;
     }
     if (!hasMore || messages.length === 0) return null;
   }

@@ -225,9 +225,12 @@ async function send(
     deps.sentAt.set(row.pos, deps.now());
     return null;
   } catch (e) {
-    if (e instanceof AnchorError && e.kind === 'expired' && from === 0) {
-      // Never reached consensus under these ids (no receipt): unless the
-      // mirror shows it after all, it is safe to choose new ones.
+    if (e instanceof AnchorError && e.kind === 'expired') {
+      // The refused chunk can never reach consensus under its id, so the
+      // message cannot be completed under these ids: unless the mirror shows
+      // it whole after all, it goes again under new ones. Chunks that did get
+      // through before (`from` > 0: an outage longer than the ids' valid
+      // duration) stay on the topic as an incomplete group readers skip.
       const seen = await deps.onMirror(ids[0] ?? '');
       if (seen) {
         log.recordAnchor(

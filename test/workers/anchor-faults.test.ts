@@ -5,6 +5,7 @@ import {
   anchorsBesideMirror,
   api,
   faults,
+  type MirrorMessage,
   mirrorMessages,
   requestsOf,
   standinUrl,
@@ -64,6 +65,41 @@ describe('anchoring under faults', { timeout: 40_000 }, () => {
     expect(messages[3]?.running_hash).toBe(wire?.anchor.running_hash);
     const text = messages.map((m) => atob(m.message)).join('');
     expect(text).toBe(wireMessage({ ...body, wire: '1.1', stream_seq: 1 }));
+  });
+
+  it('sends a chunked Wire again under new ids when an outage outlives the ids of its later chunks', async () => {
+    const { streamId, topic, topicId } = await topicInUse();
+    // The node goes down after taking the first of three chunks.
+    await faults({ topicId, laterChunksUnavailable: true });
+    const body = wire11(streamId, {
+      correlation_id: null,
+      payload: { concern: 'size', notes: 'lorem ipsum dolor sit amet '.repeat(70) },
+    });
+    expect((await post(streamId, body)).status).toBe(201);
+    for (let i = 0; i < 200 && (await mirrorMessages(topicId)).length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const orphan = (await mirrorMessages(topicId))[1];
+    expect(orphan?.chunk_info).toMatchObject({ number: 1, total: 3 });
+    // It comes back after the ids' valid duration: the later chunks can
+    // never join the first one, so the whole message goes again.
+    await faults({ topicId, expireOlderIds: true });
+    const wires = await untilAnchored(streamId, [topic]);
+    await faults({ topicId });
+    expect(wires[1]?.anchor).toMatchObject({ status: 'anchored', hcs_chunks: 3 });
+    const messages = await mirrorMessages(topicId);
+    const again = messages.slice(2);
+    expect(again.map((m) => m.chunk_info?.number)).toEqual([1, 2, 3]);
+    const initial = (m: MirrorMessage | undefined) =>
+      m?.chunk_info?.initial_transaction_id.transaction_valid_start;
+    expect(new Set(again.map(initial)).size).toBe(1);
+    expect(initial(again[0])).not.toBe(initial(orphan));
+    expect(wires[1]?.anchor).toMatchObject({
+      hcs_sequence_number: 5,
+      running_hash: again[2]?.running_hash,
+    });
+    const text = again.map((m) => atob(m.message)).join('');
+    expect(text).toBe(wireMessage({ ...body, wire: '1.1', stream_seq: 2 }));
   });
 
   it('anchors every Wire accepted while the network was unavailable, each once', async () => {

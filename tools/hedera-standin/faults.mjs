@@ -7,7 +7,8 @@
 /**
  * @typedef {{ unavailable?: boolean, busy?: number, payerBroke?: number, receiptDelayMs?: number,
  *   loseReceipts?: number, answerDelayMs?: number, mirrorLagMs?: number,
- *   mirrorUnavailable?: boolean }} FaultSpec
+ *   mirrorUnavailable?: boolean, laterChunksUnavailable?: boolean, expireOlderIds?: boolean,
+ *   expiredBeforeNs?: string }} FaultSpec
  */
 
 const GLOBAL = '*';
@@ -24,9 +25,17 @@ export function parseFaultSpec(body) {
     if (k === 'topicId') {
       if (typeof v !== 'string' || !/^\d+\.\d+\.\d+$/.test(v))
         return 'topicId must be "shard.realm.num"';
-    } else if (k === 'unavailable' || k === 'mirrorUnavailable') {
+    } else if (
+      k === 'unavailable' ||
+      k === 'mirrorUnavailable' ||
+      k === 'laterChunksUnavailable' ||
+      k === 'expireOlderIds'
+    ) {
       if (typeof v !== 'boolean') return `${k} must be a boolean`;
       spec[k] = v;
+      // The outage outlived every transaction id made before now.
+      if (k === 'expireOlderIds' && v)
+        spec.expiredBeforeNs = String(BigInt(Date.now()) * 1_000_000n);
     } else if (
       k === 'busy' ||
       k === 'payerBroke' ||
@@ -76,6 +85,23 @@ export class Faults {
   /** @param {string | null | undefined} topicId */
   unavailable(topicId) {
     return this.#specs(topicId).some((s) => s.unavailable === true);
+  }
+
+  /** A message's 2nd and later chunks meet an unavailable node. @param {string | null | undefined} topicId */
+  laterChunksUnavailable(topicId) {
+    return this.#specs(topicId).some((s) => s.laterChunksUnavailable === true);
+  }
+
+  /**
+   * Transaction ids whose valid start is before this (ns) are expired: the
+   * node's clock has passed their valid duration. @param {string | null | undefined} topicId
+   */
+  expiredBeforeNs(topicId) {
+    return this.#specs(topicId).reduce(
+      (max, s) =>
+        s.expiredBeforeNs && BigInt(s.expiredBeforeNs) > max ? BigInt(s.expiredBeforeNs) : max,
+      0n,
+    );
   }
 
   /** The mirror REST API answers 503 for this topic. @param {string | null | undefined} topicId */

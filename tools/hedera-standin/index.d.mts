@@ -15,6 +15,10 @@ export interface FaultSpec {
   mirrorLagMs?: number;
   /** The mirror REST API answers 503 for the topic's messages. */
   mirrorUnavailable?: boolean;
+  /** Submits of a message's 2nd and later chunks answer UNAVAILABLE (an outage begun mid-message). */
+  laterChunksUnavailable?: boolean;
+  /** Transaction ids made before this fault was set are expired (an outage longer than their valid duration). */
+  expireOlderIds?: boolean;
 }
 
 export interface StandinLedger {

@@ -81,6 +81,9 @@ export function ingest(ctx, method, bytes) {
   const topicId = submit ? entityString(submit.topicID) : null;
   if (topicId) ctx.count(topicId, 'submit');
   if (ctx.faults.unavailable(topicId)) return { kind: 'unavailable' };
+  if ((submit?.chunkInfo?.number ?? 1) > 1 && ctx.faults.laterChunksUnavailable(topicId)) {
+    return { kind: 'unavailable' };
+  }
   const pre = (/** @type {number} */ code) => ({
     kind: /** @type {const} */ ('precheck'),
     code,
@@ -94,6 +97,11 @@ export function ingest(ctx, method, bytes) {
   if (!wanted) return pre(Code.INVALID_TRANSACTION_BODY);
   const payerCode = precheckPayer(ctx, t);
   if (payerCode !== Code.OK) return pre(payerCode);
+  if (
+    timestampNs(t.body.transactionID?.transactionValidStart) < ctx.faults.expiredBeforeNs(topicId)
+  ) {
+    return pre(Code.TRANSACTION_EXPIRED);
+  }
   const key = /** @type {string} */ (txKey(t.body.transactionID));
   if (ctx.ledger.txs.has(key)) return pre(Code.DUPLICATE_TRANSACTION);
   if (big(t.body.transactionFee) < BigInt(FEES[method])) return pre(Code.INSUFFICIENT_TX_FEE);
