@@ -151,6 +151,18 @@ export class Outbox {
     return rows[0]?.n ?? 0;
   }
 
+  /**
+   * Drops the rows queued for `target` under `via` (a webhook endpoint that
+   * was removed). Rows being delivered are left to finish their attempt: the
+   * attempt settles its row by id, and a row recorded meanwhile could take a
+   * dropped row's id (an INTEGER PRIMARY KEY reuses the largest one).
+   */
+  drop(via: string, target: string): void {
+    this.sql`DELETE FROM outbox WHERE via = ${via} AND target = ${target}
+      AND id NOT IN (SELECT value FROM json_each(${JSON.stringify([...this.#inflight])}))`;
+    this.#nextDue = undefined;
+  }
+
   /** Whether a row with this delivery key is queued for `via`. */
   has(via: string, key: string): boolean {
     return this.sql`SELECT 1 FROM outbox WHERE via = ${via} AND key = ${key} LIMIT 1`.length > 0;

@@ -45,7 +45,9 @@ export class StreamObject extends DurableObject<Env> {
     this.#waiters = new SeqWaiters(() => this.#log.lastSeq);
     this.#outbox = new Outbox(sql, () => this.#armAlarm());
     this.#anchoring = new StreamAnchoring(sql, env, this.#outbox, this.#log);
-    this.#webhooks = new Webhooks(sql, this.#outbox, webhookSettings(env));
+    this.#webhooks = new Webhooks(sql, this.#outbox, webhookSettings(env), (change) =>
+      ctx.storage.transactionSync(change),
+    );
     const source = this.#anchoring.source(this.#log); // Wires carry their HCS anchor
     this.#subscribers = new Subscribers(ctx, source, fanOutSettings(env));
     this.#kinds = streamKinds(sql, env, this.#log, this.#outbox, this.#webhooks, (draft) => {
@@ -200,8 +202,9 @@ export class StreamObject extends DurableObject<Env> {
     return this.#webhooks.register(input, Date.now());
   }
 
+  /** Removes an endpoint: what it still owed is dead-lettered, nothing reaches a later one. */
   removeWebhook(id: string): { ok: true } | Failure {
-    return this.#webhooks.remove(id);
+    return this.#webhooks.remove(id, Date.now());
   }
 
   /** A new signing secret; the old one signs beside it for `graceSeconds`. */

@@ -12,6 +12,9 @@ import type { Webhooks } from '../webhooks/store';
  * anything else (another status, a timeout, a network error) after the
  * deployment's schedule (`webhooks/settings.ts`), and after the last try the
  * message is dead-lettered. Every attempt goes into the endpoint's log.
+ * Each attempt is signed with the secrets live when it is sent (a retry
+ * after a rotation carries the new secret's signature); a message whose
+ * endpoint was removed is never sent again, nor to a later endpoint of that id.
  *
  * Rounds are detached: the append that recorded a message has answered
  * before its first attempt starts, and a receiver that hangs holds up only
@@ -48,6 +51,9 @@ export function httpDelivery(hooks: Webhooks): Delivery {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': await signatures(target.secrets, message.id, timestamp, message.body),
       };
+      // Removed while it was signed (`remove` dead-lettered the message, or a later
+      // registration of the id took over): not sent.
+      if (hooks.message(message.id) === null || !hooks.registered(endpointId)) return DONE;
       const started = Date.now();
       let status: number | null = null;
       let error: string | null = null;
@@ -72,6 +78,9 @@ export function httpDelivery(hooks: Webhooks): Delivery {
       }
       const at = Date.now();
       if (status !== null && (status < 200 || status > 299)) error = `HTTP ${status}`;
+      // The endpoint was removed and its id registered again during the attempt: the
+      // message went with the old registration, and nothing of it is the new one's.
+      if (hooks.message(message.id) === null) return DONE;
       hooks.logAttempt(endpointId, {
         message_id: message.id,
         attempt,
@@ -84,6 +93,8 @@ export function httpDelivery(hooks: Webhooks): Delivery {
         hooks.settle(message.id, 'delivered', null, at);
         return DONE;
       }
+      // Removed during the attempt: `remove` dead-lettered the message already.
+      if (!hooks.registered(endpointId)) return DONE;
       if (status === 410) {
         hooks.gone(endpointId, at);
         hooks.settle(message.id, 'dead', 'the receiver answered 410 Gone', at);

@@ -20,6 +20,8 @@ const LOG_LIMIT = 1000;
 export const DELIVERED_LIMIT = 1000;
 /** Default grace of a rotated-out secret: it signs beside the new one this long. */
 const ROTATION_GRACE_S = 24 * 3600;
+/** Why a removed endpoint's messages were not delivered. */
+const REMOVED = 'the endpoint was removed';
 
 /**
  * A stream's webhooks, in its Durable Object's SQLite: the endpoints
@@ -27,16 +29,24 @@ const ROTATION_GRACE_S = 24 * 3600;
  * (its `webhook-id`, body and fate: pending, delivered, dead) and a log of
  * each attempt. Messages leave through the outbox (`via: 'http'`), so one
  * is recorded in the same stretch as the Wire that causes it, and is sent
- * only after the append has answered.
+ * only after the append has answered. They belong to the registration they
+ * were sent under: none reaches, or is listed under, a later one of the id.
  */
 export class Webhooks {
   /** Enabled endpoints subscribed to Wire types: asked on every append, so kept in memory. */
   #subscribed: { id: string; types: string[] }[] = [];
 
+  /**
+   * `transaction` runs a change of several rows all or nothing (the Durable
+   * Object's `storage.transactionSync`): a synchronous stretch is committed
+   * as one unit, but a throw in it keeps the writes made before it.
+   * https://developers.cloudflare.com/durable-objects/api/sqlite-storage-api/#transactionsync
+   */
   constructor(
     private readonly sql: Sql,
     private readonly outbox: Outbox,
     readonly settings: WebhookSettings,
+    private readonly transaction: <T>(change: () => T) => T = (change) => change(),
   ) {
     migrateWebhooks(sql);
     this.#load();
@@ -69,19 +79,35 @@ export class Webhooks {
       return fail('invalid-transition', `endpoint ${id} exists: rotate its secret or remove it`);
     const secret = parsed.data.secret ?? newSecret();
     const at = new Date(now).toISOString();
-    this.sql`INSERT INTO webhook_endpoints (id, url, types, description, created_at)
-      VALUES (${id}, ${url}, ${JSON.stringify(types)}, ${description ?? null}, ${at})`;
-    this
-      .sql`INSERT INTO webhook_secrets (endpoint_id, secret, expires_at) VALUES (${id}, ${secret}, NULL)`;
+    this.transaction(() => {
+      // What is still kept under this id was sent for an earlier registration (since
+      // removed) or while none was registered: the new endpoint never subscribed to it.
+      this.sql`DELETE FROM webhook_messages WHERE endpoint_id = ${id}`;
+      this.sql`DELETE FROM webhook_attempts WHERE endpoint_id = ${id}`;
+      this.outbox.drop('http', id);
+      this.sql`INSERT INTO webhook_endpoints (id, url, types, description, created_at)
+        VALUES (${id}, ${url}, ${JSON.stringify(types)}, ${description ?? null}, ${at})`;
+      this
+        .sql`INSERT INTO webhook_secrets (endpoint_id, secret, expires_at) VALUES (${id}, ${secret}, NULL)`;
+    });
     this.#load();
     return { ok: true, endpoint: this.#endpoint(id, now) as Endpoint, secret };
   }
 
-  /** Removes an endpoint and its secrets; its log and messages stay readable. */
-  remove(id: string): { ok: true } | Failure {
+  /**
+   * Removes an endpoint and its secrets. What it still owed is dead-lettered
+   * at once and leaves the outbox (an attempt under way finishes, and is
+   * logged); its log and messages stay readable until the id is registered again.
+   */
+  remove(id: string, now: number): { ok: true } | Failure {
     if (!this.#row(id)) return notFound(id);
-    this.sql`DELETE FROM webhook_endpoints WHERE id = ${id}`;
-    this.sql`DELETE FROM webhook_secrets WHERE endpoint_id = ${id}`;
+    this.transaction(() => {
+      this.sql`DELETE FROM webhook_endpoints WHERE id = ${id}`;
+      this.sql`DELETE FROM webhook_secrets WHERE endpoint_id = ${id}`;
+      this.sql`UPDATE webhook_messages SET status = 'dead', last_error = ${REMOVED},
+        updated_at = ${new Date(now).toISOString()} WHERE endpoint_id = ${id} AND status = 'pending'`;
+      this.outbox.drop('http', id);
+    });
     this.#load();
     return { ok: true };
   }
@@ -203,7 +229,12 @@ export class Webhooks {
     return this.sql<WebhookMessage>`SELECT * FROM webhook_messages WHERE id = ${id}`[0] ?? null;
   }
 
-  /** The endpoint's URL and signing secrets, or why it takes nothing. */
+  /**
+   * The endpoint's URL and the secrets that sign an attempt now, or why it
+   * takes nothing. Asked on every attempt, so a retry is signed with the
+   * secrets live when it is sent (after a rotation: the new one, and the old
+   * one while its grace lasts), never with those of the first attempt.
+   */
   target(id: string, now: number): { url: string; secrets: string[] } | { refused: string } {
     const row = this.#row(id);
     if (!row) return { refused: `no endpoint ${id} on this stream` };
@@ -238,6 +269,11 @@ export class Webhooks {
     this.sql`DELETE FROM webhook_messages WHERE endpoint_id = ${endpoint} AND status = 'delivered'
       AND id <= (SELECT id FROM webhook_messages WHERE endpoint_id = ${endpoint}
         AND status = 'delivered' ORDER BY id DESC LIMIT 1 OFFSET ${DELIVERED_LIMIT})`;
+  }
+
+  /** Whether an endpoint is registered under `id`. */
+  registered(id: string): boolean {
+    return this.#row(id) !== undefined;
   }
 
   /** The receiver answered 410 Gone: the endpoint takes nothing more until enabled. */
