@@ -1,9 +1,10 @@
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { streamStub } from '../../src/stream/stub';
 import { coordinatorHeaders } from './helpers/auth';
 import { uid } from './helpers/coordination';
 import { as, emit, type Json, SEED_EVENTS } from './helpers/gsd';
-import { hookUrl, received, receiver, uniqueName, until } from './helpers/webhooks';
+import { hookUrl, received, receiver, uniqueName, until, watchFor } from './helpers/webhooks';
 
 /**
  * `custom:` handlers against a real receiver (test/support/webhook-receiver.ts)
@@ -177,4 +178,40 @@ describe('custom handlers as Standard Webhooks', () => {
     );
     expect(new Set(all.filter((d) => d.answer === 'ok').map((d) => d.id)).size).toBe(30);
   }, 60_000);
+
+  it("lists and replays none of a removed endpoint's deliveries under one registered again", async () => {
+    const { project, name } = await projectWithHook();
+    // A 429 with Retry-After: 2 keeps the message waiting for its retry.
+    await receiver(name, { mode: 'busy', retryAfter: '2' });
+    await emit(project, completed(1));
+    const [old] = await until(
+      () => received(name),
+      (r) => r.length >= 1,
+    );
+    // No route removes an endpoint: a module would, through the stream's stub.
+    expect(await streamStub(env, `gsd:${project}`).removeWebhook(name)).toEqual({ ok: true });
+    const moved = uniqueName('notify-new');
+    const again = await api('POST', `/v1/projects/${project}/webhooks`, {
+      id: name,
+      url: hookUrl(moved),
+    });
+    expect(again.status).toBe(201);
+    await receiver(moved, { secrets: [String(again.body.secret)] });
+    const hooks = `/v1/projects/${project}/webhooks/${name}`;
+    expect((await api('GET', `${hooks}/deliveries`)).body).toMatchObject({
+      messages: [],
+      attempts: [],
+    });
+    expect((await api('POST', `${hooks}/messages/${old?.id}/replay`)).status).toBe(404);
+    expect(await watchFor(moved, () => true)).toEqual([]);
+
+    await emit(project, completed(2));
+    const got = await until(
+      () => received(moved),
+      (r) => r.some((d) => d.answer === 'ok'),
+    );
+    expect(got).toHaveLength(1);
+    expect(got[0]?.verified).toEqual([0]);
+    expect(JSON.parse(String(got[0]?.body))).toMatchObject({ task: 2, type: 'task:completed' });
+  });
 });

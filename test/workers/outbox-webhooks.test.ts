@@ -2,6 +2,8 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { streamStub } from '../../src/stream/stub';
 import {
+  appendWire,
+  delivered,
   hookUrl,
   type Received,
   received,
@@ -11,7 +13,7 @@ import {
   until,
   wireIdOf,
 } from './helpers/webhooks';
-import { post, uniqueStream, wire11 } from './helpers/wires';
+import { uniqueStream } from './helpers/wires';
 
 /**
  * Webhooks through the outbox, against a real receiver on 127.0.0.1 that
@@ -19,15 +21,6 @@ import { post, uniqueStream, wire11 } from './helpers/wires';
  * with WEBHOOK_RETRY_SCHEDULE=0.2,0.4,0.8,1,1,2 (seven attempts) and a 1.5 s
  * attempt timeout (vitest.config.ts).
  */
-const delivered = (r: { answer: string }) => r.answer === 'ok';
-
-async function append(streamId: string): Promise<string> {
-  const body = wire11(streamId, { correlation_id: null });
-  const res = await post(streamId, body);
-  expect(res.status).toBe(201);
-  return body.wire_id;
-}
-
 /** The first request the receiver got for `wireId` under endpoint `name`. */
 async function firstDeliveryOf(name: string, wireId: string): Promise<Received> {
   const got = await until(
@@ -47,7 +40,7 @@ describe('webhooks through the outbox', () => {
     // The first attempts fail, one hangs past the timeout: retries must cover them.
     await receiver(name, { script: ['fail', 'hang', 'fail', 'fail'], mode: 'ok' });
     const ids: string[] = [];
-    for (let i = 0; i < 8; i++) ids.push(await append(streamId));
+    for (let i = 0; i < 8; i++) ids.push(await appendWire(streamId));
 
     const got = await until(
       () => received(name),
@@ -84,7 +77,7 @@ describe('webhooks through the outbox', () => {
     const name = uniqueName('dead');
     await register(streamId, name);
     await receiver(name, { mode: 'fail' });
-    const wireId = await append(streamId);
+    const wireId = await appendWire(streamId);
     const stream = streamStub(env, streamId);
     const dead = await until(
       () => stream.webhookMessages(name, 'dead'),
@@ -130,7 +123,7 @@ describe('webhooks through the outbox', () => {
     const name = uniqueName('gone');
     await register(streamId, name);
     await receiver(name, { mode: 'gone' });
-    await append(streamId);
+    await appendWire(streamId);
     const stream = streamStub(env, streamId);
     const endpoints = await until(
       () => stream.webhooks(),
@@ -146,7 +139,7 @@ describe('webhooks through the outbox', () => {
       ok: false,
       code: 'invalid-transition',
     });
-    await append(streamId); // not sent: the endpoint is off
+    await appendWire(streamId); // not sent: the endpoint is off
     expect(await stream.webhookMessages(name)).toHaveLength(1);
     expect(await received(name)).toHaveLength(1);
 
@@ -167,7 +160,7 @@ describe('webhooks through the outbox', () => {
     const name = uniqueName('busy');
     await register(streamId, name);
     await receiver(name, { script: ['busy'], retryAfter: '2', mode: 'ok' });
-    await append(streamId);
+    await appendWire(streamId);
     const got = await until(
       () => received(name),
       (rs) => rs.some(delivered),
@@ -183,7 +176,7 @@ describe('webhooks through the outbox', () => {
     const name = uniqueName('rate-limited');
     await register(streamId, name);
     await receiver(name, { script: ['busy', 'busy', 'busy', 'busy'], retryAfter: '0', mode: 'ok' });
-    await append(streamId);
+    await appendWire(streamId);
     const got = await until(
       () => received(name),
       (rs) => rs.some(delivered),
@@ -207,7 +200,7 @@ describe('webhooks through the outbox', () => {
     await receiver(name, { secrets: [old, rotated.secret] });
     // Each Wire is read by its id: under load an attempt can outlast the 1.5 s
     // timeout and be sent again (same webhook-id), so arrival counts prove nothing.
-    const first = await append(streamId);
+    const first = await appendWire(streamId);
     const during = await firstDeliveryOf(name, first);
     expect(during.signatures).toHaveLength(2);
     expect(during.verified).toEqual([0, 1]); // each secret verifies on its own
@@ -217,7 +210,7 @@ describe('webhooks through the outbox', () => {
     const again = await stream.rotateWebhookSecret(name, 0);
     if (!again.ok) throw new Error(again.detail);
     await receiver(name, { secrets: [old, rotated.secret, again.secret] });
-    const second = await append(streamId);
+    const second = await appendWire(streamId);
     const after = await firstDeliveryOf(name, second);
     expect(after.signatures).toHaveLength(1);
     expect(after.verified).toEqual([2]);
@@ -243,7 +236,7 @@ describe('webhooks through the outbox', () => {
       for (let k = 0; k < keys.length; k++) {
         const key = keys[(i + k) % keys.length] as (typeof keys)[number];
         const started = performance.now();
-        ids[key].push(await append(streams[key]));
+        ids[key].push(await appendWire(streams[key]));
         timings[key].push(performance.now() - started);
       }
     }

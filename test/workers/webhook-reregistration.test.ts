@@ -1,21 +1,21 @@
-import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { sqlOf } from '../../src/kernel/sql';
 import { streamStub } from '../../src/stream/stub';
-import { coordinatorHeaders } from './helpers/auth';
-import { uid } from './helpers/coordination';
-import { emit, type Json, SEED_EVENTS } from './helpers/gsd';
+import type { Answer } from '../support/webhook-receiver';
 import {
+  appendWire,
+  delivered,
   hookUrl,
-  type Received,
   received,
   receiver,
   register,
   uniqueName,
   until,
+  watchFor,
   wireIdOf,
 } from './helpers/webhooks';
-import { post, uniqueStream, wire11 } from './helpers/wires';
+import { uniqueStream } from './helpers/wires';
 
 /**
  * An endpoint removed and registered again under the same id (the only way to
@@ -24,25 +24,33 @@ import { post, uniqueStream, wire11 } from './helpers/wires';
  * Against the real receiver (test/support/webhook-receiver.ts), which checks
  * every signature; WEBHOOK_RETRY_SCHEDULE=0.2,0.4,… and a 1.5 s attempt
  * timeout (vitest.config.ts). A 429 with `Retry-After: 2` holds a message in
- * its retry for 2 s, long after the endpoint is removed.
+ * its retry for 2 s, long after the endpoint is removed; a hanging receiver
+ * holds an attempt under way for 1.5 s.
  */
-const delivered = (r: { answer: string }) => r.answer === 'ok';
 
-async function append(streamId: string): Promise<string> {
-  const body = wire11(streamId, { correlation_id: null });
-  const res = await post(streamId, body);
-  expect(res.status).toBe(201);
-  return body.wire_id;
+/** An endpoint that owes one message: its first attempt was answered with `mode`. */
+async function owing(prefix: string, mode: Answer) {
+  const streamId = uniqueStream('artifact');
+  const name = uniqueName(prefix);
+  await register(streamId, name);
+  await receiver(name, { mode, retryAfter: '2' });
+  await appendWire(streamId);
+  const [first] = await until(
+    () => received(name),
+    (rs) => rs.length >= 1,
+  );
+  return { streamId, name, stream: streamStub(env, streamId), first };
 }
 
-/** Waits up to `ms` for a request that must never come; answers what came. */
-async function watch(name: string, unwanted: (r: Received) => boolean, ms = 4000) {
-  const got = await until(
-    () => received(name),
-    (rs) => rs.some(unwanted),
-    ms,
-  );
-  return got.filter(unwanted);
+/** Registers `name` again on `streamId` (every Wire), pointing at the receiver's endpoint `moved`. */
+async function registerAgain(streamId: string, name: string, moved: string): Promise<void> {
+  const again = await streamStub(env, streamId).registerWebhook({
+    id: name,
+    url: hookUrl(moved),
+    types: ['*'],
+  });
+  if (!again.ok) throw new Error(again.detail);
+  await receiver(moved, { secrets: [again.secret] });
 }
 
 /** Rows the stream's outbox still holds for webhooks. */
@@ -56,24 +64,13 @@ async function queuedWebhooks(streamId: string): Promise<number> {
 
 describe('an endpoint removed and registered again', () => {
   it('gets none of the old messages: not delivered, listed, logged or replayable', async () => {
-    const streamId = uniqueStream('artifact');
-    const name = uniqueName('reused');
-    const moved = uniqueName('reused-new');
-    await register(streamId, name);
-    await receiver(name, { mode: 'busy', retryAfter: '2' });
-    await append(streamId);
-    await until(
-      () => received(name),
-      (rs) => rs.length >= 1,
-    );
-    const stream = streamStub(env, streamId);
+    const { streamId, name, stream, first } = await owing('reused', 'busy');
     const [old] = await stream.webhookMessages(name);
-    expect(old).toMatchObject({ status: 'pending', last_error: 'HTTP 429' });
+    expect(old).toMatchObject({ id: first?.id, status: 'pending', last_error: 'HTTP 429' });
 
     expect(await stream.removeWebhook(name)).toEqual({ ok: true });
-    const again = await stream.registerWebhook({ id: name, url: hookUrl(moved), types: ['*'] });
-    if (!again.ok) throw new Error(again.detail);
-    await receiver(moved, { secrets: [again.secret] });
+    const moved = uniqueName('reused-new');
+    await registerAgain(streamId, name, moved);
     expect(await stream.webhookMessages(name)).toEqual([]);
     expect(await stream.webhookLog(name)).toEqual([]);
     expect(await stream.replayWebhook(name, old?.id ?? '')).toMatchObject({
@@ -81,11 +78,11 @@ describe('an endpoint removed and registered again', () => {
       code: 'not-found',
     });
     // The old message's retry was due 2 s after its first attempt: it goes nowhere.
-    expect(await watch(moved, (r) => r.id === old?.id)).toEqual([]);
+    expect(await watchFor(moved, (r) => r.id === old?.id)).toEqual([]);
     expect(await received(name)).toHaveLength(1);
 
     // The new endpoint gets its own Wires, signed with its own secret, from attempt 1.
-    const fresh = await append(streamId);
+    const fresh = await appendWire(streamId);
     const got = await until(
       () => received(moved),
       (rs) => rs.some(delivered),
@@ -101,24 +98,13 @@ describe('an endpoint removed and registered again', () => {
   });
 
   it('does not inherit an attempt that was under way: it is neither logged nor retried there', async () => {
-    const streamId = uniqueStream('artifact');
-    const name = uniqueName('midway');
-    const moved = uniqueName('midway-new');
-    await register(streamId, name);
-    await receiver(name, { mode: 'hang' });
-    await append(streamId);
-    await until(
-      () => received(name),
-      (rs) => rs.length >= 1,
-    );
-    const stream = streamStub(env, streamId);
+    const { streamId, name, stream } = await owing('midway', 'hang');
     expect(await stream.removeWebhook(name)).toEqual({ ok: true });
-    const again = await stream.registerWebhook({ id: name, url: hookUrl(moved) });
-    if (!again.ok) throw new Error(again.detail);
-    await receiver(moved, { secrets: [again.secret] });
+    const moved = uniqueName('midway-new');
+    await registerAgain(streamId, name, moved);
 
     // The hanging attempt times out 1.5 s in; a retry would follow 0.2 s later.
-    expect(await watch(moved, () => true)).toEqual([]);
+    expect(await watchFor(moved, () => true)).toEqual([]);
     expect(await stream.webhookLog(name)).toEqual([]);
     expect(await stream.webhookMessages(name)).toEqual([]);
     expect(await stream.webhooks()).toMatchObject([
@@ -130,16 +116,7 @@ describe('an endpoint removed and registered again', () => {
 
 describe('removing an endpoint', () => {
   it('dead-letters what it still owed at once and sends it nowhere; its history stays readable', async () => {
-    const streamId = uniqueStream('artifact');
-    const name = uniqueName('removed');
-    await register(streamId, name);
-    await receiver(name, { mode: 'busy', retryAfter: '2' });
-    await append(streamId);
-    await until(
-      () => received(name),
-      (rs) => rs.length >= 1,
-    );
-    const stream = streamStub(env, streamId);
+    const { streamId, name, stream } = await owing('removed', 'busy');
     expect(await stream.removeWebhook(name)).toEqual({ ok: true });
 
     const [message] = await stream.webhookMessages(name, 'dead');
@@ -147,12 +124,7 @@ describe('removing an endpoint', () => {
     expect(await stream.webhookLog(name)).toMatchObject([{ attempt: 1, status: 429 }]);
     expect(await queuedWebhooks(streamId)).toBe(0);
     // Its retry was due 2 s after the first attempt.
-    const later = await until(
-      () => received(name),
-      (rs) => rs.length > 1,
-      4000,
-    );
-    expect(later).toHaveLength(1);
+    expect(await watchFor(name, (r) => r.id === message?.id, 4000, 1)).toEqual([]);
     expect(await stream.replayWebhook(name, message?.id ?? '')).toMatchObject({
       ok: false,
       code: 'not-found',
@@ -160,20 +132,10 @@ describe('removing an endpoint', () => {
   });
 
   it('during an attempt leaves the message dead-lettered, the attempt logged, and no retry', async () => {
-    const streamId = uniqueStream('artifact');
-    const name = uniqueName('removed-midway');
-    await register(streamId, name);
-    await receiver(name, { mode: 'hang' });
-    await append(streamId);
-    await until(
-      () => received(name),
-      (rs) => rs.length >= 1,
-    );
-    const stream = streamStub(env, streamId);
+    const { streamId, name, stream } = await owing('removed-midway', 'hang');
     expect(await stream.removeWebhook(name)).toEqual({ ok: true });
-    expect(await stream.webhookMessages(name)).toMatchObject([
-      { status: 'dead', last_error: 'the endpoint was removed' },
-    ]);
+    const dead = [{ status: 'dead', last_error: 'the endpoint was removed' }];
+    expect(await stream.webhookMessages(name)).toMatchObject(dead);
 
     const log = await until(
       () => stream.webhookLog(name),
@@ -181,15 +143,8 @@ describe('removing an endpoint', () => {
     );
     expect(log).toMatchObject([{ attempt: 1, status: null }]);
     // A retry would follow 0.2 s after the timeout.
-    const later = await until(
-      () => received(name),
-      (rs) => rs.length > 1,
-      1500,
-    );
-    expect(later).toHaveLength(1);
-    expect(await stream.webhookMessages(name)).toMatchObject([
-      { status: 'dead', last_error: 'the endpoint was removed' },
-    ]);
+    expect(await watchFor(name, () => true, 1500, 1)).toEqual([]);
+    expect(await stream.webhookMessages(name)).toMatchObject(dead);
     expect(await queuedWebhooks(streamId)).toBe(0);
   });
 });
@@ -200,7 +155,7 @@ describe('a retry after the secret was rotated', () => {
     const name = uniqueName('rotated-retry');
     await register(streamId, name);
     await receiver(name, { script: ['busy'], retryAfter: '1', mode: 'ok' });
-    await append(streamId);
+    await appendWire(streamId);
     const [first] = await until(
       () => received(name),
       (rs) => rs.length >= 1,
@@ -218,53 +173,5 @@ describe('a retry after the secret was rotated', () => {
     expect(retry?.id).toBe(first?.id);
     expect(retry?.signatures).toHaveLength(1);
     expect(retry?.verified).toEqual([0]);
-  });
-});
-
-describe("a GSD project's custom: endpoint registered again", () => {
-  it('lists no deliveries of the removed one and replays none of them', async () => {
-    const project = uid('rereg');
-    const name = uniqueName('notify');
-    const moved = uniqueName('notify-new');
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await SELF.fetch(`https://ws.test/v1/projects/${project}${path}`, {
-        method,
-        headers: {
-          ...(await coordinatorHeaders('coordinator:orch')),
-          'Content-Type': 'application/json',
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, body: (await res.json()) as Json };
-    };
-    const created = await api('POST', '/webhooks', { id: name, url: hookUrl(name) });
-    expect(created.status).toBe(201);
-    await receiver(name, { secrets: [String(created.body.secret)], mode: 'busy', retryAfter: '2' });
-    const config = { event_handlers: { 'task:completed': [`custom:${name}`] } };
-    expect((await api('PUT', '/config', config)).status).toBe(200);
-    await emit(project, { ...SEED_EVENTS.taskCompleted, task: 1 });
-    const [old] = await until(
-      () => received(name),
-      (rs) => rs.length >= 1,
-    );
-
-    expect(await streamStub(env, `gsd:${project}`).removeWebhook(name)).toEqual({ ok: true });
-    const again = await api('POST', '/webhooks', { id: name, url: hookUrl(moved) });
-    expect(again.status).toBe(201);
-    await receiver(moved, { secrets: [String(again.body.secret)] });
-    const deliveries = await api('GET', `/webhooks/${name}/deliveries`);
-    expect(deliveries.body).toMatchObject({ messages: [], attempts: [] });
-    const replay = await api('POST', `/webhooks/${name}/messages/${old?.id}/replay`);
-    expect(replay.status).toBe(404);
-    expect(await watch(moved, () => true)).toEqual([]);
-
-    await emit(project, { ...SEED_EVENTS.taskCompleted, task: 2 });
-    const got = await until(
-      () => received(moved),
-      (rs) => rs.some(delivered),
-    );
-    expect(got).toHaveLength(1);
-    expect(got[0]?.verified).toEqual([0]);
-    expect(JSON.parse(String(got[0]?.body))).toMatchObject({ task: 2, type: 'task:completed' });
   });
 });

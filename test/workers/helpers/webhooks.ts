@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { streamStub } from '../../../src/stream/stub';
 import type { Answer, Received } from '../../support/webhook-receiver';
+import { post, wire11 } from './wires';
 
 export type { Received };
 
@@ -54,6 +55,37 @@ export async function until<T>(
     if (done(value) || Date.now() > deadline) return value;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Whether the receiver answered this request 2xx. */
+export const delivered = (r: { answer: string }) => r.answer === 'ok';
+
+/** Appends a Wire to `streamId` (a `review.concern`); answers its wire_id. */
+export async function appendWire(streamId: string): Promise<string> {
+  const body = wire11(streamId, { correlation_id: null });
+  const res = await post(streamId, body);
+  if (res.status !== 201) throw new Error(`append to ${streamId}: HTTP ${res.status}`);
+  return body.wire_id;
+}
+
+/**
+ * Waits up to `ms` for requests to `name` that must never come, past the
+ * first `skip` it got; answers those that came.
+ */
+export async function watchFor(
+  name: string,
+  unwanted: (r: Received) => boolean,
+  ms = 4000,
+  skip = 0,
+): Promise<Received[]> {
+  const after = (rs: Received[]) => rs.slice(skip).filter(unwanted);
+  return after(
+    await until(
+      () => received(name),
+      (rs) => after(rs).length > 0,
+      ms,
+    ),
+  );
 }
 
 /** The webhook body of a forwarded Wire: `{type, timestamp, data: <the Wire>}`. */
