@@ -46,19 +46,22 @@ async function keyedAgent(): Promise<string> {
 }
 
 describe('Runtime v1 review fixes', () => {
-  it('keeps serving an artifact with the content type it was stored with when the same bytes are uploaded as another type', async () => {
+  it('refuses the same bytes uploaded again as another type (409) and keeps serving the type they were stored with', async () => {
     const channelId = await openChannel();
     const bytes = new TextEncoder().encode(`{"a":"${uid('json')}"}`);
     const sha = await sha256Hex(bytes);
     expect((await uploadArtifact(bytes, sha, channelId, 'application/json')).status).toBe(201);
     const again = await uploadArtifact(bytes, sha, channelId, 'text/html');
-    expect(again.status).toBe(200);
-    expect(again.body.existing).toBe(true);
+    expect(again.status).toBe(409);
+    expect(again.body.type).toBe('/problems/artifact-exists');
     const res = await fetchContent(sha);
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toBe('application/json');
     expect(new Uint8Array(await res.arrayBuffer())).toEqual(bytes);
     expect(again.body.contentType).toBe('application/json');
+    const same = await uploadArtifact(bytes, sha, channelId, 'application/json');
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ existing: true, contentType: 'application/json' });
     const row = await eventually(() =>
       env.DB.prepare('SELECT content_type FROM runtime_artifacts WHERE artifact_id = ?1')
         .bind(`sha256-${sha}`)

@@ -1,6 +1,7 @@
 import { defineModule } from '../../kernel/module';
 import { RUNTIME_TYPES } from './catalogue';
 import { DERIVED } from './envelope';
+import { artifactKind } from './kinds/artifact';
 import { branchKind } from './kinds/branch';
 import { channelKind } from './kinds/channel';
 import { workerKind } from './kinds/worker';
@@ -29,7 +30,7 @@ import { runVisor } from './visor';
  */
 export const runtime = defineModule({
   name: 'runtime',
-  kinds: [channelKind, workerKind, branchKind],
+  kinds: [channelKind, workerKind, branchKind, artifactKind],
   types: RUNTIME_TYPES,
   derivedIds: [DERIVED],
   problems: RUNTIME_PROBLEMS,

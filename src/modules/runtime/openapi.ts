@@ -214,7 +214,7 @@ export const RUNTIME_OPERATIONS: Operation[] = [
     tag: TAG,
     summary: 'Upload an artifact (R2); its sha256 is checked against the bytes',
     description:
-      'The body is the content, `Content-Type` its media type. Refused (nothing stored) when the bytes do not hash to `sha256`, exceed ARTIFACT_MAX_BYTES (default 1 MiB), or the append is refused (rights, signature, rate). The same bytes again answer 200 with the artifact as first recorded: stored bytes are never overwritten, and the content is served with the `contentType` first recorded.',
+      'The body is the content, `Content-Type` its media type. Refused (nothing stored) when the bytes do not hash to `sha256`, exceed ARTIFACT_MAX_BYTES (default 1 MiB), or the append is refused (rights, signature, rate). The same bytes again, even at the same time, are one artifact: exactly one upload stores them (201); the others answer 200 with the artifact as recorded when they send the same `Content-Type`, and 409 `artifact-exists` (naming the recorded `contentType`) when they send another. Stored bytes are never overwritten, and the content is served with the recorded `contentType`. An `artifact.stored` Wire posted on `artifact:{id}` by other means is refused unless it matches the stored bytes (409 `artifact-not-stored`) and the artifact has no record yet (409 `artifact-exists`).',
     access: 'bearer',
     scope: 'append',
     query: UploadQuery,
@@ -240,6 +240,8 @@ export const RUNTIME_OPERATIONS: Operation[] = [
       'unsupported-media-type',
       'artifact-too-large',
       'artifact-digest-mismatch',
+      'artifact-exists',
+      'artifact-not-stored',
       'invalid-wire',
       ...SIGNED,
       'rate-limited',

@@ -8,4 +8,9 @@ export const RUNTIME_PROBLEMS = {
     title: "The artifact's bytes do not match its sha256",
   },
   'artifact-too-large': { status: 413, title: 'The artifact is larger than the limit' },
+  'artifact-exists': { status: 409, title: 'The artifact is already recorded' },
+  'artifact-not-stored': {
+    status: 409,
+    title: "The artifact's stored bytes are not what this Wire records",
+  },
 } as const satisfies Record<string, ProblemSpec>;

@@ -17,9 +17,11 @@ import { recordedArtifact, storingBytes } from './artifact-store';
  * Artifacts: content in R2 (`ARTIFACTS`, keyed by `sha256-<hex>`), metadata
  * as an `artifact.stored` event on `artifact:sha256-<hex>`, projected into
  * D1 (`runtime_artifacts`). The upload names its SHA-256; bytes that do not
- * hash to it, and uploads the append refuses, leave nothing stored. Content
- * is served with the Content-Type its event records. Wires carry only the
- * reference `sha256-<hex>`.
+ * hash to it, and uploads the append refuses, leave nothing stored. The same
+ * bytes again answer the artifact as first recorded, or 409 when sent as
+ * another type. Content is served with the Content-Type its event records,
+ * which the stream accepts only as R2 holds it (`kinds/artifact.ts`). Wires
+ * carry only the reference `sha256-<hex>`.
  */
 export const artifacts = new Hono<AppEnv>();
 
@@ -102,12 +104,22 @@ artifacts.post('/artifacts', async (c) => {
     storingBytes(c.env, { artifactId, sha256, bytes, contentType }),
   );
   if (stored.status === 409) {
-    // The same bytes uploaded again: the artifact is already there, as first recorded.
+    // The same bytes uploaded again (or at the same time): the artifact is
+    // already there, as first recorded; as another type, a conflict.
     const recorded = await recordedArtifact(c.env, artifactId);
-    if (recorded)
+    if (recorded?.contentType === contentType)
       return c.json({ artifactId, sha256, ...recorded, existing: true }, 200, {
         Location: `/v1/artifacts/${artifactId}/content`,
       });
+    if (recorded)
+      return problem(
+        c,
+        fail(
+          'artifact-exists',
+          `artifact "${artifactId}" is already stored as "${recorded.contentType}", not as "${contentType}"; the same bytes are one artifact`,
+          { extra: { contentType: recorded.contentType, size: recorded.size } },
+        ),
+      );
   }
   if (stored.status >= 300) return stored;
   return c.json({ artifactId, sha256, size: bytes.byteLength, contentType }, 201, {
@@ -124,9 +136,9 @@ artifacts.get('/artifacts/:artifact_id/content', async (c) => {
     );
   const denied = requireStream(c, `artifact:${id}`);
   if (denied) return denied;
-  // Served as its artifact.stored records it: the object's own metadata is
-  // whatever the first upload of these bytes said, and bytes no accepted
-  // artifact names are no artifact.
+  // Served as its artifact.stored records it (the stream accepted it only as
+  // R2 holds it; objects stored before that check may say otherwise), and
+  // bytes no accepted artifact names are no artifact.
   const recorded = await recordedArtifact(c.env, id);
   const object = recorded ? await c.env.ARTIFACTS.get(id) : null;
   if (!recorded || !object) return problem(c, fail('not-found', `no artifact "${id}"`));
