@@ -28,12 +28,25 @@ const SERIAL_WORKERS_FILES = [
 ];
 
 /**
+ * Workers test files that need deployment vars no other file may see: vars
+ * the Durable Objects read, which a request's env (`app.request(…, vars)`)
+ * cannot stand in for. They run in a project of their own (`workers-vars`)
+ * with these vars over the common ones. WIRE_MAX_BYTES above what a log entry
+ * holds: log mode is unavailable, so every topic anchors in envelope mode.
+ */
+const OWN_VARS_WORKERS_FILES = ['test/workers/log-mode-wire-size.test.ts'];
+const OWN_VARS = { WIRE_MAX_BYTES: '200000' };
+
+type WorkersFiles = 'shared' | 'serial' | 'own-vars';
+
+/**
  * The Worker's own tests in workerd (vitest-pool-workers). Two files at a time,
- * except SERIAL_WORKERS_FILES, which run alone afterwards (`workers-serial`).
+ * except SERIAL_WORKERS_FILES, which run alone afterwards (`workers-serial`),
+ * and OWN_VARS_WORKERS_FILES, under their own vars (`workers-vars`).
  */
 const workersProject = (
   name: string,
-  serial: boolean,
+  files: WorkersFiles,
   migrations: Awaited<ReturnType<typeof readD1Migrations>>,
 ) => ({
   plugins: [
@@ -71,6 +84,7 @@ const workersProject = (
           WEBHOOK_ALLOW_LOCAL_HTTP: 'true',
           WEBHOOK_RETRY_SCHEDULE: '0.2,0.4,0.8,1,1,2',
           WEBHOOK_TIMEOUT_MS: '1500',
+          ...(files === 'own-vars' ? OWN_VARS : {}),
         },
         // Nothing in tests may wait on the network.
         cf: false,
@@ -118,10 +132,14 @@ const workersProject = (
   },
   test: {
     name,
-    include: serial ? SERIAL_WORKERS_FILES : ['test/workers/**/*.test.ts'],
-    exclude: serial ? [] : SERIAL_WORKERS_FILES,
-    fileParallelism: !serial,
-    maxWorkers: serial ? 1 : 2,
+    include: {
+      shared: ['test/workers/**/*.test.ts'],
+      serial: SERIAL_WORKERS_FILES,
+      'own-vars': OWN_VARS_WORKERS_FILES,
+    }[files],
+    exclude: files === 'shared' ? [...SERIAL_WORKERS_FILES, ...OWN_VARS_WORKERS_FILES] : [],
+    fileParallelism: files !== 'serial',
+    maxWorkers: files === 'serial' ? 1 : 2,
     testTimeout: 30_000,
     globalSetup: [
       'test/global-setup-mcp-worker.ts',
@@ -137,8 +155,9 @@ export default defineConfig(async () => {
   return {
     test: {
       projects: [
-        workersProject('workers', false, migrations),
-        workersProject('workers-serial', true, migrations),
+        workersProject('workers', 'shared', migrations),
+        workersProject('workers-serial', 'serial', migrations),
+        workersProject('workers-vars', 'own-vars', migrations),
         {
           // Node-side tests that load the app's schemas (OpenAPI, problem types)
           // reach Durable Object classes: give them a stand-in base class.

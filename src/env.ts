@@ -30,7 +30,7 @@ export interface Env {
   STATIC: Fetcher;
   /** Largest artifact accepted, in bytes (default 1048576). */
   ARTIFACT_MAX_BYTES?: string;
-  /** Largest accepted envelope in bytes (default 8192). */
+  /** Largest accepted envelope in bytes (default 8192; `wireMaxBytes`). */
   WIRE_MAX_BYTES?: string;
   /** Wires in flight per WebSocket subscriber before it must ack. */
   WS_MAX_BUFFERED_FRAMES?: string;
@@ -97,6 +97,11 @@ export interface Env {
   WEBHOOK_TIMEOUT_MS?: string;
   /** `true`: webhook endpoints may be plain http://127.0.0.1 or localhost (development). */
   WEBHOOK_ALLOW_LOCAL_HTTP?: string;
+}
+
+/** The largest envelope (request body) an append takes, in bytes: `WIRE_MAX_BYTES`, else 8192. */
+export function wireMaxBytes(env: Pick<Env, 'WIRE_MAX_BYTES'>): number {
+  return intVar(env.WIRE_MAX_BYTES, 8192);
 }
 
 /** A whole-number var of at least `min` (1 unless said), else `fallback` (unset, blank, malformed). */

@@ -40,8 +40,11 @@ export interface LogAnchoringDeps {
   topicId(): Promise<string>;
   /** One pass of the anchoring loop over `queue` (`anchoring-loop.ts`); throws on a failed send. */
   send(queue: AnchorQueue, topicId: string): Promise<{ fresh: boolean; inFlight: boolean }>;
-  /** Why this topic's HCS topic cannot carry a log of its own (`topic-id.ts`); null when it can. */
-  sharedTopic(): string | null;
+  /**
+   * Why this topic cannot keep a log (`log-unavailable.ts`: its HCS topic is
+   * shared, or the deployment's Wires may not fit a log entry); null when it can.
+   */
+  logUnavailable(): string | null;
 }
 
 /** The log's keys as proofs name them: the current one, and every one a checkpoint may be signed by. */
@@ -77,7 +80,7 @@ export class LogAnchoring {
   #mode: TopicLogMode | null = null;
   /** Whether this object's SQLite held log tables when first asked (only `#log()` makes them). */
   #hadLog: boolean | null = null;
-  #warnedShared = false;
+  #warnedUnavailable = false;
   #signer: Promise<NoteSigner> | null = null;
   /** The deployment's keys, read once: vars do not change while the object lives. */
   #keys: Promise<{ verifiers: NoteVerifier[]; problem: string | null }> | null = null;
@@ -93,19 +96,25 @@ export class LogAnchoring {
   }
 
   /**
-   * The mode the topic anchors in: its settings', except on an HCS topic it
-   * shares with another topic name. A checkpoint names its log by the HCS
-   * topic (`logOrigin`) and the archive keeps it under that id, so two names
-   * keeping logs there would sign two trees under one name and overwrite each
-   * other's tiles: such a topic anchors its Wires one message each.
+   * The mode the topic anchors in: its settings', except where a log is
+   * unavailable. On an HCS topic it shares with another topic name: a
+   * checkpoint names its log by the HCS topic (`logOrigin`) and the archive
+   * keeps it under that id, so two names keeping logs there would sign two
+   * trees under one name and overwrite each other's tiles. Under a
+   * `WIRE_MAX_BYTES` whose Wires may not fit a tlog-tiles entry: the archive
+   * would stop at the first such leaf. Such a topic anchors its Wires one
+   * message each; a log it kept before is finished (`finish`), and its
+   * proofs stay served.
    */
   mode(): 'envelope' | 'log' {
     if (this.settings().mode !== 'log') return 'envelope';
-    const shared = this.deps.sharedTopic();
-    if (shared === null) return 'log';
-    if (!this.#warnedShared) {
-      this.#warnedShared = true;
-      console.warn(`topic ${this.deps.log.get('name')}: envelope mode, not log mode: ${shared}`);
+    const unavailable = this.deps.logUnavailable();
+    if (unavailable === null) return 'log';
+    if (!this.#warnedUnavailable) {
+      this.#warnedUnavailable = true;
+      console.warn(
+        `topic ${this.deps.log.get('name')}: envelope mode, not log mode: ${unavailable}`,
+      );
     }
     return 'envelope';
   }
@@ -116,7 +125,7 @@ export class LogAnchoring {
     const own = raw === null ? null : (JSON.parse(raw) as Partial<AnchoringSettings>);
     const keys = await this.#verifiers();
     const settings = anchoringSettings(this.deps.env, own);
-    const unavailable = settings.mode === 'log' ? this.deps.sharedTopic() : null;
+    const unavailable = settings.mode === 'log' ? this.deps.logUnavailable() : null;
     return {
       own,
       settings,
@@ -173,10 +182,12 @@ export class LogAnchoring {
 
   /**
    * Copies new checkpoints' tiles to R2 (`log-archive.ts`); never throws.
-   * Returns when to come back (ms since the epoch), or null.
+   * Returns when to come back (ms since the epoch), or null. A topic that
+   * kept a log goes on copying the checkpoints `finish` sends after a switch
+   * back; one whose log is unavailable and never kept one makes no log tables.
    */
   async archive(): Promise<number | null> {
-    const used = this.settings().mode === 'log' || this.deps.log.get('archive_size') !== null;
+    const used = this.mode() === 'log' || this.#hasLog();
     return used ? this.#archive.catchUp(this.#log(), Date.now()) : null;
   }
 

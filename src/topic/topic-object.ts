@@ -13,12 +13,13 @@ import { IdBlock } from './id-block';
 import { type ListenResult, listenPass } from './listener';
 import { type AnchoringView, LogAnchoring } from './log-anchoring';
 import type { AnchoringSettings } from './log-mode';
+import { logUnavailable } from './log-unavailable';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
 import { PROJECTION_RETRY_MS, passDelay } from './pass-delay';
 import { ingestFound, notifyStreams, type StreamReports } from './stream-reports';
 import type { AnchoredRow, LogProof, TopicStatus } from './stub';
 import { directoryStub } from './topic-directory';
-import { hcsTopicId, sharedTopicProblem } from './topic-id';
+import { hcsTopicId } from './topic-id';
 import { publicRow, TopicLog } from './topic-log';
 import { TopicProjection } from './topic-projection';
 import { anchoredPage, anchoringView, topicStatus } from './topic-views';
@@ -66,8 +67,8 @@ export class TopicObject extends DurableObject<Env> {
       env,
       topicId: () => this.#topicId(),
       send: (queue, topicId) => this.#send(queue, topicId),
-      sharedTopic: () =>
-        sharedTopicProblem(env, this.#log.get('name') ?? 'default', this.#log.get('hcs_topic_id')),
+      logUnavailable: () =>
+        logUnavailable(env, this.#log.get('name') ?? 'default', this.#log.get('hcs_topic_id')),
     });
   }
 

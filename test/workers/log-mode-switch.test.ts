@@ -2,7 +2,9 @@ import { env, runInDurableObject } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app';
 import { sqlOf } from '../../src/kernel/sql';
+import { type StoredWire, wireMessage } from '../../src/protocol';
 import { LogAnchoring } from '../../src/topic/log-anchoring';
+import type { AnchorQueue } from '../../src/topic/mirror-confirm';
 import { sharedTopicProblem } from '../../src/topic/topic-id';
 import { TopicLog } from '../../src/topic/topic-log';
 import { api, appendInLogMode, faults, mirrorMessages, untilAnchored } from './helpers/anchoring';
@@ -129,11 +131,11 @@ describe('a topic on an HCS topic another topic name uses', () => {
         topicId: async () => '0.0.5005',
         send: async () => ({ fresh: false, inFlight: false }),
       };
-      const shared = new LogAnchoring({ ...deps, sharedTopic: () => why });
+      const shared = new LogAnchoring({ ...deps, logUnavailable: () => why });
       expect(shared.settings().mode).toBe('log');
       expect(shared.mode()).toBe('envelope');
       expect(await shared.view()).toMatchObject({ running_mode: 'envelope', log_unavailable: why });
-      const own = new LogAnchoring({ ...deps, sharedTopic: () => null });
+      const own = new LogAnchoring({ ...deps, logUnavailable: () => null });
       expect(own.mode()).toBe('log');
       expect(await own.view()).toMatchObject({ running_mode: 'log', log_unavailable: null });
     });
@@ -168,5 +170,92 @@ describe('a topic on an HCS topic another topic name uses', () => {
     expect(view.own).toBeNull();
     // Settings that do not ask for a log are taken.
     expect((await put({ every: 10 })).status).toBe(200);
+  });
+});
+
+describe('a topic whose log becomes unavailable after it kept one', () => {
+  it('sends the checkpoints it signed, its Wires keep their leaves and proofs, and later Wires are no leaves', async () => {
+    const streamId = uniqueStream();
+    const topic = topicOf(streamId);
+    const hcsId = '0.0.8008';
+    await runInDurableObject(env.TOPICS.get(env.TOPICS.idFromName(topic)), async (_o, state) => {
+      const sql = sqlOf(state.storage.sql);
+      const log = new TopicLog(sql, state.storage);
+      log.set('name', topic);
+      log.set('hcs_topic_id', hcsId);
+      // HCS as the anchoring loop reports it: each message sent is confirmed, unless down.
+      let hcsUp = true;
+      let sequence = 0;
+      const send = async (queue: AnchorQueue) => {
+        for (const row of hcsUp ? queue.unanchored(100) : []) {
+          sequence += 1;
+          const anchor = {
+            hcs_topic_id: hcsId,
+            hcs_sequence_number: sequence,
+            consensus_timestamp: `1767225600.${String(sequence).padStart(9, '0')}`,
+            running_hash: 'AA==',
+            hcs_chunks: 1,
+          };
+          queue.recordAnchor(row.pos, anchor, Date.now());
+        }
+        return { fresh: false, inFlight: !hcsUp };
+      };
+      let unavailable: string | null = null;
+      const anchoring = new LogAnchoring({
+        sql,
+        log,
+        env: { ...env, ANCHOR_MODE: 'log' },
+        topicId: async () => hcsId,
+        send,
+        logUnavailable: () => unavailable,
+      });
+      anchoring.set({ every: 1 });
+      // What the TopicObject's pass does (envelope mode then sends what is left one message each).
+      const anchorOnce = () => (anchoring.mode() === 'log' ? anchoring.pass() : anchoring.finish());
+      let seq = 0;
+      const accept = (n: number): StoredWire[] => {
+        const wires = Array.from({ length: n }, (): StoredWire => {
+          seq += 1;
+          const body = wire11(streamId, { correlation_id: null });
+          return { ...body, wire: '1.1', stream_seq: seq, received_at: new Date().toISOString() };
+        });
+        log.accept(wires, wireMessage, Date.now());
+        return wires;
+      };
+      const posOf = (w: StoredWire) => log.byWire(streamId, w.wire_id)?.pos ?? -1;
+
+      const [first] = accept(1);
+      await anchorOnce(); // leaf 0, its checkpoint confirmed
+      hcsUp = false;
+      const held = accept(2);
+      await anchorOnce(); // leaves 1 and 2, their checkpoints signed but not confirmed
+
+      // WIRE_MAX_BYTES raised past what a log entry holds.
+      unavailable = 'WIRE_MAX_BYTES is 200000: …';
+      hcsUp = true;
+      expect(anchoring.mode()).toBe('envelope');
+      expect(await anchoring.view()).toMatchObject({
+        running_mode: 'envelope',
+        log_unavailable: unavailable,
+      });
+      expect(await anchorOnce()).toEqual({ fresh: false, inFlight: false });
+      const later = accept(1);
+      expect(await anchorOnce()).toBeNull();
+
+      // The signed checkpoints anchored their Wires, which stay leaves with log proofs.
+      const wires = [first, ...held, ...later].filter((w) => w !== undefined);
+      expect(wires.map((w) => log.byWire(streamId, w.wire_id)?.hcs_sequence_number)).toEqual([
+        1,
+        2,
+        3,
+        null,
+      ]);
+      expect([...anchoring.leavesAt(wires.map(posOf)).values()]).toEqual([0, 1, 2]);
+      const proof = await anchoring.proof(streamId, held[1]?.wire_id ?? '');
+      expect(proof).toMatchObject({ leaf_index: 2, tree_size: 3 });
+      // The archive copies every checkpoint signed before the log became unavailable.
+      await anchoring.archive();
+      expect((await anchoring.view()).archive).toEqual({ archived_size: 3, last_error: null });
+    });
   });
 });

@@ -21,7 +21,8 @@ import type { Hash } from './merkle';
 export const TILE_WIDTH = 256;
 /** Merkle levels one tile level spans. */
 export const TILE_HEIGHT = 8;
-const MAX_ENTRY_BYTES = 0xffff;
+/** An entry's length is a uint16: the longest leaf (anchored envelope) a tile can hold. */
+export const MAX_ENTRY_BYTES = 0xffff;
 
 /** A hash tile (`level` 0–63) or an entry bundle (`level` 'entries'), `width` 1–256. */
 export interface Tile {

@@ -35,7 +35,7 @@ const Anchoring = z.object({
   }),
   log_unavailable: z.string().nullable().meta({
     description:
-      'Why the topic anchors in envelope mode although its settings ask for log mode (null: they do not, or it can): a log needs an HCS topic of its own, which a topic name sharing one (not in HEDERA_TOPICS on testnet/mainnet, or given the id of another) lacks',
+      'Why the topic anchors in envelope mode although its settings ask for log mode (null: they do not, or it can): a log needs an HCS topic of its own, which a topic name sharing one (not in HEDERA_TOPICS on testnet/mainnet, or given the id of another) lacks; and every Wire must fit a log entry (65,535 bytes once anchored), which a WIRE_MAX_BYTES above 62,944 (47,060 with PRIVATE_PROJECTS) does not promise',
   }),
   sources: z.object({ mode: Source, every: Source, ms: Source }).meta({
     description: 'Where each setting comes from: the topic, the deployment vars, or the default',
@@ -120,7 +120,7 @@ export const TOPIC_LOG_OPERATIONS: Operation[] = [
     tag: 'Anchoring',
     summary: "Set a topic's own anchoring mode and checkpoint interval",
     description:
-      "Replaces the topic's own settings: a field left out (or `{}`) follows the deployment (`ANCHOR_MODE`, `LOG_CHECKPOINT_EVERY`, `LOG_CHECKPOINT_MS`). Log mode needs the `LOG_SIGNER_KEY` secret, a `LOG_VERIFIER_KEYS` that reads, and an HCS topic the topic does not share with another topic name (422 otherwise, naming `mode`). Switching back to envelope mode first finishes the checkpoints already signed, then sends the Wires no checkpoint holds as their own messages; the log's proofs stay served.",
+      "Replaces the topic's own settings: a field left out (or `{}`) follows the deployment (`ANCHOR_MODE`, `LOG_CHECKPOINT_EVERY`, `LOG_CHECKPOINT_MS`). Log mode needs the `LOG_SIGNER_KEY` secret, a `LOG_VERIFIER_KEYS` that reads, an HCS topic the topic does not share with another topic name, and a `WIRE_MAX_BYTES` whose Wires fit a log entry once anchored (at most 62,944; 47,060 with `PRIVATE_PROJECTS`) (422 otherwise, naming `mode`). Switching back to envelope mode first finishes the checkpoints already signed, then sends the Wires no checkpoint holds as their own messages; the log's proofs stay served.",
     access: 'bearer',
     scope: 'admin (a token without stream prefixes)',
     pathParams: { topic: TopicParam },

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { intVar } from '../../env';
+import { wireMaxBytes } from '../../env';
 import { appendBody } from '../../kernel/append';
 import { REGISTRY } from '../../modules';
 import { fail, type Result, streamIdProblem } from '../../protocol';
@@ -58,7 +58,7 @@ streams.post('/:stream_id/wires', async (c) => {
   const streamId = c.req.param('stream_id');
   const ifMatch = ifMatchSeq(c.req.header('If-Match'));
   if (!ifMatch.ok) return problem(c, ifMatch);
-  const body = await readJsonBody(c, intVar(c.env.WIRE_MAX_BYTES, 8192));
+  const body = await readJsonBody(c, wireMaxBytes(c.env));
   if (!body.ok) return problem(c, body);
   const result = await appendBody(
     {

@@ -4,9 +4,9 @@ import { archiveKey } from '../../anchor/log/archive';
 import { logKeys } from '../../anchor/log/keyring';
 import { parseTilePath } from '../../anchor/log/tiles';
 import { fail } from '../../protocol';
+import { logUnavailable } from '../../topic/log-unavailable';
 import { topicStub } from '../../topic/stub';
 import { directoryStub } from '../../topic/topic-directory';
-import { sharedTopicProblem } from '../../topic/topic-id';
 import type { AppEnv } from '../app-env';
 import { requireAllStreams, requireReadAll, requireScope } from '../auth';
 import { bodyProblem } from '../body-problem';
@@ -145,11 +145,11 @@ topicLog.put('/topics/:topic/anchoring', async (c) => {
   }
   if (own.mode === 'log') {
     const { hcs_topic_id } = await topicStub(c.env, name).anchoring();
-    const shared = sharedTopicProblem(c.env, name, hcs_topic_id);
-    if (shared !== null) {
+    const unavailable = logUnavailable(c.env, name, hcs_topic_id);
+    if (unavailable !== null) {
       return problem(
         c,
-        fail('invalid-body', shared, { errors: [{ path: 'mode', message: shared }] }),
+        fail('invalid-body', unavailable, { errors: [{ path: 'mode', message: unavailable }] }),
       );
     }
   }

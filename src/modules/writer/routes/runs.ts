@@ -8,7 +8,7 @@ import {
   requireScope,
   requireStream,
 } from '../../../api/module-kit';
-import { intVar } from '../../../env';
+import { wireMaxBytes } from '../../../env';
 import type { AppendResult } from '../../../kernel/kind';
 import { type Draft, type Failure, fail, type Payload } from '../../../protocol';
 import { RUN_CREATED } from '../catalogue';
@@ -37,7 +37,7 @@ function runIdProblem(c: Context<AppEnv>): Failure | null {
 }
 
 async function readBody(c: Context<AppEnv>) {
-  return readJsonBody(c, intVar(c.env.WIRE_MAX_BYTES, 8192));
+  return readJsonBody(c, wireMaxBytes(c.env));
 }
 
 runs.post('/runs', async (c) => {
