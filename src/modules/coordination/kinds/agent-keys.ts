@@ -49,8 +49,40 @@ export interface KeyRecord extends SignerKey {
 
 const text = (payload: Wire['payload'], field: string) => String(payload[field] ?? '');
 
+/**
+ * The agent's own key Wire, judged against its keys as they are when it is
+ * decided. The signature guard looked them up before (`kernel/signatures.ts`):
+ * a revocation, rotation or first registration stored since then must hold
+ * for a key change, or a revoked key could still add or swap keys. The guard
+ * verified the signature over the key `sig.kid` names; here that key must
+ * still be active (a first key may sign its own registration).
+ */
+function signerProblem(wire: Wire, keys: readonly KeyRecord[]): Failure | null {
+  if (wire.sender !== wire.stream_id || keys.length === 0) return null;
+  const accepted_kids = keys.filter((k) => k.status === 'active').map((k) => k.kid);
+  const sig = wire.sig;
+  if (sig === undefined) {
+    return fail(
+      'signature-required',
+      `${wire.stream_id} has registered signing keys, so its key Wires must carry sig by one of its active keys: ${accepted_kids.map((k) => `"${k}"`).join(', ') || 'none (an admin must register a new one)'}`,
+      { extra: { sender: wire.sender, accepted_kids } },
+    );
+  }
+  const signer = keys.find((k) => k.kid === sig.kid);
+  if (signer?.status === 'active') return null;
+  const detail = signer
+    ? `sig.kid: key "${sig.kid}" of ${wire.stream_id} was ${signer.status === 'revoked' ? 'revoked' : 'retired by a rotation'}; sign with an active key`
+    : `sig.kid: "${sig.kid}" is not a key ${wire.stream_id} registered`;
+  return fail('signature-invalid', detail, {
+    errors: [{ path: 'sig.kid', message: detail }],
+    extra: { kid: sig.kid, reason: signer?.status ?? 'unknown-kid', accepted_kids },
+  });
+}
+
 /** Refusals of a key Wire given the history so far (its payload already matches its schema). */
 export function keyProblem(wire: Wire, keys: readonly KeyRecord[]): Failure | null {
+  const signer = signerProblem(wire, keys);
+  if (signer) return signer;
   const kid = text(wire.payload, 'kid');
   const known = keys.find((k) => k.kid === kid);
   const refuse = (detail: string) => fail('invalid-transition', detail, { extra: { kid } });
