@@ -32,6 +32,13 @@ export interface McpToolContext {
   root: string;
   /** The client's name (`clientInfo.name`, or `client_identity`), if any. */
   client: string | null;
+  /**
+   * When the tool dates what it builds (ms since the epoch): the `ts` of the
+   * first signature the call offers, else the clock. A keyed agent signs a
+   * Wire by calling the tool again, which builds it again: a member counted
+   * from the clock (a lease's end) would differ from the one it signed.
+   */
+  now: number;
   /** Calls one of the app's routes as the caller (same token, same checks). */
   api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ApiAnswer>;
 }

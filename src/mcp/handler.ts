@@ -1,4 +1,5 @@
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { SIGNATURES_HEADER } from '../protocol/signature';
 import type { McpBackend, McpCall } from './contract';
 import { clientSlug } from './identity';
 import { rebindingRefusal } from './rebinding';
@@ -116,7 +117,8 @@ async function answer(
 ): Promise<Response> {
   const { sub } = principal;
   const sessionId = request.headers.get(SESSION);
-  const scope: CallScope = { backend, sub, sessionClient: null };
+  const signatures = request.headers.get(SIGNATURES_HEADER) ?? undefined;
+  const scope: CallScope = { backend, sub, sessionClient: null, signatures };
   const authInfo = () => ({
     token: '',
     clientId: sub,

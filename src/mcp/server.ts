@@ -15,6 +15,28 @@ export interface CallScope {
   sub: string;
   /** The client the 2025-era session declared at initialize. */
   sessionClient: string | null;
+  /** The `/mcp` request's `Wirestream-Signatures` header (what `wirestream mcp` offers), if any. */
+  signatures?: string | undefined;
+}
+
+/**
+ * `McpToolContext.now`: the `ts` of the first signature offered (the call's
+ * `_meta`, else the request's header), so that a tool called again to sign
+ * what it built dates it as before; else the clock. A malformed offer dates
+ * nothing (the append path refuses it, naming the offer).
+ */
+function datedAt(offered: unknown, header: string | undefined): number {
+  let offers = offered;
+  if (offers === undefined && header !== undefined) {
+    try {
+      offers = JSON.parse(header);
+    } catch {
+      offers = undefined;
+    }
+  }
+  const first = Array.isArray(offers) ? (offers[0] as { ts?: unknown } | null) : null;
+  const at = typeof first?.ts === 'string' ? Date.parse(first.ts) : Number.NaN;
+  return Number.isFinite(at) ? at : Date.now();
 }
 
 const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -69,7 +91,8 @@ function register(server: McpServer, tool: McpTool, scope: CallScope) {
       const signatures = offered === undefined ? undefined : JSON.stringify(offered);
       const api: McpToolContext['api'] = (method, path, body) =>
         scope.backend.api(method, path, body, signatures);
-      const outcome = await tool.handler(rest, { haid, root: scope.sub, client, api });
+      const now = datedAt(offered, scope.signatures);
+      const outcome = await tool.handler(rest, { haid, root: scope.sub, client, now, api });
       return answer(outcome, haid);
     },
   );

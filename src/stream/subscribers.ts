@@ -11,9 +11,11 @@ import type { StoredWire } from './wire-log';
  * client acknowledged with `{"kind":"ack","seq":N}`. At most `window` Wires
  * are in flight per socket; a socket that falls `2 × window` behind the head
  * while new Wires arrive is closed with 4008 and told where to resume — it
- * never silently misses a Wire.
+ * never silently misses a Wire. A socket still replaying is behind the head
+ * by its backlog from the start: it is judged by the Wires appended since it
+ * last acked (`heard`), so a replay paced by acks is never cut short.
  *
- * The socket's attachment (what survives hibernation) holds `{acked, live}`
+ * The socket's attachment (what survives hibernation) holds `{acked, live, heard}`
  * and is written only when they change, not on every send: writing it per
  * send was a structured clone per subscriber per frame. After hibernation each
  * socket resumes from `acked` and the unacknowledged tail is sent again; the
@@ -25,11 +27,13 @@ export interface SocketState {
   acked: number;
   /** Set once the replay reached the head and `caught-up` was sent. */
   live: boolean;
+  /** The head when the socket opened or last acked: how far behind a replay may be. */
+  heard: number;
   /** Rebuilt after hibernation: what was sent before is unknown (≥ acked). */
   resumed?: boolean;
 }
 
-type Attachment = Pick<SocketState, 'acked' | 'live'>;
+type Attachment = Pick<SocketState, 'acked' | 'live'> & { heard?: number };
 
 export interface WireSource {
   readonly lastSeq: number;
@@ -69,6 +73,7 @@ export class Subscribers {
           cursor: saved.acked,
           acked: saved.acked,
           live: saved.live,
+          heard: saved.heard ?? saved.acked,
           resumed: true,
         });
     }
@@ -89,7 +94,12 @@ export class Subscribers {
    */
   accept(ws: WebSocket, afterSeq: number, anchorsFrom: number | null = null): void {
     this.ctx.acceptWebSocket(ws);
-    const state: SocketState = { cursor: afterSeq, acked: afterSeq, live: false };
+    const state: SocketState = {
+      cursor: afterSeq,
+      acked: afterSeq,
+      live: false,
+      heard: this.source.lastSeq,
+    };
     this.#states.set(ws, state);
     this.#save(ws, state);
     // Acks are what fan-out pays most for per socket (one incoming event
@@ -167,7 +177,9 @@ export class Subscribers {
     const frames = new FrameCache(this.source);
     const news = this.#news.empty ? null : this.#news.take();
     for (const [ws, state] of this.#states) {
-      if (head - state.acked > 2 * this.settings.window) {
+      // Live: behind its acks; replaying: behind the head it last heard of.
+      const from = state.live || state.acked > state.heard ? state.acked : state.heard;
+      if (head - from > 2 * this.settings.window) {
         this.#close(ws, SLOW_CONSUMER, `slow consumer: resume with after_seq=${state.cursor}`);
         continue;
       }
@@ -194,6 +206,7 @@ export class Subscribers {
     if (ack === null) return; // an old or repeated ack
     if (ack > state.cursor) state.cursor = ack;
     state.acked = ack;
+    if (!state.live) state.heard = this.source.lastSeq;
     this.#save(ws, state);
     this.#pump(ws, state);
   }
@@ -267,7 +280,7 @@ export class Subscribers {
 
   /** Persists what a socket needs after hibernation; the cursor is not (see above). */
   #save(ws: WebSocket, state: SocketState): void {
-    const attachment: Attachment = { acked: state.acked, live: state.live };
+    const attachment: Attachment = { acked: state.acked, live: state.live, heard: state.heard };
     ws.serializeAttachment(attachment);
   }
 

@@ -8,6 +8,7 @@ import {
   WirestreamClient,
 } from '../../src/client';
 import { authHeaders } from './helpers/auth';
+import { offer as offerTask, uid } from './helpers/coordination';
 import { call, connect, type Era } from './helpers/mcp';
 import { agentWire, newKey, postAs, registeredKey, signedPost } from './helpers/signing';
 import { readAll, uniqueStream } from './helpers/wires';
@@ -315,6 +316,37 @@ describe.each<Era>(['session', 'sessionless'])('over MCP, the official client (%
       expect(wires.map((w) => [w.wire_id, (w.sig as Json | undefined)?.kid])).toEqual([
         [offer.wire_id, key.kid],
       ]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('signs a claim_task call by calling it again: the lease it builds again is the one signed', async () => {
+    const task = uid('T');
+    const role = uid('role');
+    expect((await offerTask(task, role)).status).toBe(201);
+    const token = (await authHeaders(agent, ['append', 'read', 'claim'])).Authorization?.slice(7);
+    const c = await connect(era, { token: token ?? '', name: 'cursor' });
+    try {
+      const args = { task_id: task, role, lease_seconds: 300 };
+      const refused = await call(c, 'claim_task', args);
+      const problem = refused.text.problem as Json;
+      expect(problem).toMatchObject({ status: 403, type: '/problems/signature-required' });
+      const unsigned = problem.unsigned as { ts: string; payload: Json };
+      const lease = new Date(Date.parse(unsigned.ts) + 300_000).toISOString();
+      expect(unsigned.payload.lease_expires_at).toBe(lease);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the clock moves on meanwhile
+      const offer = await signatureOffer(unsigned, key);
+      const signed = await c.client.callTool({
+        name: 'claim_task',
+        arguments: args,
+        _meta: { 'io.wirestream/signatures': [offer] },
+      });
+      expect(signed.isError).toBeFalsy();
+      expect(signed.structuredContent).toMatchObject({ wire_id: offer.wire_id, stream_seq: 2 });
+      const claimed = (await wiresOf(`task:${task}:attempt:1`))[1] ?? {};
+      expect(claimed).toMatchObject({ ts: unsigned.ts, sig: { kid: key.kid } });
+      expect(claimed.payload).toMatchObject({ lease_expires_at: lease });
     } finally {
       await c.close();
     }

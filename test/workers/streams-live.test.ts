@@ -71,6 +71,42 @@ describe('following a stream live over WebSocket', () => {
     again.close();
   }, 20_000);
 
+  it('keeps a subscriber that acks each window through a long replay while Wires keep arriving', async () => {
+    const stream = uniqueStream();
+    await Promise.all(Array.from({ length: 150 }, () => post(stream, wire11(stream))));
+    const sub = await Subscriber.open(stream, 0, { ack: false });
+    const caughtUp = () => sub.frames.some((f) => f.kind === 'caught-up');
+    // Window is 32 in tests: the replay is far more than two windows behind
+    // the head, and a Wire lands before each ack, as it would on a busy stream.
+    let total = 150;
+    while (!caughtUp() && sub.closed === null) {
+      const seen = sub.seqs.length;
+      await sub.until(() => sub.seqs.length > seen || sub.closed !== null || caughtUp());
+      if (sub.closed !== null) break;
+      await post(stream, wire11(stream));
+      total++;
+      sub.ws.send(JSON.stringify({ kind: 'ack', seq: sub.seqs.at(-1) }));
+    }
+    expect(sub.closed).toBeNull();
+    await sub.until(() => sub.seqs.length === total);
+    expect(sub.seqs).toEqual(range(1, total));
+    sub.close();
+  }, 60_000);
+
+  it('closes a replaying subscriber that never acks once two windows of Wires arrive after it', async () => {
+    const stream = uniqueStream();
+    await Promise.all(Array.from({ length: 40 }, () => post(stream, wire11(stream))));
+    const sub = await Subscriber.open(stream, 0, { ack: false });
+    await sub.until(() => sub.seqs.length === 32);
+    // Two windows (64) past the head it last heard of are tolerated, not one more.
+    await Promise.all(Array.from({ length: 64 }, () => post(stream, wire11(stream))));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(sub.closed).toBeNull();
+    await post(stream, wire11(stream));
+    await sub.until(() => sub.closed !== null);
+    expect(sub.closed).toEqual({ code: 4008, reason: 'slow consumer: resume with after_seq=32' });
+  }, 60_000);
+
   it('paces a long replay by acknowledgements instead of dropping the subscriber', async () => {
     const stream = uniqueStream();
     await Promise.all(Array.from({ length: 100 }, () => post(stream, wire11(stream))));

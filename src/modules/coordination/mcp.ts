@@ -28,8 +28,9 @@ const taskStream = (task: string, attempt: number) => `task:${task}:attempt:${at
 /** The agent name a claim carries: the token subject without its `agent:` prefix. */
 const agentOf = (root: string) => (root.startsWith('agent:') ? root.slice(6) : root);
 
-function wire(stream: string, type: string, sender: string, payload: Record<string, unknown>) {
-  const ts = new Date().toISOString();
+function wire(stream: string, type: string, ctx: McpToolContext, payload: Record<string, unknown>) {
+  const ts = new Date(ctx.now).toISOString();
+  const sender = ctx.root;
   return draftOf({ wire_id: newWireId(), stream_id: stream, type, sender, ts, payload });
 }
 
@@ -64,7 +65,7 @@ async function fenced(
       },
     };
   }
-  const body = wire(stream, type, ctx.root, {
+  const body = wire(stream, type, ctx, {
     task_id: args.task_id,
     fencing_token: lease.fencingToken,
     haid: ctx.haid,
@@ -104,7 +105,7 @@ export const COORDINATION_TOOLS = [
     output: Receipt,
     async handler(args, ctx) {
       const body = {
-        ...wire(args.stream_id, args.type, ctx.root, args.payload),
+        ...wire(args.stream_id, args.type, ctx, args.payload),
         ...(args.wire_id ? { wire_id: args.wire_id } : {}),
         correlation_id: args.correlation_id ?? null,
         causation_id: args.causation_id ?? null,
@@ -162,11 +163,12 @@ export const COORDINATION_TOOLS = [
         task_id: args.task_id,
         agent: agentOf(ctx.root),
         role: args.role,
-        lease_expires_at: new Date(Date.now() + args.lease_seconds * 1000).toISOString(),
+        // From ctx.now, not the clock: the same lease when the call is made again to sign it.
+        lease_expires_at: new Date(ctx.now + args.lease_seconds * 1000).toISOString(),
         haid: ctx.haid,
       };
       if (args.capacity_units !== undefined) payload.capacity_units_reserved = args.capacity_units;
-      const res = await append(ctx, stream, wire(stream, 'task.claimed', ctx.root, payload));
+      const res = await append(ctx, stream, wire(stream, 'task.claimed', ctx, payload));
       return outcomeOf(res, (p) => argumentOf(p, ['task_id', 'role'], 'task_id'));
     },
   }),
