@@ -161,9 +161,11 @@ export class Subscription {
       // News of Wires delivered before this frame rides along in it.
       if (Array.isArray(frame.anchored)) this.#announce(frame.anchored as AnchorUpdate[]);
       const seqOf = this.options.seqOf ?? ((w: ServedWire) => w.stream_seq);
-      const { fresh, gap } = this.#cursor.accept(frame.wires as ServedWire[], seqOf);
+      const { fresh, duplicates, gap } = this.#cursor.accept(frame.wires as ServedWire[], seqOf);
       // A Wire sent again (the server re-sends its unacknowledged tail after
-      // hibernation, a replay may overlap) is dropped here as a repeat.
+      // hibernation, a replay may overlap) is dropped here as a repeat; the
+      // anchor it may carry now is news of a Wire already delivered.
+      if (duplicates > 0 && this.#unanchored.size > 0) this.#anchorsOfRepeats(frame.wires);
       if (fresh.length > 0) this.#deliver(fresh, seqOf, acker);
       if (gap) {
         // Something between the cursor and this frame never arrived: re-read it.
@@ -191,6 +193,21 @@ export class Subscription {
     for (const u of updates)
       if (u.anchor?.status === 'anchored') this.#unanchored.delete(u.stream_seq);
     this.#chain = this.#chain.then(() => this.options.onAnchored?.(updates));
+  }
+
+  /**
+   * Anchors carried by repeated Wires: the object woken from hibernation by
+   * the anchors' report re-sends its unacknowledged tail already anchored,
+   * and tells no separate news of it.
+   */
+  #anchorsOfRepeats(wires: ServedWire[]): void {
+    const news: AnchorUpdate[] = [];
+    for (const w of wires) {
+      if (w.anchor?.status === 'anchored' && this.#unanchored.has(w.stream_seq)) {
+        news.push({ wire_id: w.wire_id, stream_seq: w.stream_seq, anchor: w.anchor });
+      }
+    }
+    if (news.length > 0) this.#announce(news);
   }
 
   #tracksAnchors(): boolean {
