@@ -11,7 +11,10 @@ import { readAll, uniqueStream, wire11 } from './helpers/wires';
  * both sides of it and across it.
  */
 describe('reading a stream back, across the in-memory tail', () => {
-  it('serves every Wire in order, from memory and from SQLite alike', async () => {
+  // 600 appends: ~10 s alone, three times that beside a busy pool.
+  it('serves every Wire in order, from memory and from SQLite alike', {
+    timeout: 90_000,
+  }, async () => {
     const streamId = uniqueStream('project');
     const stub = env.STREAMS.get(env.STREAMS.idFromName(streamId));
     const filler = 'x'.repeat(1200);
