@@ -1,4 +1,5 @@
 import type { Env } from '../env';
+import { REGISTRY } from '../modules';
 import type { StoredWire } from '../protocol';
 import { directoryStub } from '../topic/topic-directory';
 import { privacyProblem, privateProjects, projectOf } from './config';
@@ -47,6 +48,15 @@ export class PayloadKeys {
 const keyOf = (w: { stream_id: string; wire_id: string }) => `${w.stream_id}\n${w.wire_id}`;
 
 /**
+ * A Wire that registers, rotates or revokes a sender's signing key stays in
+ * the clear even where its stream or correlation is private: its payload is a
+ * public key (nothing to hide), and an auditor needs the key history from the
+ * mirror to check every signature of its sender, sealed Wires included.
+ */
+const changesKeys = (wire: StoredWire) =>
+  REGISTRY.signerDirectories.some((d) => d.keyChange(wire) !== null);
+
+/**
  * The TopicObject's side: the anchored message of each private Wire, sealed
  * before it is stored, so HCS, the log's leaves and its archive only ever
  * get ciphertext. Batches go one after another while any is being sealed,
@@ -72,7 +82,7 @@ export class PayloadSealer {
     if (!projects.ok) throw new Error(`private payloads: ${projects.detail}`);
     const owned = wires.flatMap((w) => {
       const project = projectOf(projects.value, w);
-      return project === null ? [] : [{ wire: w, project }];
+      return project === null || changesKeys(w) ? [] : [{ wire: w, project }];
     });
     if (owned.length === 0 && this.#busy === 0) return store(new Map());
     for (const { wire } of owned) {

@@ -243,3 +243,47 @@ describe('agent-signed Wires in a private project', { timeout: 60_000 }, () => {
     expect(await verifyAnchoredWire({ envelope: plain }, history)).toMatchObject({ ok: true });
   });
 });
+
+describe('an agent whose key Wires name a private correlation', { timeout: 60_000 }, () => {
+  it('keeps its key Wires in the clear, so an auditor without the data key checks its sealed Wires', async () => {
+    const keyed = uniqueStream('agent').replace('agent:t', 'agent:sigk');
+    const stream = `project:vault-k${Date.now().toString(36).slice(-6)}`;
+    const correlation = `vault-k${Date.now().toString(36).slice(-5)}`;
+    const [first, next] = [await newKey(), await newKey()];
+    const keyWire = (type: string, payload: Record<string, unknown>) =>
+      agentWire(keyed, keyed, { type, payload, correlation_id: correlation });
+    const registration = keyWire('agent.key.registered', {
+      kid: first.kid,
+      alg: 'Ed25519',
+      public_key: first.public_key,
+    });
+    expect((await postAs(keyed, keyed, await signWire(registration, first))).status).toBe(201);
+    const rotation = keyWire('agent.key.rotated', {
+      kid: next.kid,
+      alg: 'Ed25519',
+      public_key: next.public_key,
+      previous_kid: first.kid,
+    });
+    expect((await postAs(keyed, keyed, await signWire(rotation, first))).status).toBe(201);
+    const body = await signWire(
+      agentWire(stream, keyed, { correlation_id: correlation, payload: { concern: SECRET } }),
+      next,
+    );
+    expect((await postAs(keyed, stream, body)).status).toBe(201);
+    const keys = await untilAnchored(keyed, [], 30_000);
+    const served = await untilAnchored(stream, [], 30_000);
+    const keyHistory = await Promise.all(keys.map((w) => fromMirror(w.anchor as never)));
+    for (const { envelope } of keyHistory) {
+      expect(envelope.enc).toBeUndefined();
+      expect(envelope.payload).toMatchObject({ alg: 'Ed25519', public_key: expect.any(String) });
+    }
+    const sealed = await fromMirror(served[0]?.anchor as never);
+    expect(typeof sealed.envelope.payload).toBe('string');
+    expect(await verifyAnchoredWire(sealed, keyHistory)).toEqual({
+      ok: true,
+      sender: keyed,
+      kid: next.kid,
+      payload: 'sealed',
+    });
+  });
+});
