@@ -18,6 +18,8 @@
  * `http2.connect`, which workerd does not implement.
  */
 
+import protobuf from 'protobufjs/minimal.js';
+
 export { default as AccountId } from '../../node_modules/@hashgraph/sdk/lib/account/AccountId.js';
 export { default as Client } from '../../node_modules/@hashgraph/sdk/lib/client/WebClient.js';
 export { default as GrpcServiceError } from '../../node_modules/@hashgraph/sdk/lib/grpc/GrpcServiceError.js';
@@ -35,3 +37,15 @@ export { default as TransactionId } from '../../node_modules/@hashgraph/sdk/lib/
 export { default as TransactionReceiptQuery } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionReceiptQuery.js';
 export { default as TransactionRecordQuery } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionRecordQuery.js';
 export { default as TransactionResponse } from '../../node_modules/@hashgraph/sdk/lib/transaction/TransactionResponse.js';
+
+/**
+ * The SDK encodes with protobufjs (`@hiero-ledger/proto`), which writes into
+ * node Buffers when `require('buffer')` works. In a wrangler bundle it does
+ * not, so transactions are written to plain Uint8Arrays; under the vitest
+ * pool it does, and workerd's `Buffer#utf8Write(string, offset)` refuses the
+ * call protobufjs makes for strings of 40 characters or more (a topic memo
+ * of a longer topic name: "The value of "length" is out of range"). Plain
+ * arrays everywhere, so tests run the code production runs.
+ */
+(protobuf.util as { Buffer: unknown }).Buffer = null;
+protobuf.configure();

@@ -51,6 +51,21 @@ describe('HCS anchoring', () => {
     });
   });
 
+  it('anchors on a topic whose name is long: its memo is written as production writes it', async () => {
+    // The topic memo is "wirestream <name>": 40 characters and more took a
+    // path of protobufjs that workerd's Buffer refuses, and the topic was
+    // never created. Names that long are ordinary (project ids, runs).
+    const streamId = `${uniqueStream('project')}-a-long-project-name-${'x'.repeat(60)}`;
+    expect((await post(streamId, wire11(streamId, { correlation_id: null }))).status).toBe(201);
+    const topic = `project.${streamId.slice('project:'.length)}`;
+    const [wire] = await untilAnchored(streamId, [topic]);
+    expect(wire?.anchor).toMatchObject({ status: 'anchored', topic, hcs_sequence_number: 1 });
+    const info = await fetch(`${standinUrl()}/api/v1/topics/${wire?.anchor.hcs_topic_id}`);
+    expect(((await info.json()) as { memo: string }).memo).toBe(
+      `wirestream ${topic}`.slice(0, 100),
+    );
+  });
+
   it('tells live subscribers when their Wires are anchored', async () => {
     const streamId = uniqueStream('project');
     const { ws, frames } = await follow(streamId);
