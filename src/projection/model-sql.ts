@@ -199,6 +199,17 @@ export function rowsOf(
   });
 }
 
+/**
+ * How far `reducer` got on the stream `streamExpr` (SQL): its `last_seq`, 0
+ * before its first Wire, 9e18 for streams it keeps no row for.
+ */
+export function foldedSeqOf(reducer: AnyReducer, streamExpr: string): string {
+  const seq = `COALESCE(${lastSeqOf(reducer, streamExpr)}, 0)`;
+  if (reducer.kinds === undefined) return seq;
+  const mine = reducer.kinds.map((k) => `${streamExpr} LIKE '${k}:%'`).join(' OR ');
+  return `CASE WHEN ${mine} THEN ${seq} ELSE 9e18 END`;
+}
+
 /** How far `reducer` got on the stream `streamExpr` (SQL), or NULL. */
 export function lastSeqOf(reducer: AnyReducer, streamExpr: string): string {
   return reducer.spans

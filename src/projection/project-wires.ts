@@ -1,4 +1,5 @@
-import { rowsOf, selectRows, writeRows } from './model-sql';
+import { parseRows, rowShape } from '../kernel/sql';
+import { foldedSeqOf, rowsOf, selectRows, writeRows } from './model-sql';
 import { modelNames, reducers } from './models';
 import { applyWire, type ModelName, owns, type Reducer } from './reducer';
 import type { AnchorUpdate, BaseRow, ProjectedWire } from './types';
@@ -13,6 +14,11 @@ import {
 
 /** Wires per D1 round trip; each batch is one transaction. */
 const CHUNK = 200;
+/**
+ * Rounds a chunk takes at most to fold the Wires another caller stored
+ * meanwhile (`projectChunk`'s `left`); one more round settles each race.
+ */
+const ROUNDS = 4;
 
 export interface ProjectionOutcome {
   /** Wires new to `wire_events` (the watermark moved by this much). */
@@ -21,13 +27,17 @@ export interface ProjectionOutcome {
   rows: Record<ModelName, number>;
 }
 
+/** A stream with stored Wires a live model can fold now: from `folded + 1` on. */
+const LEFT_ROW = rowShape('unfolded stream', { stream_id: 'text', folded: 'number' });
+type Left = ReturnType<typeof LEFT_ROW.parse>;
+
 /**
  * Projects accepted Wires into D1: `wire_events` plus every read model, in
  * one batch (one transaction) per chunk, so a Wire becomes visible in all
  * tables at once. Safe to call again with the same Wires, in any grouping.
- * A stream must not be projected by two callers at the same time; if it is,
- * or a Wire arrives before its predecessor, the next call for that stream
- * fills the gap from `wire_events`.
+ * A Wire that arrives before its predecessor waits in `wire_events` for the
+ * call that brings the predecessor; two callers projecting one stream at the
+ * same time (its Wires on two topics) each fold what the other stored.
  */
 export async function projectWires(
   db: D1Database,
@@ -38,13 +48,51 @@ export async function projectWires(
     rows: Object.fromEntries(modelNames().map((m) => [m, 0])),
   };
   for (let i = 0; i < wires.length; i += CHUNK) {
-    const outcome = await projectChunk(db, wires.slice(i, i + CHUNK));
-    total.inserted += outcome.inserted;
-    for (const model of Object.keys(outcome.rows)) {
-      total.rows[model] = (total.rows[model] ?? 0) + (outcome.rows[model] ?? 0);
+    let chunk = wires.slice(i, i + CHUNK);
+    for (let round = 0; chunk.length > 0 && round < ROUNDS; round++) {
+      const outcome = await projectChunk(db, chunk);
+      total.inserted += outcome.inserted;
+      for (const model of Object.keys(outcome.rows)) {
+        total.rows[model] = (total.rows[model] ?? 0) + (outcome.rows[model] ?? 0);
+      }
+      chunk = outcome.left.length > 0 ? await storedTails(db, outcome.left) : [];
     }
   }
   return total;
+}
+
+/** The stored Wires of each stream from where its models stopped. */
+async function storedTails(db: D1Database, left: readonly Left[]): Promise<ProjectedWire[]> {
+  const results = await db.batch<Record<string, unknown>>(
+    left.map((l) => selectStreamTail(db, l.stream_id, l.folded + 1)),
+  );
+  return results.flatMap((r) => wiresOfRows(r.results));
+}
+
+/**
+ * Of `streamIds`, those whose next Wire for some live model (`active`) is
+ * stored but not folded: run last in the write's transaction, it sees every
+ * write committed before. A stream's Wires can travel on several topics (one
+ * per correlation), and their TopicObjects project at the same time: each
+ * reads the rows before the other's write lands, so the Wire each stored
+ * after the other's read is in `wire_events` and folded by neither. The
+ * later of the two writes sees it here.
+ */
+function selectUnfolded(
+  db: D1Database,
+  streamIds: readonly string[],
+  active: readonly Reducer<BaseRow>[],
+): D1PreparedStatement | null {
+  if (active.length === 0 || streamIds.length === 0) return null;
+  const folded = active.map((r) => foldedSeqOf(r, 'j.value')).join(', ');
+  return db
+    .prepare(
+      `SELECT b.stream_id, b.folded FROM (
+         SELECT j.value AS stream_id, MIN(${folded}, 9e18) AS folded FROM json_each(?1) j) b
+       WHERE EXISTS (SELECT 1 FROM wire_events w
+         WHERE w.stream_id = b.stream_id AND w.stream_seq = b.folded + 1)`,
+    )
+    .bind(JSON.stringify(streamIds));
 }
 
 /** Groups Wires by stream, each list sorted by stream_seq without repeats. */
@@ -68,7 +116,7 @@ export function groupByStream<W extends ProjectedWire>(wires: readonly W[]): Map
 async function projectChunk(
   db: D1Database,
   wires: readonly ProjectedWire[],
-): Promise<ProjectionOutcome> {
+): Promise<ProjectionOutcome & { left: Left[] }> {
   const byStream = groupByStream(wires);
   const streamIds = [...byStream.keys()];
   const after = [...byStream].map(([s, list]) => ({ s, after: list.at(-1)?.stream_seq ?? 0 }));
@@ -108,8 +156,11 @@ async function projectChunk(
     rowsWritten[reducer.model] = rows.length;
     statements.push(...writeRows(db, reducer, rows));
   }
-  const results = await db.batch(statements);
-  return { inserted: results[0]?.meta.changes ?? 0, rows: rowsWritten };
+  const unfolded = selectUnfolded(db, [...byStream.keys()], active);
+  if (unfolded) statements.push(unfolded);
+  const results = await db.batch<Record<string, unknown>>(statements);
+  const left = unfolded ? parseRows(LEFT_ROW, results.at(-1)?.results ?? []) : [];
+  return { inserted: results[0]?.meta.changes ?? 0, rows: rowsWritten, left };
 }
 
 /**

@@ -1,8 +1,9 @@
-import { env } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { projectWires, type Reducer, streamState, updateAnchors } from '../../src/projection';
 import { upsertRows } from '../../src/projection/model-sql';
 import type { BaseRow } from '../../src/projection/types';
+import { authHeaders } from './helpers/auth';
 import { dumpReadModels, resetReadModels, WireFactory } from './helpers/projection-fixtures';
 
 const claim = {
@@ -74,6 +75,32 @@ describe('projectWires', () => {
     await projectWires(env.DB, [b]);
     const filled = await dumpReadModels(env.DB);
     expect(filled.task_run_state[0]).toMatchObject({ status: 'started', last_seq: 3 });
+  });
+
+  it('folds a stream whose Wires two topics project at the same time', async () => {
+    // An agent's Wires travel on the topic of their correlation: two
+    // TopicObjects project them at once, each reading the rows before the
+    // other's write lands. The agent's last word must still be read.
+    const f = new WireFactory();
+    const agent = 'agent:two-topics';
+    const started = f.wire(
+      agent,
+      'agent.started',
+      { role: 'dev' },
+      { correlation_id: 'project:a' },
+    );
+    const stopped = f.wire(agent, 'agent.stopped', {}, { correlation_id: 'project:b' });
+    await Promise.all([projectWires(env.DB, [stopped]), projectWires(env.DB, [started])]);
+
+    const res = await SELF.fetch(
+      `https://ws.test/v1/agents/two-topics?wait_for=${stopped.wire_id}&wait_ms=300`,
+      { headers: await authHeaders('human:reader', ['read']) },
+    );
+    expect(res.headers.get('Wirestream-Wait-For')).toBe('visible');
+    expect(await res.json()).toMatchObject({ agent_id: 'two-topics', status: 'stopped' });
+    expect((await dumpReadModels(env.DB)).stream_state).toMatchObject([
+      { stream_id: agent, last_seq: 2, status: 'stopped' },
+    ]);
   });
 
   it('writes no read-model row once a rebuild has taken the model over', async () => {
