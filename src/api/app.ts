@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { REGISTRY } from '../modules';
-import { fail, wireJsonSchema } from '../protocol';
+import { fail } from '../protocol';
 import type { AppEnv } from './app-env';
 import { authenticate, authRoutes } from './auth';
 import { corsForApi, securityHeaders } from './browser-hygiene';
@@ -17,6 +17,7 @@ import { dashboardFile } from './routes/dashboard';
 import { readStreams } from './routes/read-streams';
 import { readWires } from './routes/read-wires';
 import { reference } from './routes/reference';
+import { serveStatic } from './routes/static-files';
 import { streams } from './routes/streams';
 import { topicLog } from './routes/topic-log';
 
@@ -44,11 +45,10 @@ export function createApp() {
   // Unknown or repeated query parameters on any documented operation: a 400.
   app.use('*', documentedQuery);
 
-  let schema: string | undefined;
-  app.get('/v1/schema/wire.json', (c) => {
-    schema ??= JSON.stringify(wireJsonSchema(REGISTRY.types));
-    return c.body(schema, 200, { 'Content-Type': 'application/schema+json' });
-  });
+  // Built at build time (src/modules/schemas.ts): a static asset.
+  app.get('/v1/schema/wire.json', (c) =>
+    serveStatic(c, '/reference/schema/wire.json', { 'Content-Type': 'application/schema+json' }),
+  );
 
   app.route('/', reference);
   app.route('/v1/streams', streams);

@@ -36,3 +36,4 @@ export {
 export { readJsonBody } from './read-json-body';
 export { listPage, readOne } from './routes/read-page';
 export { answer, Freshness, Name, oneQuery, Paging, withJson } from './routes/read-support';
+export { serveStatic, staticFile } from './routes/static-files';

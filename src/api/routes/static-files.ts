@@ -56,6 +56,6 @@ export async function staticFile(
     return new Response(null, { status: 304, headers: out });
   }
   const type = TYPES[asset.slice(asset.lastIndexOf('.') + 1)] ?? res.headers.get('Content-Type');
-  if (type) out.set('Content-Type', type);
+  if (type && !out.has('Content-Type')) out.set('Content-Type', type);
   return new Response(res.body, { status: 200, headers: out });
 }

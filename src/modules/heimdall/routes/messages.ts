@@ -1,8 +1,14 @@
 import { Hono } from 'hono';
 import * as z from 'zod';
-import { type AppEnv, principalOf, problem, readJsonBody } from '../../../api/module-kit';
+import {
+  type AppEnv,
+  principalOf,
+  problem,
+  readJsonBody,
+  serveStatic,
+} from '../../../api/module-kit';
 import { fail } from '../../../protocol';
-import { messageSchema, validateMessage } from '../workspace/messages';
+import { MESSAGE_SCHEMA_ASSET, validateMessage } from '../workspace/messages';
 import { appendAs, bodyOf, MAX_BODY_BYTES, workspaceTarget } from './support';
 
 /**
@@ -21,11 +27,9 @@ export const GateReportBody = z.strictObject({
   msg_id: z.string().min(1).max(200),
 });
 
+// Built at build time (src/modules/schemas.ts): a static asset.
 messageRoutes.get('/schema/heimdall/message-schema.json', (c) =>
-  c.body(JSON.stringify(messageSchema(), null, 2), 200, {
-    'Content-Type': 'application/schema+json',
-    'Cache-Control': 'no-cache',
-  }),
+  serveStatic(c, MESSAGE_SCHEMA_ASSET, { 'Content-Type': 'application/schema+json' }),
 );
 
 messageRoutes.post('/heimdall/validate', async (c) => {

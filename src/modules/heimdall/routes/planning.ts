@@ -1,6 +1,12 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import * as z from 'zod';
-import { type AppEnv, principalOf, problem, tokenGuards } from '../../../api/module-kit';
+import {
+  type AppEnv,
+  principalOf,
+  problem,
+  staticFile,
+  tokenGuards,
+} from '../../../api/module-kit';
 import { draftOf } from '../../../kernel/append';
 import { derivedWireId } from '../../../kernel/derived-id';
 import {
@@ -17,7 +23,7 @@ import { IMPORT_ID } from '../catalogue';
 import { surfacesStream } from '../identity';
 import { auditLines } from '../workspace/audit';
 import { capsuleMarkdown } from '../workspace/capsules';
-import { messageSchema, PROTOCOL_VERSION } from '../workspace/messages';
+import { MESSAGE_SCHEMA_ASSET, PROTOCOL_VERSION } from '../workspace/messages';
 import { archiveDigest, importItems } from './planning-import';
 import { bodyOf, workspaceState, workspaceTarget } from './support';
 
@@ -54,6 +60,14 @@ async function allWires(
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+/** The published message schema, as `GET /v1/schema/heimdall/message-schema.json` serves it. */
+async function messageSchemaText(c: Context<AppEnv>): Promise<string> {
+  const res = await staticFile(c, MESSAGE_SCHEMA_ASSET);
+  if (!res)
+    throw new Error(`the static Worker has no ${MESSAGE_SCHEMA_ASSET}: run npm run build:openapi`);
+  return `${(await res.text()).trimEnd()}\n`;
+}
+
 planningRoutes.get('/workspaces/:ws/export', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
@@ -72,7 +86,7 @@ planningRoutes.get('/workspaces/:ws/export', async (c) => {
       version: PROTOCOL_VERSION,
       symbols: Object.fromEntries(Object.entries(state.symbols).map(([k, e]) => [k, e.value])),
     }),
-    'protocol/message-schema.json': json(messageSchema()),
+    'protocol/message-schema.json': await messageSchemaText(c),
     'protocol/baselines.json': json({
       version: PROTOCOL_VERSION,
       baselines: state.ledger.baselines,

@@ -8,6 +8,9 @@ import * as z from 'zod';
  */
 
 export const PROTOCOL_VERSION = '2.0.0';
+/** Where the static Worker holds the schema (built by src/modules/schemas.ts). */
+export const MESSAGE_SCHEMA_ASSET = '/reference/schema/heimdall/message-schema.json';
+
 export const MESSAGE_SCHEMA_ID = `https://wirestream.dev/schemas/heimdall/${PROTOCOL_VERSION}/message-schema.json`;
 
 const Id = z.string().min(1).max(200);

@@ -1,33 +1,15 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../../../api/module-kit';
-import { EnvelopeV1 } from '../../../protocol/dialects';
-import { requestSchema, schemaDocument } from '../../../protocol/json-schema';
-import { PAYLOAD_BUDGETS, PAYLOADS, V1_MESSAGE_TYPES } from '../payloads';
+import { type AppEnv, serveStatic } from '../../../api/module-kit';
 
 /**
  * `GET /v1/schema/runtime-envelope-v1.json`: JSON Schema (2020-12) of
- * Envelope v1 and of each message type's payload, with its byte budget.
+ * Envelope v1 and of each message type's payload, with its byte budget
+ * (built from `../json-schema.ts` at build time: a static asset).
  */
 export const schema = new Hono<AppEnv>();
 
-let cached: string | null = null;
-
-export function runtimeJsonSchema(): Record<string, unknown> {
-  const payloads: Record<string, unknown> = {};
-  for (const [type, payload] of Object.entries(PAYLOADS)) {
-    payloads[type] = {
-      ...requestSchema(payload),
-      'x-budget-bytes': PAYLOAD_BUDGETS[type as keyof typeof PAYLOADS],
-    };
-  }
-  return schemaDocument(
-    'Runtime v1 Envelope (seed 003)',
-    'Every runtime event is one Envelope v1. Unknown members are accepted and kept (reading an event back returns what was sent); evolution is additive only.',
-    { envelope: requestSchema(EnvelopeV1), messageTypes: V1_MESSAGE_TYPES, payloads },
-  );
-}
-
-schema.get('/schema/runtime-envelope-v1.json', (c) => {
-  cached ??= JSON.stringify(runtimeJsonSchema());
-  return c.body(cached, 200, { 'Content-Type': 'application/schema+json' });
-});
+schema.get('/schema/runtime-envelope-v1.json', (c) =>
+  serveStatic(c, '/reference/schema/runtime-envelope-v1.json', {
+    'Content-Type': 'application/schema+json',
+  }),
+);
