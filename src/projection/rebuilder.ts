@@ -4,8 +4,10 @@ import { logKeys } from '../anchor/log/keyring';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { envelopeOpener } from '../private/sealer';
+import { heldWires } from '../topic/held-wires';
 import { archiveCheck } from './archive-verify';
 import { mirrorSource, openSealed } from './mirror-source';
+import { ownWires } from './own-wires';
 import { markFailed, staleModels, stepRebuild } from './rebuild';
 import { newRebuild, type RebuildProgress, type RebuildState } from './rebuild-state';
 import type { ModelName } from './reducer';
@@ -180,8 +182,12 @@ export class Rebuilder extends DurableObject<Env> {
       return;
     }
     const log = await archiveCheck(this.env);
+    // Only the Wires the coordinator took: anyone may write to a topic.
     const source = openSealed(
-      mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log),
+      ownWires(
+        mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log),
+        await heldWires(this.env),
+      ),
       envelopeOpener(this.env),
     );
     const report = (p: RebuildProgress) => this.#line(p);

@@ -41,6 +41,11 @@ export type AnchoredRow = Pick<
 export type LogKeyNames = { log_origin: string; verifier_key: string; verifier_keys: string[] };
 export type LogProof = InclusionView & LogKeyNames;
 
+/** A Wire named by its stream and id. */
+export type WireKey = { stream_id: string; wire_id: string };
+/** A Wire the topic took, and where it holds it on HCS (null: not confirmed yet). */
+export type HeldWire = WireKey & { hcs_sequence_number: number | null };
+
 /** The TopicObject as its callers see it over RPC (declared once, see stream/stub.ts). */
 export interface TopicApi {
   accept(name: string, wires: StoredWire[]): Promise<number>;
@@ -50,6 +55,7 @@ export interface TopicApi {
     limit: number,
   ): Promise<{ hcs_topic_id: string | null; wires: AnchoredRow[] }>;
   find(streamId: string, wireId: string): Promise<AnchoredRow | null>;
+  held(wires: WireKey[]): Promise<HeldWire[]>;
   status(): Promise<TopicStatus>;
   setAnchoring(own: Partial<AnchoringSettings>): Promise<AnchoringSettings>;
   anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }>;

@@ -17,7 +17,7 @@ import { logUnavailable } from './log-unavailable';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
 import { PROJECTION_RETRY_MS, passDelay } from './pass-delay';
 import { ingestFound, notifyStreams, type StreamReports } from './stream-reports';
-import type { AnchoredRow, LogProof, TopicStatus } from './stub';
+import type { AnchoredRow, HeldWire, LogProof, TopicStatus, WireKey } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
 import { publicRow, TopicLog } from './topic-log';
@@ -196,6 +196,20 @@ export class TopicObject extends DurableObject<Env> {
   find(streamId: string, wireId: string): AnchoredRow | null {
     const row = this.#log.byWire(streamId, wireId);
     return row ? publicRow(row) : null;
+  }
+
+  /**
+   * Of Wires a rebuild read from HCS, those this topic took (anchored, or
+   * ingested from an agent), with the sequence number it holds each at (null
+   * while unconfirmed). What it never took, the listener refused or never saw.
+   */
+  held(wires: WireKey[]): HeldWire[] {
+    const held: HeldWire[] = [];
+    for (const { stream_id, wire_id } of wires) {
+      const row = this.#log.byWire(stream_id, wire_id);
+      if (row) held.push({ stream_id, wire_id, hcs_sequence_number: row.hcs_sequence_number });
+    }
+    return held;
   }
 
   status(): TopicStatus {

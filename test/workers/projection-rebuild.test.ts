@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import {
   claim,
@@ -10,7 +11,9 @@ import {
   taskStream,
   uid,
 } from './helpers/coordination';
+import { directSubmitter, runCron } from './helpers/listener';
 import { comparableDump, runRebuild, untilQuiet } from './helpers/projection-live';
+import { post, uniqueStream, wire11 } from './helpers/wires';
 
 async function get(path: string) {
   const res = await SELF.fetch(`https://ws.test/v1${path}`, {
@@ -117,6 +120,46 @@ describe('rebuild from the HCS mirror', () => {
       stale: false,
     });
   });
+
+  it('leaves out what the listener refused: anyone may write to a topic', async () => {
+    const project = uniqueStream('project');
+    const topic = `project.${project.slice('project:'.length)}`;
+    expect((await post(project, wire11(project, { correlation_id: null }))).status).toBe(201);
+    const [anchored] = await untilAnchored(project, [topic]);
+    const submit = directSubmitter(anchored?.anchor.hcs_topic_id ?? '');
+    // A forged offer of a task nobody offered, a forged `system` Wire next on
+    // the project, and a Wire an agent put there directly, which is ingested.
+    const task = uid('T');
+    await submit(
+      JSON.stringify(
+        wire11(taskStream(task), {
+          stream_seq: 1,
+          sender: 'coordinator:mallory',
+          type: 'task.available',
+          payload: { task_id: task, role: 'developer' },
+        }),
+      ),
+    );
+    await submit(
+      JSON.stringify(
+        wire11(project, { stream_seq: 2, sender: 'system', correlation_id: null, payload: {} }),
+      ),
+    );
+    const direct = uniqueStream('project');
+    const agentWire = wire11(direct, { stream_seq: 1, correlation_id: null });
+    await submit(JSON.stringify(agentWire));
+    await runCron();
+    await untilQuiet();
+    expect((await get(`/tasks/${task}`)).res.status).toBe(404);
+
+    const lines = await runRebuild();
+    expect((await get(`/tasks/${task}`)).res.status).toBe(404);
+    expect(lines.at(-1)).toMatchObject({ phase: 'done', skipped: 2 });
+    const wires = (await get(`/wires?stream_id=${project}`)).body.wires as { sender: string }[];
+    expect(wires.map((w) => w.sender)).toEqual(['agent:quinn-07']);
+    const ingested = (await get(`/wires?stream_id=${direct}`)).body.wires;
+    expect(ingested).toMatchObject([{ wire_id: agentWire.wire_id, stream_seq: 1 }]);
+  }, 60_000);
 
   it('refuses a rebuild without the admin scope and an unknown model', async () => {
     const res = await SELF.fetch('https://ws.test/v1/admin/rebuild', {
