@@ -34,6 +34,14 @@ export interface AppendCall {
   options?: Pick<AppendOptions, 'dialect' | 'sender'>;
   /** Stores the Wire (normally `StreamObject.append`). */
   commit(draft: Draft, expectedSeq: number | undefined): Promise<AppendResult>;
+  /**
+   * The stored Wire's replay if the stream holds this wire_id with this
+   * content (normally `StreamObject.replayOf`), asked only when the signature
+   * guard refuses: idempotency outlives the sender's keys, so a retry of a
+   * Wire stored before its key was rotated or revoked (its answer lost)
+   * hears its receipt, not a 403. Entry points without it answer the refusal.
+   */
+  replayOf?(draft: Draft): Promise<AppendResult | null>;
 }
 
 /** Parses and checks a body without storing it: the Draft, or why not. */
@@ -58,7 +66,7 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   const denied = call.guards.rights(drafted.draft);
   if (denied) return denied;
   const signed = await call.guards.signature(drafted.draft);
-  if (!signed.ok) return signed;
+  if (!signed.ok) return (await call.replayOf?.(drafted.draft)) ?? signed;
   const limited = (await call.guards.rate?.(signed.draft)) ?? null;
   if (limited) return limited;
   const result = await call.commit(signed.draft, drafted.expectedSeq);

@@ -69,6 +69,17 @@ export class StreamObject extends DurableObject<Env> {
     return result;
   }
 
+  /**
+   * The replay of `draft` (200, the original receipt) if its wire_id is
+   * stored with this content; null otherwise. Stores nothing: the kernel asks
+   * when a guard before the stream refused a retry (`kernel/append.ts`).
+   */
+  replayOf(draft: Draft): AppendResult | null {
+    const command = { draft, expectedSeq: undefined, ifMatchSeq: undefined };
+    const found = storedOr(this.#log, this.#kinds, command, null);
+    return found.ok ? found : null;
+  }
+
   /** Appends `drafts` in order, all or nothing (`append-many.ts`). */
   appendMany(drafts: readonly Draft[]): Promise<AppendManyResult> {
     return appendAll(this.#log, this.#kinds, this.#commitAll, drafts);

@@ -19,6 +19,8 @@ export interface ReadPage {
  */
 export interface StreamApi {
   append(draft: Draft, expectedSeq?: number, ifMatchSeq?: number): Promise<AppendResult>;
+  /** The replay of `draft` if the stream holds its wire_id with this content; null otherwise. Stores nothing. */
+  replayOf(draft: Draft): Promise<AppendResult | null>;
   /** Appends several Wires in order, all or nothing (`extra.index` names the refused one). */
   appendMany(drafts: readonly Draft[]): Promise<AppendManyResult>;
   /** Resolves with the last seq once it passes `seq` (woken by the append), or after `ms`. */

@@ -32,6 +32,7 @@ let keyA: AgentKey;
 let keyB: AgentKey;
 let keyC: AgentKey;
 const signedWires: string[] = [];
+let storedBeforeRotation: { body: Record<string, unknown>; seq: number };
 
 // The agent works on the project: its key Wires anchor on the project's topic too.
 const keyWire = (type: string, payload: Record<string, unknown>) =>
@@ -133,6 +134,13 @@ describe('agent-signed Wires', () => {
     });
   });
 
+  it('stores a Wire signed by the active key whose answer the client will not hear', async () => {
+    const body = await signWire(agentWire(project, agent), keyA);
+    const res = await postAs(agent, project, body);
+    expect(res.status).toBe(201);
+    storedBeforeRotation = { body, seq: ((await res.json()) as { stream_seq: number }).stream_seq };
+  });
+
   it('rotates: the old key is refused from the next append, the new one accepted', async () => {
     const rotation = keyWire('agent.key.rotated', {
       kid: keyB.kid,
@@ -153,6 +161,18 @@ describe('agent-signed Wires', () => {
     const res = await signedPost(agent, project, keyB);
     expect(res.status).toBe(201);
     signedWires.push(((await res.json()) as { wire_id: string }).wire_id);
+  });
+
+  it('answers a retry of a Wire signed before the rotation with its receipt, not a 403', async () => {
+    // keyA signed it, its answer was lost, keyB took over: the retry is a replay.
+    const { body, seq } = storedBeforeRotation;
+    const again = await postAs(agent, project, body);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('Idempotent-Replay')).toBe('true');
+    expect(await again.json()).toMatchObject({ wire_id: body.wire_id, stream_seq: seq });
+    // A Wire it never stored, signed by the retired key, is still refused.
+    const fresh = await signWire(agentWire(project, agent), keyA);
+    expect((await refusal(await postAs(agent, project, fresh))).reason).toBe('retired');
   });
 
   it('revokes: the key is refused from the next append and nothing unsigned gets through', async () => {

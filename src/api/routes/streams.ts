@@ -66,6 +66,7 @@ streams.post('/:stream_id/wires', async (c) => {
       streamId,
       guards: tokenGuards(c),
       commit: (draft, expectedSeq) => stub(c, streamId).append(draft, expectedSeq, ifMatch.value),
+      replayOf: (draft) => stub(c, streamId).replayOf(draft),
     },
     REGISTRY,
   );
