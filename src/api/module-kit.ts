@@ -12,18 +12,7 @@ export { tokenGuards } from './auth/guard-append';
 export { principalOf, requireScope, requireStream } from './auth/require';
 export { bodyProblem } from './body-problem';
 export { followSocket } from './limits/subscriber-cap';
-export {
-  AUTH,
-  appendScoped,
-  BODY,
-  type Operation,
-  readOperation,
-  readScoped,
-  SIGNED,
-  StreamIdParam,
-} from './openapi/operation';
-export { Cursor, Receipt, Seq, ServedWire, Time } from './openapi/responses';
-export { followOperation } from './openapi/stream-operations';
+export type { Operation } from './openapi/operation';
 export { problem } from './problem';
 export {
   AfterSeq,

@@ -1,18 +1,16 @@
 import * as z from 'zod';
+import { Freshness, Name, type QueryShape } from '../../api/module-kit';
 import {
   AUTH,
   Cursor,
-  Freshness,
   followOperation,
-  Name,
   type Operation,
-  type QueryShape,
   readOperation,
   readScoped,
   Seq,
   ServedWire,
   StreamIdParam,
-} from '../../api/module-kit';
+} from '../../api/openapi-kit';
 import { TASK_RUN_STATUSES } from './read-models/task-run-state';
 import { AgentsQuery } from './routes/read-agents';
 import { TasksQuery } from './routes/read-tasks';

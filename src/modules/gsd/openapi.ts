@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/module-kit';
+import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/openapi-kit';
 import { GsdEvent as GsdEventSchema } from '../../protocol';
 import { EventsQuery } from './routes/events';
 import { FollowQuery } from './routes/follow';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, type Operation, Time } from '../../api/module-kit';
+import { AUTH, type Operation, Time } from '../../api/openapi-kit';
 import { op, readOp, WRITE, WS } from './openapi-shared';
 import { ClaimBody, ForceReleaseBody, ReleaseBody, RenewBody } from './routes/claims';
 

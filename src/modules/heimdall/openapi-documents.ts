@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped, SIGNED, Time } from '../../api/module-kit';
+import { AUTH, BODY, type Operation, readScoped, SIGNED, Time } from '../../api/openapi-kit';
 import { op, READ, readOp, text, WRITE, WS } from './openapi-shared';
 import { ConflictBody, DecisionBody, LogQuery } from './routes/documents';
 import { BriefBody, DeltaQuery, LedgerBaselineBody, LedgerLogBody } from './routes/ledger';

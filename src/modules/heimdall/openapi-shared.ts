@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/module-kit';
+import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/openapi-kit';
 import type { FailureCode } from '../../protocol';
 import { WorkspaceId } from './identity';
 import { Name } from './workspace/payloads';

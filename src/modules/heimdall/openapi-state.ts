@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { type Operation, Time } from '../../api/module-kit';
+import { type Operation, Time } from '../../api/openapi-kit';
 import { ID, op, READ, readOp, WRITE, WS } from './openapi-shared';
 import {
   BlackboardBody,

@@ -7,7 +7,7 @@ import {
   Receipt,
   readScoped,
   SIGNED,
-} from '../../api/module-kit';
+} from '../../api/openapi-kit';
 import type { FailureCode } from '../../protocol';
 import { EnvelopeV1 } from '../../protocol/dialects';
 import { UploadQuery } from './routes/artifacts';

@@ -9,7 +9,7 @@ import {
   Seq,
   ServedWire,
   SIGNED,
-} from '../../api/module-kit';
+} from '../../api/openapi-kit';
 import type { FailureCode } from '../../protocol';
 import { RunId } from './ids';
 import { ActorMessage, CreateRun, WriterAnswer } from './messages';
