@@ -177,7 +177,7 @@ export class Rebuilder extends DurableObject<Env> {
     const keys = await logKeys(this.env);
     if (!keys.ok && keys.field === 'LOG_VERIFIER_KEYS') {
       // Every checkpoint of an earlier key would be refused: stop, as on a failed step.
-      if (state.phase !== 'settle') await markFailed(this.env.DB, state.models).catch(() => {});
+      await markFailed(this.env.DB, state.models).catch(() => {});
       this.#finish(row.id, 'failed', { phase: 'error', detail: keys.detail });
       return;
     }
@@ -213,9 +213,10 @@ export class Rebuilder extends DurableObject<Env> {
         return;
       }
       console.error('rebuild failed', error);
-      // Once the models are back to live ('settle'), they are right as they
-      // are: only the rebuild failed, not them.
-      if (state.phase !== 'settle') await markFailed(this.env.DB, state.models).catch(() => {});
+      // Back to live ('settle') is not caught up: the Wires that came while
+      // live projection left the models alone are folded by the catch-up
+      // only, so until a rebuild succeeds they are stale, and say so.
+      await markFailed(this.env.DB, state.models).catch(() => {});
       this.#finish(row.id, 'failed', { phase: 'error', detail });
       return;
     } finally {
