@@ -271,6 +271,27 @@ describe('private payloads misconfigured', () => {
       { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext,
     );
 
+  it('exports the data key of a project taken out of PRIVATE_PROJECTS, whose sealed Wires stay', async () => {
+    const exportWith = async (vars: Partial<typeof env>, project: string) =>
+      app.fetch(
+        new Request('https://ws.test/v1/admin/private-keys/export', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...(await admin()) },
+          body: JSON.stringify({ project }),
+        }),
+        { ...env, ...vars },
+        { waitUntil() {}, passThroughOnException() {}, props: {} } as unknown as ExecutionContext,
+      );
+    const without = { PRIVATE_PROJECTS: '{"other":{"streams":["project:other-"]}}' };
+    const res = await exportWith(without, 'vault');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ project: 'vault', alg: 'A256GCM' });
+    // A name that never had a key is still a 422 on `project`.
+    const never = await exportWith(without, 'nope');
+    expect(never.status).toBe(422);
+    expect(await never.json()).toMatchObject({ errors: [{ path: 'project' }] });
+  });
+
   it('refuses a private Wire without a KEK (503 naming PAYLOAD_KEK), public ones go on', async () => {
     const stream = uniqueStream('project').replace('project:', 'project:vault-');
     const res = await postWith({ PAYLOAD_KEK: undefined }, stream, wire11(stream));

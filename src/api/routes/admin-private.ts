@@ -49,7 +49,9 @@ adminPrivate.post('/admin/private-keys/rewrap', async (c) => {
 });
 
 export const ExportBody = z.strictObject({
-  project: z.string().meta({ description: 'A project named in PRIVATE_PROJECTS' }),
+  project: z.string().meta({
+    description: 'A project named in PRIVATE_PROJECTS, or one taken out of it that has a data key',
+  }),
 });
 
 adminPrivate.post('/admin/private-keys/export', async (c) => {
@@ -63,14 +65,16 @@ adminPrivate.post('/admin/private-keys/export', async (c) => {
   const { project } = parsed.data;
   const projects = privateProjects(c.env);
   if (!projects.ok) return problem(c, fail('private-payloads-unavailable', projects.detail));
-  if (!projects.value.some((p) => p.name === project)) {
-    const detail = `project: "${project}" is not a private project of this deployment (PRIVATE_PROJECTS)`;
+  // A project taken out of PRIVATE_PROJECTS keeps its sealed Wires and their
+  // data key: its key is exported as long as one is stored.
+  const row = (await directoryStub(c.env).dataKeys()).find((k) => k.project === project);
+  if (!row && !projects.value.some((p) => p.name === project)) {
+    const detail = `project: "${project}" is not a private project of this deployment (PRIVATE_PROJECTS) and has no data key`;
     return problem(
       c,
       fail('invalid-body', detail, { errors: [{ path: 'project', message: detail }] }),
     );
   }
-  const row = (await directoryStub(c.env).dataKeys()).find((k) => k.project === project);
   if (!row) {
     return problem(
       c,
