@@ -28,6 +28,12 @@ export interface SourcePage {
   messages: number;
   /** Whole messages that are not Wires. */
   skipped: number;
+  /**
+   * The sequence numbers of those that are not checkpoints either: an agent's
+   * Wire in another dialect or without its `stream_seq` may be among them
+   * (`own-wires.ts` asks the topic).
+   */
+  undecoded?: number[];
   cursor: TopicCursor;
   /** False once the topic has no more messages (as far as the mirror knows). */
   more: boolean;
@@ -165,6 +171,7 @@ export function mirrorSource(
       const wires: ProjectedWire[] = [];
       const refused: ArchiveRefusal[] = [];
       let skipped = 0;
+      const undecoded: number[] = [];
       let read = 0;
       for (const m of page.messages) {
         // A checkpoint can stand for many Wires: memory holds a page, not the history.
@@ -182,12 +189,16 @@ export function mirrorSource(
           wires.push(...expanded.wires);
           refused.push(...expanded.refused);
           logCursor = expanded.cursor;
-        } else skipped++;
+        } else {
+          skipped++;
+          undecoded.push(seq);
+        }
       }
       return {
         wires,
         messages: read,
         skipped,
+        undecoded,
         cursor: {
           after,
           pending: assembler.pending(),

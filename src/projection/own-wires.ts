@@ -1,16 +1,21 @@
 import type { RebuildSource } from './mirror-source';
 import type { ProjectedWire } from './types';
 
-/**
- * Where the coordinator holds each of `wires` read from HCS topic `topicId`:
- * `"<stream_id>\n<wire_id>"` → its HCS sequence number (null while
- * unconfirmed); a Wire missing from the map was never taken. Null when no
- * topic of the coordinator's anchors on `topicId`: nobody can say.
- */
-export type HeldWires = (
-  topicId: string,
-  wires: readonly ProjectedWire[],
-) => Promise<Map<string, number | null> | null>;
+/** What the coordinator's topics recorded of the Wires on an HCS topic. */
+export interface TopicRecords {
+  /**
+   * Where the coordinator holds each of `wires` read from HCS topic `topicId`:
+   * `wireKey` → its HCS sequence number (null while unconfirmed); a Wire
+   * missing from the map was never taken. Null when no topic of the
+   * coordinator's anchors on `topicId`: nobody can say.
+   */
+  held(
+    topicId: string,
+    wires: readonly ProjectedWire[],
+  ): Promise<Map<string, number | null> | null>;
+  /** The Wires agents put on `topicId` at these sequence numbers that were ingested, as taken. */
+  ingested(topicId: string, seqs: readonly number[]): Promise<ProjectedWire[]>;
+}
 
 export function wireKey(w: { stream_id: string; wire_id: string }): string {
   return `${w.stream_id}\n${w.wire_id}`;
@@ -21,20 +26,33 @@ export function wireKey(w: { stream_id: string; wire_id: string }): string {
  * topic, and the listener refuses what it cannot prove (a forged offer, a
  * `system` sender, an unmapped payer, a Wire its stream refused), so a
  * rebuild must not project those as Wires, nor let a later copy of a Wire
- * rewrite the one anchored. The others count as `skipped`.
+ * rewrite the one anchored. The others count as `skipped`. A Wire an agent
+ * put there directly whose message is no whole Wire 1.1 envelope (no
+ * `stream_seq`, another dialect) comes as the listener ingested it.
  */
-export function ownWires(source: RebuildSource, held: HeldWires): RebuildSource {
+export function ownWires(source: RebuildSource, records: TopicRecords): RebuildSource {
   return {
     async page(topic, cursor) {
       const page = await source.page(topic, cursor);
-      if (page.wires.length === 0) return page;
-      const at = await held(topic, page.wires);
-      if (at === null) return page;
-      const wires = page.wires.filter((w) => {
-        const seq = at.get(wireKey(w));
-        return seq !== undefined && (seq === null || seq === w.hcs_sequence_number);
-      });
-      return { ...page, wires, skipped: page.skipped + page.wires.length - wires.length };
+      const undecoded = page.undecoded ?? [];
+      const at = page.wires.length > 0 ? await records.held(topic, page.wires) : null;
+      const wires =
+        at === null
+          ? page.wires
+          : page.wires.filter((w) => {
+              const seq = at.get(wireKey(w));
+              return seq !== undefined && (seq === null || seq === w.hcs_sequence_number);
+            });
+      const ingested = undecoded.length > 0 ? await records.ingested(topic, undecoded) : [];
+      const dropped = page.wires.length - wires.length;
+      return {
+        ...page,
+        wires: [...wires, ...ingested].sort(
+          (a, b) => (a.hcs_sequence_number ?? 0) - (b.hcs_sequence_number ?? 0),
+        ),
+        skipped: page.skipped + dropped - ingested.length,
+        undecoded: [],
+      };
     },
   };
 }

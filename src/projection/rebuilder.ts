@@ -4,7 +4,7 @@ import { logKeys } from '../anchor/log/keyring';
 import { type Env, intVar } from '../env';
 import { firstRow, parseRows, rowShape, sqlOf } from '../kernel/sql';
 import { envelopeOpener } from '../private/sealer';
-import { heldWires } from '../topic/held-wires';
+import { topicRecords } from '../topic/topic-records';
 import { archiveCheck } from './archive-verify';
 import { mirrorSource, openSealed } from './mirror-source';
 import { ownWires } from './own-wires';
@@ -186,7 +186,7 @@ export class Rebuilder extends DurableObject<Env> {
     const source = openSealed(
       ownWires(
         mirrorSource(hederaConfig(this.env).mirrorUrl, undefined, log),
-        await heldWires(this.env),
+        await topicRecords(this.env),
       ),
       envelopeOpener(this.env),
     );

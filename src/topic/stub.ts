@@ -45,6 +45,12 @@ export type LogProof = InclusionView & LogKeyNames;
 export type WireKey = { stream_id: string; wire_id: string };
 /** A Wire the topic took, and where it holds it on HCS (null: not confirmed yet). */
 export type HeldWire = WireKey & { hcs_sequence_number: number | null };
+/** A Wire an agent put on HCS directly, as its stream took it (JSON), and where. */
+export type IngestedWire = {
+  body: string;
+  hcs_sequence_number: number;
+  consensus_timestamp: string | null;
+};
 
 /** The TopicObject as its callers see it over RPC (declared once, see stream/stub.ts). */
 export interface TopicApi {
@@ -56,6 +62,7 @@ export interface TopicApi {
   ): Promise<{ hcs_topic_id: string | null; wires: AnchoredRow[] }>;
   find(streamId: string, wireId: string): Promise<AnchoredRow | null>;
   held(wires: WireKey[]): Promise<HeldWire[]>;
+  ingested(seqs: number[]): Promise<IngestedWire[]>;
   status(): Promise<TopicStatus>;
   setAnchoring(own: Partial<AnchoringSettings>): Promise<AnchoringSettings>;
   anchoring(): Promise<AnchoringView & { name: string | null; hcs_topic_id: string | null }>;

@@ -187,6 +187,15 @@ export class TopicLog {
     return parseRows(ANCHOR_ROW, this.sql(UNNOTIFIED, limit));
   }
 
+  /** Wires an agent put on HCS directly, ingested where the mirror showed them (`seqs`). */
+  ingestedAt(seqs: number[]): TopicRow[] {
+    return parseRows(
+      TOPIC_ROW,
+      this.sql`SELECT * FROM wires WHERE origin = 'hcs-first'
+        AND hcs_sequence_number IN (SELECT value FROM json_each(${JSON.stringify(seqs)}))`,
+    );
+  }
+
   byWire(streamId: string, wireId: string): TopicRow | null {
     return firstRow(
       TOPIC_ROW,

@@ -17,7 +17,7 @@ import { logUnavailable } from './log-unavailable';
 import type { AnchorQueue, MirrorCursor } from './mirror-confirm';
 import { PROJECTION_RETRY_MS, passDelay } from './pass-delay';
 import { ingestFound, notifyStreams, type StreamReports } from './stream-reports';
-import type { AnchoredRow, HeldWire, LogProof, TopicStatus, WireKey } from './stub';
+import type { AnchoredRow, HeldWire, IngestedWire, LogProof, TopicStatus, WireKey } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
 import { publicRow, TopicLog } from './topic-log';
@@ -210,6 +210,19 @@ export class TopicObject extends DurableObject<Env> {
       if (row) held.push({ stream_id, wire_id, hcs_sequence_number: row.hcs_sequence_number });
     }
     return held;
+  }
+
+  /**
+   * The Wires agents put on HCS at these sequence numbers that the listener
+   * ingested, as their streams took them: the message may lack what the
+   * stream filled in (`stream_seq`, a Wire 1.0 body's `wire_id`).
+   */
+  ingested(seqs: number[]): IngestedWire[] {
+    return this.#log.ingestedAt(seqs).map((row) => ({
+      body: row.body,
+      hcs_sequence_number: row.hcs_sequence_number ?? 0,
+      consensus_timestamp: row.consensus_timestamp,
+    }));
   }
 
   status(): TopicStatus {

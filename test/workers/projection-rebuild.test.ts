@@ -12,7 +12,7 @@ import {
   uid,
 } from './helpers/coordination';
 import { directSubmitter, runCron } from './helpers/listener';
-import { comparableDump, runRebuild, untilQuiet } from './helpers/projection-live';
+import { comparableDump, rebuildWithout, runRebuild, untilQuiet } from './helpers/projection-live';
 import { post, uniqueStream, wire11 } from './helpers/wires';
 
 async function get(path: string) {
@@ -159,6 +159,27 @@ describe('rebuild from the HCS mirror', () => {
     expect(wires.map((w) => w.sender)).toEqual(['agent:quinn-07']);
     const ingested = (await get(`/wires?stream_id=${direct}`)).body.wires;
     expect(ingested).toMatchObject([{ wire_id: agentWire.wire_id, stream_seq: 1 }]);
+  }, 60_000);
+
+  it('restores from HCS a Wire an agent put there directly, which names no stream_seq', async () => {
+    const project = uniqueStream('project');
+    const topic = `project.${project.slice('project:'.length)}`;
+    expect((await post(project, wire11(project, { correlation_id: null }))).status).toBe(201);
+    const [anchored] = await untilAnchored(project, [topic]);
+    const direct = uniqueStream('project');
+    const agentWire = wire11(direct, { correlation_id: null });
+    await directSubmitter(anchored?.anchor.hcs_topic_id ?? '')(JSON.stringify(agentWire));
+    await runCron();
+    await untilQuiet();
+    const before = (await get(`/wires?stream_id=${direct}`)).body.wires;
+    expect(before).toMatchObject([{ wire_id: agentWire.wire_id, stream_seq: 1 }]);
+
+    // D1 loses the stream: only HCS (and what the topic took) can give it back.
+    expect((await rebuildWithout([direct])).at(-1)).toMatchObject({ phase: 'done' });
+    expect((await get(`/wires?stream_id=${direct}`)).body.wires).toEqual(before);
+    expect((await get(`/streams?type=project&limit=500`)).body.streams).toContainEqual(
+      expect.objectContaining({ stream_id: direct, last_seq: 1 }),
+    );
   }, 60_000);
 
   it('refuses a rebuild without the admin scope and an unknown model', async () => {
