@@ -64,8 +64,10 @@ describe('rebuild from the HCS mirror', () => {
     // re-offers the task as attempt 2 (system Wires, anchored like the rest).
     const lapsed = uid('T');
     await offer(lapsed, 'developer', 1, 'project:rebuild');
-    expect((await claim(lapsed, agent, { leaseSeconds: 1 })).status).toBe(201);
-    await new Promise((r) => setTimeout(r, 1200));
+    // 3 s, not 1: on a busy machine a 1 s lease was already past when the
+    // claim reached its decider (422 "lease_expires_at must be in the future").
+    expect((await claim(lapsed, agent, { leaseSeconds: 3 })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 3200));
     await runDurableObjectAlarm(env.STREAMS.get(env.STREAMS.idFromName(taskStream(lapsed))));
     await untilQuiet();
     const live = await comparableDump();
