@@ -39,6 +39,13 @@ export interface SourcePage {
   more: boolean;
   /** Archived log entries not projected, and why (log mode). */
   refused?: ArchiveRefusal[];
+  /**
+   * Of `wires`, those read from the R2 archive under a checkpoint signed by
+   * the deployment's log key (log mode): the coordinator's own by that
+   * signature, and anchored at the checkpoint that vouched for them, which
+   * may be a later one than the topic recorded (an earlier key's refused).
+   */
+  logged?: ReadonlySet<ProjectedWire>;
 }
 
 /** Where a rebuild reads Wires from: HCS topics, a page at a time. */
@@ -169,6 +176,7 @@ export function mirrorSource(
       let after = cursor.after;
       let logCursor = cursor.log;
       const wires: ProjectedWire[] = [];
+      const logged = new Set<ProjectedWire>();
       const refused: ArchiveRefusal[] = [];
       let skipped = 0;
       const undecoded: number[] = [];
@@ -187,6 +195,7 @@ export function mirrorSource(
         if (wire) wires.push(wire);
         else if (expanded) {
           wires.push(...expanded.wires);
+          for (const w of expanded.wires) logged.add(w);
           refused.push(...expanded.refused);
           logCursor = expanded.cursor;
         } else {
@@ -206,6 +215,7 @@ export function mirrorSource(
         },
         more: read < page.messages.length || (page.hasMore && page.messages.length > 0),
         refused,
+        logged,
       };
     },
   };

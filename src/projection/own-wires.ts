@@ -28,7 +28,9 @@ export function wireKey(w: { stream_id: string; wire_id: string }): string {
  * rebuild must not project those as Wires, nor let a later copy of a Wire
  * rewrite the one anchored. The others count as `skipped`. A Wire an agent
  * put there directly whose message is no whole Wire 1.1 envelope (no
- * `stream_seq`, another dialect) comes as the listener ingested it.
+ * `stream_seq`, another dialect) comes as the listener ingested it. A log
+ * leaf read under a checkpoint of the log key is the coordinator's by that
+ * signature, kept whatever checkpoint vouched for it.
  */
 export function ownWires(source: RebuildSource, records: TopicRecords): RebuildSource {
   return {
@@ -40,6 +42,8 @@ export function ownWires(source: RebuildSource, records: TopicRecords): RebuildS
         at === null
           ? page.wires
           : page.wires.filter((w) => {
+              // Proven by a checkpoint of the log key: the coordinator's own.
+              if (page.logged?.has(w)) return true;
               const seq = at.get(wireKey(w));
               return seq !== undefined && (seq === null || seq === w.hcs_sequence_number);
             });
