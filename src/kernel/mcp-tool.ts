@@ -36,7 +36,7 @@ export interface McpToolContext {
    * When the tool dates what it builds (ms since the epoch): the `ts` of the
    * first signature the call offers, else the clock. A keyed agent signs a
    * Wire by calling the tool again, which builds it again: a member counted
-   * from the clock (a lease's end) would differ from the one it signed.
+   * from the clock (an expiry time) would differ from the one it signed.
    */
   now: number;
   /** Calls one of the app's routes as the caller (same token, same checks). */
