@@ -8,10 +8,11 @@ import type { Endpoint } from '../kernel/webhooks/endpoint';
 import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/schema';
 import { webhookSettings } from '../kernel/webhooks/settings';
 import { Webhooks } from '../kernel/webhooks/store';
-import type { AnchorRecord, Draft, Failure, Receipt } from '../protocol';
+import type { AnchorRecord, Draft, Failure, Receipt, Wire } from '../protocol';
 import { fail } from '../protocol';
+import { entrySizeCheck } from '../topic/log-unavailable';
 import { StreamAnchoring } from './anchoring';
-import { appendAll } from './append-many';
+import { appendAll, withIndex } from './append-many';
 import { decideAppend, storedOr } from './decide-append';
 import { fanOutSettings } from './fan-out-settings';
 import { SeqWaiters } from './seq-waiters';
@@ -37,11 +38,14 @@ export class StreamObject extends DurableObject<Env> {
   readonly #webhooks: Webhooks;
   #alarmAt: number | null = null;
   readonly #waiters: SeqWaiters;
+  /** Whether a Wire fits a log entry once anchored (`topic/log-unavailable.ts`). */
+  readonly #fits: (wire: Wire) => Failure | null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     const sql = sqlOf(ctx.storage.sql);
     this.#log = new WireLog(sql);
+    this.#fits = entrySizeCheck(env);
     this.#waiters = new SeqWaiters(() => this.#log.lastSeq);
     this.#outbox = new Outbox(sql, () => this.#armAlarm());
     this.#anchoring = new StreamAnchoring(sql, env, this.#outbox, this.#log);
@@ -82,6 +86,11 @@ export class StreamObject extends DurableObject<Env> {
 
   /** Appends `drafts` in order, all or nothing (`append-many.ts`). */
   appendMany(drafts: readonly Draft[]): Promise<AppendManyResult> {
+    const seq = this.#log.lastSeq;
+    for (const [index, draft] of drafts.entries()) {
+      const tooLarge = this.#fits({ ...draft, stream_seq: seq + 1 + index });
+      if (tooLarge) return Promise.resolve(withIndex(tooLarge, index));
+    }
     return appendAll(this.#log, this.#kinds, this.#commitAll, drafts);
   }
 
@@ -124,6 +133,11 @@ export class StreamObject extends DurableObject<Env> {
     const commandFirst = decided[0]?.wire_id === draft.wire_id;
     if (!commandFirst && this.#log.findByWireId(draft.wire_id))
       return storedOr(this.#log, this.#kinds, command, null);
+    // Every Wire must fit what its topic may anchor, checked before any is written.
+    for (const [i, next] of decided.entries()) {
+      const tooLarge = this.#fits({ ...next, stream_seq: lastSeq + 1 + i });
+      if (tooLarge) return storedOr(this.#log, this.#kinds, command, tooLarge);
+    }
     const at = new Date(now).toISOString();
     // The receipt is the command's (the first Draft); the kind's receipt
     // fields of every Wire of the decision are merged in order, so a verdict

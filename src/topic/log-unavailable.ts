@@ -1,8 +1,11 @@
 import { MAX_ENTRY_BYTES } from '../anchor/log/tiles';
 import { type Env, wireMaxBytes } from '../env';
-import { privateProjects } from '../private/config';
+import { privateProjects, projectOf } from '../private/config';
 import { canonicalJson } from '../protocol/canonical-json';
 import { ENVELOPE_KEY } from '../protocol/dialects/foreign';
+import type { Wire } from '../protocol/envelope';
+import { type Failure, fail } from '../protocol/failure';
+import type { Signature } from '../protocol/signature';
 import { sharedTopicProblem } from './topic-id';
 
 /**
@@ -115,4 +118,70 @@ export function wireSizeProblem(
     ? "the server's fields added and, with PRIVATE_PROJECTS, its payload sealed"
     : "the server's fields added";
   return `WIRE_MAX_BYTES is ${max}: a Wire that large can take ${largestAnchoredBytes(max, sealed)} bytes once anchored (${how}), and a log entry (tlog-tiles) holds at most ${MAX_ENTRY_BYTES}; a log needs WIRE_MAX_BYTES at most ${largestLogWireBytes(sealed)}`;
+}
+
+/*
+ * The bound above is the generic append's (a body of at most
+ * WIRE_MAX_BYTES). Other entry points read larger bodies (a GSD config or a
+ * Heimdall message: 64 KiB), and RFC 8785 writes a number such as `1e20` as
+ * its 21 digits, so a Wire can still outgrow a log entry. Each stream
+ * therefore checks every Wire it is about to store (`entrySizeCheck`).
+ */
+
+/**
+ * What sealing adds beyond 4 bytes per UTF-16 unit of a Wire's JSON (UTF-8
+ * takes at most 3, base64 a third more): `enc`, the salt, the tag and
+ * base64's rounding, rounded up. A Wire within the bound needs no exact count.
+ */
+const SEALED_SLACK_BYTES = 400;
+
+/**
+ * The exact length in bytes of a Wire once anchored: its canonical JSON, or
+ * for a private project's Wire its sealed form (`private/seal.ts`), counted
+ * without sealing it.
+ */
+export function anchoredBytes(wire: Wire, sealed: boolean): number {
+  if (!sealed) return utf8Length(wire);
+  const { payload, ...clear } = wire as Wire & Record<string, unknown>;
+  const sig = clear.sig as Signature | undefined;
+  let frame: Record<string, unknown> = clear;
+  let plain: unknown = payload;
+  if (sig?.salt !== undefined) {
+    const { salt, ...signed } = sig;
+    frame = { ...clear, sig: { ...signed, commitment: BYTES32 } };
+    plain = { payload, salt };
+  }
+  const ciphertext = utf8Length(plain) + GCM_TAG_BYTES;
+  const base64 = LARGEST_STRING(4 * Math.ceil(ciphertext / 3));
+  return utf8Length({ ...frame, enc: LARGEST_ENC, payload: base64 });
+}
+
+/**
+ * The check a stream runs on each Wire (with its `stream_seq`) before storing
+ * it: null if it fits a log entry once anchored, else a 413
+ * `envelope-too-large` saying how large it would be. It applies to every
+ * topic's Wires while the deployment lets topics keep a log (a topic may be
+ * switched to log mode while the Wire waits in the outbox); under a
+ * WIRE_MAX_BYTES no log can take (`wireSizeProblem`), every Wire passes.
+ * Nearly every Wire is decided by its JSON's length alone.
+ */
+export function entrySizeCheck(
+  env: Pick<Env, 'WIRE_MAX_BYTES' | 'PRIVATE_PROJECTS'>,
+): (wire: Wire) => Failure | null {
+  if (wireSizeProblem(env) !== null) return () => null;
+  const projects = privateProjects(env);
+  // A PRIVATE_PROJECTS that does not read anchors nothing; bound as if sealed.
+  const isSealed = (wire: Wire) => !projects.ok || projectOf(projects.value, wire) !== null;
+  return (wire) => {
+    const sealed = isSealed(wire);
+    const units = JSON.stringify(wire).length;
+    if ((sealed ? 4 * units + SEALED_SLACK_BYTES : 3 * units) <= MAX_ENTRY_BYTES) return null;
+    const bytes = anchoredBytes(wire, sealed);
+    if (bytes <= MAX_ENTRY_BYTES) return null;
+    const how = sealed ? ' (its payload sealed: a private project)' : '';
+    return fail(
+      'envelope-too-large',
+      `the Wire would take ${bytes} bytes once anchored${how}, and every Wire must fit a log entry (tlog-tiles), at most ${MAX_ENTRY_BYTES} bytes; numbers count as RFC 8785 writes them (1e20 as its 21 digits)`,
+    );
+  };
 }

@@ -4,6 +4,8 @@ import { aesKey, sealWire } from '../../src/private/seal';
 import { parseAppend, type Wire, wireMessage } from '../../src/protocol';
 import {
   ADDED_BYTES,
+  anchoredBytes,
+  entrySizeCheck,
   largestAnchoredBytes,
   largestLogWireBytes,
   wireSizeProblem,
@@ -30,8 +32,8 @@ function bodyOf(size: number, envelope: Record<string, unknown>): Record<string,
 }
 
 /** The Wire the server stores for `body`, with the largest sequence number. */
-function accepted(body: Record<string, unknown>): Wire {
-  const parsed = parseAppend(body, LONGEST_STREAM);
+function accepted(body: Record<string, unknown>, stream = LONGEST_STREAM): Wire {
+  const parsed = parseAppend(body, stream);
   if (!parsed.ok) throw new Error(parsed.detail);
   return { ...parsed.draft, stream_seq: Number.MAX_SAFE_INTEGER };
 }
@@ -96,5 +98,63 @@ describe("the largest anchored envelope for an accepted envelope's size", () => 
     expect(wireSizeProblem({ ...privately, WIRE_MAX_BYTES: '62944' })).toContain(
       'a log needs WIRE_MAX_BYTES at most 47060',
     );
+  });
+});
+
+describe("each Wire's own anchored size, checked by the stream before it stores it", () => {
+  const PRIVATELY = { PRIVATE_PROJECTS: '{"acme":{"streams":["project:acme-"]}}' };
+  /** A stored Wire of `stream` whose payload holds `numbers` numbers 1e20 and `notes`. */
+  function wireOf(stream: string, numbers: number, notes = '', sig?: Record<string, string>): Wire {
+    const body = {
+      wire: '1.1',
+      wire_id: '01JB7Z0000000000000000ABCD',
+      stream_id: stream,
+      type: 'review.concern',
+      sender: 'agent:quinn-07',
+      ts: '2026-11-29T10:00:00.000Z',
+      ...(sig ? { sig } : {}),
+      payload: { concern: 'naming', notes, n: Array.from({ length: numbers }, () => 1e20) },
+    };
+    return accepted({ ...body, stream_id: stream }, stream);
+  }
+
+  it('counts the bytes anchoring writes, sealed or not, to the byte', async () => {
+    const key = await aesKey(crypto.getRandomValues(new Uint8Array(32)));
+    const salt = {
+      kid: 'k'.repeat(20),
+      alg: 'Ed25519',
+      value: 'A'.repeat(86),
+      salt: 'A'.repeat(43),
+    };
+    for (const wire of [
+      wireOf('project:acme-1', 10),
+      wireOf('project:acme-1', 3000, 'é€😀'.repeat(500)),
+      wireOf('project:acme-1', 7, '', salt),
+      wireOf('project:acme-1', 2999, 'x', salt),
+    ]) {
+      expect(anchoredBytes(wire, false)).toBe(bytes(wireMessage(wire)));
+      const sealed = await sealWire(wire, 'dk-0123456789abcdef', key);
+      expect(anchoredBytes(wire, true)).toBe(bytes(sealed));
+    }
+  });
+
+  it('refuses a Wire whose numbers outgrow an entry once written as RFC 8785 does', () => {
+    const check = entrySizeCheck({});
+    // 2,900 numbers: 14.5 KB as `1e20`, 64 KB as 21 digits each: fits.
+    expect(check(wireOf('project:pub-1', 2_900))).toBeNull();
+    const refused = check(wireOf('project:pub-1', 3_000));
+    expect(refused?.code).toBe('envelope-too-large');
+    expect(refused?.detail).toMatch(/^the Wire would take 66\d{3} bytes once anchored, /);
+  });
+
+  it("bounds a private project's Wires by their sealed size, and nothing under a WIRE_MAX_BYTES no log takes", () => {
+    const check = entrySizeCheck(PRIVATELY);
+    // ~53 KB in the clear: fits unsealed, not once sealed (a third more as base64).
+    const wire = wireOf('project:acme-1', 2_400);
+    expect(anchoredBytes(wire, false)).toBeLessThan(MAX_ENTRY_BYTES);
+    expect(check({ ...wire, stream_id: 'project:pub-1' })).toBeNull();
+    expect(check(wire)?.detail).toContain('(its payload sealed: a private project)');
+    // No topic keeps a log: envelope mode chunks any size, so no entry bound.
+    expect(entrySizeCheck({ WIRE_MAX_BYTES: '200000' })(wireOf('project:pub-1', 9_000))).toBeNull();
   });
 });
