@@ -5,7 +5,12 @@ import type { KindRunner } from '../kernel/kind-runner';
 import { Outbox } from '../kernel/outbox';
 import { sqlOf } from '../kernel/sql';
 import type { Endpoint } from '../kernel/webhooks/endpoint';
-import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/schema';
+import type {
+  DeliveryAttempt,
+  MessageStatus,
+  UnroutedWebhook,
+  WebhookMessage,
+} from '../kernel/webhooks/schema';
 import { webhookSettings } from '../kernel/webhooks/settings';
 import { Webhooks } from '../kernel/webhooks/store';
 import type { AnchorRecord, Draft, Failure, Receipt, Wire } from '../protocol';
@@ -246,6 +251,10 @@ export class StreamObject extends DurableObject<Env> {
 
   webhooks(): Endpoint[] {
     return this.#webhooks.endpoints(Date.now());
+  }
+
+  webhookUnrouted(): UnroutedWebhook[] {
+    return this.#webhooks.unrouted();
   }
 
   webhookLog(id: string, limit?: number): DeliveryAttempt[] {

@@ -1,7 +1,12 @@
 import type { Env } from '../env';
 import type { AppendResult } from '../kernel/kind';
 import type { Endpoint } from '../kernel/webhooks/endpoint';
-import type { DeliveryAttempt, MessageStatus, WebhookMessage } from '../kernel/webhooks/schema';
+import type {
+  DeliveryAttempt,
+  MessageStatus,
+  UnroutedWebhook,
+  WebhookMessage,
+} from '../kernel/webhooks/schema';
 import type { AnchorRecord, Draft, Failure } from '../protocol';
 import type { StoredWire, StreamInfo } from './wire-log';
 
@@ -52,6 +57,8 @@ export interface StreamApi {
   webhooks(): Promise<Endpoint[]>;
   webhookLog(id: string, limit?: number): Promise<DeliveryAttempt[]>;
   webhookMessages(id: string, status?: MessageStatus, limit?: number): Promise<WebhookMessage[]>;
+  /** Ids a kind sent messages to while no endpoint had them (counted, not kept). */
+  webhookUnrouted(): Promise<UnroutedWebhook[]>;
   replayWebhook(endpointId: string, messageId: string): Promise<{ ok: true } | Failure>;
 }
 

@@ -214,4 +214,43 @@ describe('custom handlers as Standard Webhooks', () => {
     expect(got[0]?.verified).toEqual([0]);
     expect(JSON.parse(String(got[0]?.body))).toMatchObject({ task: 2, type: 'task:completed' });
   });
+
+  it('keeps nothing for a handler whose endpoint is not registered, counts it, and sends what comes once it is', async () => {
+    const project = uid('wh-unrouted');
+    const name = uniqueName('later');
+    const config = { event_handlers: { 'task:completed': [`custom:${name}`] } };
+    expect((await api('PUT', `/v1/projects/${project}/config`, config)).status).toBe(200);
+    await emit(project, [completed(1), completed(2)]);
+    await emit(project, completed(3));
+
+    const listed = await api('GET', `/v1/projects/${project}/webhooks`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.endpoints).toEqual([]);
+    expect(listed.body.unrouted).toEqual([
+      {
+        endpoint_id: name,
+        skipped: 3,
+        first_at: expect.any(String),
+        last_at: expect.any(String),
+        last_event_type: 'task:completed',
+      },
+    ]);
+    // No message is kept under the id: nothing piles up for an endpoint that may never come.
+    const stream = streamStub(env, `gsd:${project}`);
+    expect(await stream.webhookMessages(name)).toEqual([]);
+
+    const created = await api('POST', `/v1/projects/${project}/webhooks`, {
+      id: name,
+      url: hookUrl(name),
+    });
+    expect(created.status).toBe(201);
+    await receiver(name, { secrets: [String(created.body.secret)] });
+    expect((await api('GET', `/v1/projects/${project}/webhooks`)).body.unrouted).toEqual([]);
+    await emit(project, completed(4));
+    const got = await until(
+      () => received(name),
+      (r) => r.length >= 1,
+    );
+    expect(got.map((d) => (JSON.parse(d.body) as Json).task)).toEqual([4]);
+  });
 });

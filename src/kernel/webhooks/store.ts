@@ -9,6 +9,7 @@ import {
   type MessageStatus,
   migrateWebhooks,
   type SecretRow,
+  type UnroutedWebhook,
   type WebhookMessage,
 } from './schema';
 import type { WebhookSettings } from './settings';
@@ -84,6 +85,7 @@ export class Webhooks {
       // removed) or while none was registered: the new endpoint never subscribed to it.
       this.sql`DELETE FROM webhook_messages WHERE endpoint_id = ${id}`;
       this.sql`DELETE FROM webhook_attempts WHERE endpoint_id = ${id}`;
+      this.sql`DELETE FROM webhook_unrouted WHERE endpoint_id = ${id}`;
       this.outbox.drop('http', id);
       this.sql`INSERT INTO webhook_endpoints (id, url, types, description, created_at)
         VALUES (${id}, ${url}, ${JSON.stringify(types)}, ${description ?? null}, ${at})`;
@@ -163,6 +165,12 @@ export class Webhooks {
       WHERE endpoint_id = ${id} ORDER BY id DESC LIMIT ${limit}`.map((r) => ({ ...r }));
   }
 
+  /** The ids messages were sent to while no endpoint had them, most recent first. */
+  unrouted(limit = 100): UnroutedWebhook[] {
+    return this.sql<UnroutedWebhook>`SELECT * FROM webhook_unrouted
+      ORDER BY last_at DESC, endpoint_id LIMIT ${limit}`.map((r) => ({ ...r }));
+  }
+
   /** The endpoint's messages, newest first; `status: 'dead'` lists its dead letters. */
   messages(id: string, status?: MessageStatus, limit = 100): WebhookMessage[] {
     const rows =
@@ -190,17 +198,25 @@ export class Webhooks {
     return { ok: true };
   }
 
-  /** Sends `body` to endpoint `endpointId` (call in the append's synchronous stretch). */
-  send(endpointId: string, eventType: string, body: unknown, now: number): string {
-    const id = newPrefixedId('msg', now);
+  /**
+   * Sends `body` to endpoint `endpointId` (call in the append's synchronous
+   * stretch): its message id, or null when no endpoint has that id. Such a
+   * message could never be delivered (a registration later is not sent what
+   * came before it), so it is only counted (`unrouted`), not kept.
+   */
+  send(endpointId: string, eventType: string, body: unknown, now: number): string | null {
     const at = new Date(now).toISOString();
     const endpoint = this.#row(endpointId);
+    if (endpoint === undefined) {
+      this.sql`INSERT INTO webhook_unrouted
+        (endpoint_id, skipped, first_at, last_at, last_event_type) VALUES (${endpointId}, 1, ${at}, ${at}, ${eventType})
+        ON CONFLICT (endpoint_id) DO UPDATE SET skipped = skipped + 1, last_at = excluded.last_at,
+          last_event_type = excluded.last_event_type`;
+      return null;
+    }
+    const id = newPrefixedId('msg', now);
     const refusal =
-      endpoint === undefined
-        ? `no endpoint ${endpointId} on this stream`
-        : endpoint.disabled_at !== null
-          ? `endpoint disabled: ${endpoint.disabled_reason ?? ''}`
-          : null;
+      endpoint.disabled_at !== null ? `endpoint disabled: ${endpoint.disabled_reason ?? ''}` : null;
     this.sql`INSERT INTO webhook_messages
       (id, endpoint_id, event_type, body, status, created_at, updated_at, last_error)
       VALUES (${id}, ${endpointId}, ${eventType}, ${JSON.stringify(body) ?? 'null'},

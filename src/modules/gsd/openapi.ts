@@ -60,6 +60,18 @@ const EndpointId = z
   .string()
   .meta({ description: 'The endpoint id: the name of its `custom:<name>` handler' });
 const Endpoint = z.looseObject({ id: z.string(), url: z.string() });
+const Unrouted = z
+  .object({
+    endpoint_id: z.string(),
+    skipped: z.int().meta({ description: 'Messages not sent: no endpoint had this id then' }),
+    first_at: z.string(),
+    last_at: z.string(),
+    last_event_type: z.string(),
+  })
+  .meta({
+    description:
+      'A `custom:<id>` handler fired while no endpoint was registered under `<id>`: its messages are counted, not kept (an endpoint registered later is not sent them); registering `<id>` clears the entry',
+  });
 const EndpointBody = z.looseObject({
   id: z
     .string()
@@ -195,7 +207,10 @@ export const GSD_OPERATIONS: Operation[] = [
     operationId: 'listGsdWebhooks',
     summary: "The project's webhook endpoints (secrets never listed)",
     pathParams: projectParam,
-    answer: { description: 'Endpoints', schema: z.object({ endpoints: z.array(Endpoint) }) },
+    answer: {
+      description: 'Endpoints, and the handlers sending to ids no endpoint has',
+      schema: z.object({ endpoints: z.array(Endpoint), unrouted: z.array(Unrouted) }),
+    },
     problems: [...WEBHOOK_PROBLEMS],
   }),
   readScoped(TAG, {

@@ -55,7 +55,11 @@ webhooks.post('/projects/:project_id/webhooks', async (c) => {
 webhooks.get('/projects/:project_id/webhooks', async (c) => {
   const project = projectOf(c, 'read');
   if (project instanceof Response) return project;
-  return c.json({ endpoints: await project.stub.webhooks() });
+  const [endpoints, unrouted] = await Promise.all([
+    project.stub.webhooks(),
+    project.stub.webhookUnrouted(),
+  ]);
+  return c.json({ endpoints, unrouted });
 });
 
 /** `GET …/webhooks/{endpoint_id}/deliveries` */
