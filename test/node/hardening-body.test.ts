@@ -122,14 +122,12 @@ describe('request bodies against wrangler dev', () => {
 
   /**
    * Pumps a 256 MiB chunked upload until the first byte of an answer arrives (as an HTTP client
-   * that reads while it sends stops on an early answer). workerd closes the connection right
-   * after its 413 without draining what the client already sent, so the kernel may answer
-   * that with a reset that overtakes the 413 in the client's socket (seen once on a fresh CI
-   * clone: closed after 22 ms, nothing read). That is the runtime's close, not the Worker's
-   * answer, so an empty answer is tried again, at most three times.
+   * that reads while it sends stops on an early answer), or the server closes the connection.
+   * Answers what came back and how many of the 256 MiB were sent.
    */
-  const hugeChunkedUpload = () =>
-    raw(
+  const hugeChunkedUpload = async () => {
+    let sent = 0;
+    const answer = await raw(
       port,
       (socket) => {
         const chunk = Buffer.alloc(1024 * 1024, 'x');
@@ -144,7 +142,6 @@ describe('request bodies against wrangler dev', () => {
         });
         socket.write(head('/v1/streams/project:big-body/wires', 'Transfer-Encoding: chunked\r\n'));
         socket.write('8\r\n{"pad":"\r\n');
-        let sent = 0;
         const pump = () => {
           while (sent < 256 && !answered && !socket.destroyed) {
             sent += 1;
@@ -156,44 +153,45 @@ describe('request bodies against wrangler dev', () => {
       },
       60_000,
     );
+    return { answer, sent };
+  };
 
-  // Open: on fresh CI clones the raw socket to workerd is sometimes closed with nothing
-  // read, on every attempt (2026-11-29: 3 attempts in 38 ms, VmHWM flat at 189 MiB), while
-  // it answers 413 on the development machine and in other fresh clones. Skipped under CI
-  // until understood; the workerd-level cap itself is tested in
-  // test/workers/hardening-body.test.ts.
-  it.skipIf(process.env.CI === 'true')(
-    'cuts a 256 MiB chunked body off at the limit without growing workerd',
-    async () => {
-      const pids = workerdPids();
-      expect(pids.length).toBeGreaterThan(0);
-      const rssBefore = pids.map(memoryOf).reduce((a, m) => a + m.rss, 0);
-      const started = Date.now();
-      let answer = '';
-      let attempts = 0;
-      while (answer === '' && attempts < 3) {
-        attempts += 1;
-        answer = await hugeChunkedUpload();
-      }
-      // VmHWM is each process's peak since it started: it covers the whole upload, however
-      // short, where a sampler may see none of it.
-      const hwmAfter = pids.map(memoryOf).reduce((a, m) => a + m.hwm, 0);
-      console.log(
-        `256 MiB chunked body: workerd RSS before ${rssBefore.toFixed(0)} MiB, VmHWM after ${hwmAfter.toFixed(0)} MiB, answered in ${Date.now() - started} ms after ${attempts} attempt(s)`,
-      );
+  /*
+   * workerd answers 413 and closes at once, without draining what the client already sent,
+   * so its kernel resets the connection; a client still writing may see that reset before it
+   * has read the 413, which Linux then discards (seen on loaded fresh CI clones: closed after
+   * 13-22 ms, nothing read, on every attempt). So the upload counts as cut off either way:
+   * answered 413, or closed by the server long before the 256 MiB were sent. The 413's
+   * problem document itself is asserted in test/workers/hardening-body.test.ts.
+   */
+  it('cuts a 256 MiB chunked body off at the limit without growing workerd', async () => {
+    const pids = workerdPids();
+    expect(pids.length).toBeGreaterThan(0);
+    const rssBefore = pids.map(memoryOf).reduce((a, m) => a + m.rss, 0);
+    const started = Date.now();
+    const { answer, sent } = await hugeChunkedUpload();
+    // VmHWM is each process's peak since it started: it covers the whole upload, however
+    // short, where a sampler may see none of it.
+    const hwmAfter = pids.map(memoryOf).reduce((a, m) => a + m.hwm, 0);
+    console.log(
+      `256 MiB chunked body: workerd RSS before ${rssBefore.toFixed(0)} MiB, VmHWM after ${hwmAfter.toFixed(0)} MiB, ${answer === '' ? 'closed (reset) with nothing read' : 'answered'} in ${Date.now() - started} ms after ${sent} MiB sent`,
+    );
+    if (answer === '') {
+      expect(sent).toBeLessThan(64);
+    } else {
       if (!/^HTTP\/1\.1 413/.test(answer))
         console.log(answer.slice(0, 1500), server.log().slice(-3000));
       expect(answer).toMatch(/^HTTP\/1\.1 413/);
       expect(answer).toContain('the limit is 8192 bytes');
-      expect(hwmAfter - rssBefore).toBeLessThan(64);
-      // Nothing of it was stored.
-      const stored = await fetch(`${server.url}/v1/streams/project:big-body/wires`, {
-        headers: { Authorization: `Bearer ${token}` },
-      });
-      expect(((await stored.json()) as { last_seq: number }).last_seq).toBe(0);
-    },
-    200_000,
-  );
+    }
+    expect(hwmAfter - rssBefore).toBeLessThan(64);
+    // Nothing of it was stored, and the server answers as before.
+    const stored = await fetch(`${server.url}/v1/streams/project:big-body/wires`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    expect(stored.status).toBe(200);
+    expect(((await stored.json()) as { last_seq: number }).last_seq).toBe(0);
+  }, 200_000);
 
   /** Starts a POST to `path` with `header`, sends `part` of its body, and hangs up 200 ms later. */
   const sendPartThenHangUp = (path: string, header: string, part: string) =>
