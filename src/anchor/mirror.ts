@@ -72,17 +72,51 @@ export interface AssembledMessage {
   chunks: number;
 }
 
+/** The most chunks a message may have (4 MiB): far above any Wire `WIRE_MAX_BYTES` can take. */
+export const MAX_CHUNKS = 4096;
+/**
+ * A chunked message still missing chunks this long (consensus time) after
+ * its first one never completes: its transaction ids are long expired (120 s).
+ */
+const GROUP_TTL_S = 15 * 60;
+
+/** The whole seconds of a mirror consensus timestamp (`seconds.nanos`). */
+const secondsOf = (timestamp: string) => Number(timestamp.split('.')[0]);
+
+/**
+ * Whether a chunk can belong to its message. Anyone may write to a public
+ * topic, and the network checks nothing in `chunk_info`, so a chunk counts
+ * only if its number lies within its total, the total is one a message can
+ * have, and it was paid for by the account that began the message (as the
+ * SDK sends every chunk): a stranger cannot add a chunk to a message it did
+ * not start, or make one that never completes take unbounded memory.
+ */
+function chunkFits(message: MirrorMessage): boolean {
+  const info = message.chunk_info;
+  if (!info) return true;
+  if (info.number > info.total || info.total > MAX_CHUNKS) return false;
+  const starter = info.initial_transaction_id.account_id;
+  return starter === null || starter === message.payer_account_id;
+}
+
 /**
  * Reassembles chunked messages by `chunk_info.initial_transaction_id`. Chunks
  * of one message may interleave with other messages; a message completes when
- * its last missing chunk arrives. State survives between pages (and can be
- * rebuilt from `pending()` after a restart).
+ * its last missing chunk arrives. Chunks that cannot be part of their message
+ * (`chunkFits`), or whose total differs from its first chunk's, are ignored,
+ * and a message missing chunks `GROUP_TTL_S` after its first is dropped, so
+ * what is pending stays bounded. The rules read only the messages, in topic
+ * order, so every reader (the listener, a rebuild, `wirestream verify`)
+ * assembles the same. State survives between pages (and can be rebuilt from
+ * `pending()` after a restart).
  */
 export class ChunkAssembler {
   readonly #parts = new Map<string, MirrorMessage[]>();
+  /** The consensus second at which pending groups were last checked for age. */
+  #sweptAt = 0;
 
   constructor(pending: MirrorMessage[] = []) {
-    for (const m of pending) this.#remember(m);
+    for (const m of pending) if (chunkFits(m)) this.#remember(m);
   }
 
   /** Feeds one mirror message; returns a message when it is now complete. */
@@ -97,9 +131,11 @@ export class ChunkAssembler {
         chunks: 1,
       };
     }
+    this.#sweep(secondsOf(message.consensus_timestamp));
+    if (!chunkFits(message)) return null;
     const key = this.#remember(message);
     const parts = this.#parts.get(key) ?? [];
-    if (new Set(parts.map((p) => p.chunk_info?.number)).size < info.total) return null;
+    if (parts.length < info.total) return null;
     this.#parts.delete(key);
     const ordered = [...parts].sort(
       (a, b) => (a.chunk_info?.number ?? 0) - (b.chunk_info?.number ?? 0),
@@ -126,15 +162,29 @@ export class ChunkAssembler {
     return [...this.#parts.values()].flat();
   }
 
+  /** Keeps a chunk in its group (one per number, the group's total): the group's key. */
   #remember(message: MirrorMessage): string {
     const info = message.chunk_info;
     const key = info
       ? transactionIdOf(info.initial_transaction_id)
       : String(message.sequence_number);
     const parts = this.#parts.get(key) ?? [];
-    if (!parts.some((p) => p.chunk_info?.number === info?.number)) parts.push(message);
+    const total = parts[0]?.chunk_info?.total ?? info?.total;
+    const fresh = !parts.some((p) => p.chunk_info?.number === info?.number);
+    if (fresh && info?.total === total) parts.push(message);
     this.#parts.set(key, parts);
     return key;
+  }
+
+  /** Drops the groups begun more than `GROUP_TTL_S` before `now` (checked once a minute). */
+  #sweep(now: number): void {
+    if (now < this.#sweptAt + 60) return;
+    this.#sweptAt = now;
+    for (const [key, parts] of this.#parts) {
+      const first = parts[0];
+      if (first && secondsOf(first.consensus_timestamp) < now - GROUP_TTL_S)
+        this.#parts.delete(key);
+    }
   }
 }
 
@@ -146,16 +196,19 @@ export class ChunkAssembler {
 export async function findOnMirror(mirrorUrl: string, topicId: string, txId: string) {
   let after = 0;
   const numbers = new Set<number>();
+  let total: number | null = null;
   let last: MirrorMessage | null = null;
   for (;;) {
     const { messages, hasMore } = await readTopicMessages(mirrorUrl, topicId, after);
     for (const m of messages) {
       after = m.sequence_number;
       const info = m.chunk_info;
-      if (!info || transactionIdOf(info.initial_transaction_id) !== txId) continue;
+      if (!info || !chunkFits(m) || transactionIdOf(info.initial_transaction_id) !== txId) continue;
+      total ??= info.total; // the group's first chunk says how many
+      if (info.total !== total) continue;
       numbers.add(info.number);
-      if (info.number === info.total) last = m;
-      if (last && numbers.size === info.total) {
+      if (info.number === total) last = m;
+      if (last && numbers.size === total) {
         return {
           sequenceNumber: last.sequence_number,
           consensusTimestamp: last.consensus_timestamp,
