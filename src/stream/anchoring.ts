@@ -7,7 +7,7 @@ import type { AnchorRecord } from '../protocol';
 import { routeTopic, type TopicMemory } from '../topic/routing';
 import { topicStub } from '../topic/stub';
 import { type AnchoredWire, Anchors } from './anchors';
-import type { WireSource } from './subscribers';
+import type { FollowSource, WireSource } from './subscribers';
 import type { StoredWire, WireLog } from './wire-log';
 
 /**
@@ -80,7 +80,7 @@ export class StreamAnchoring {
     return this.#anchors.decorate(wires);
   }
 
-  source(log: WireSource): WireSource {
+  source(log: WireSource): FollowSource {
     return this.#anchors.source(log);
   }
 

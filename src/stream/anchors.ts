@@ -1,6 +1,7 @@
 import { parseRows, rowShape, type Sql } from '../kernel/sql';
 import type { AnchorRecord, AnchorStatus } from '../protocol';
-import type { WireSource } from './subscribers';
+import type { AnchorUpdate } from './anchored-news';
+import type { FollowSource, WireSource } from './subscribers';
 import type { StoredWire } from './wire-log';
 
 /**
@@ -9,16 +10,18 @@ import type { StoredWire } from './wire-log';
  * and pushed to WebSocket subscribers as `{"kind":"anchored"}` frames
  * (`Subscribers.announceAnchored`).
  */
-const ANCHOR_ROW = rowShape('anchors', {
-  seq: 'number',
+const ANCHOR_COLUMNS = {
   topic: 'text',
   hcs_topic_id: 'text',
   hcs_sequence_number: 'number',
   consensus_timestamp: 'text',
   running_hash: 'text',
   hcs_chunks: 'number',
-});
+} as const;
+const ANCHOR_ROW = rowShape('anchors', { seq: 'number', ...ANCHOR_COLUMNS });
 
+/** An anchor with its Wire's id (`anchoredAfter`). */
+const ANCHORED_ROW = rowShape('anchors', { seq: 'number', wire_id: 'text', ...ANCHOR_COLUMNS });
 const SEQ_ROW = rowShape('anchors', { seq: 'number' });
 const PENDING: AnchorStatus = Object.freeze({ status: 'pending' });
 
@@ -100,12 +103,30 @@ export class Anchors {
   }
 
   /** A WireSource whose Wires carry their anchor (for live subscribers). */
-  source(log: WireSource): WireSource {
+  source(log: WireSource): FollowSource {
     return {
       get lastSeq() {
         return log.lastSeq;
       },
       readAfter: (afterSeq, limit) => this.decorate(log.readAfter(afterSeq, limit)),
+      anchoredAfter: (afterSeq, through, limit) => this.anchoredAfter(afterSeq, through, limit),
     };
+  }
+
+  /**
+   * The anchored Wires among `afterSeq + 1 .. through` (at most `limit`), for a
+   * resuming subscriber: the anchors by their key, each Wire's id from the
+   * stream's `wires` table (WireLog's, in the same SQLite), no body read.
+   */
+  anchoredAfter(afterSeq: number, through: number, limit: number): AnchorUpdate[] {
+    return parseRows(
+      ANCHORED_ROW,
+      this.sql`SELECT a.*, w.wire_id FROM anchors a JOIN wires w ON w.seq = a.seq
+        WHERE a.seq > ${afterSeq} AND a.seq <= ${through} ORDER BY a.seq LIMIT ${limit}`,
+    ).map(({ seq, wire_id, ...row }) => ({
+      wire_id,
+      stream_seq: seq,
+      anchor: { status: 'anchored', ...row },
+    }));
   }
 }

@@ -1,4 +1,4 @@
-import type { AnchorRecord, AnchorStatus } from '../protocol';
+import type { AnchorRecord } from '../protocol';
 import { type AnchoredFrames, AnchoredNews, type AnchorUpdate, delayMs } from './anchored-news';
 import { type FanOutSettings, flushGapMs } from './fan-out-settings';
 import { FrameCache } from './frame-cache';
@@ -40,10 +40,21 @@ export interface WireSource {
   readAfter(afterSeq: number, limit: number): StoredWire[];
 }
 
+/** What subscribers follow: Wires with their anchors (`Anchors.source`). */
+export interface FollowSource extends WireSource {
+  /**
+   * The anchored Wires among `afterSeq + 1 .. through`, in order, at most
+   * `limit` (read from the anchors alone, not the Wires' bodies).
+   */
+  anchoredAfter(afterSeq: number, through: number, limit: number): AnchorUpdate[];
+}
+
 export const SLOW_CONSUMER = 4008;
 const FRAME_WIRES = 100;
-/** Anchors told at most on a resume (`anchors_from`); older ones: `GET …/wires`. */
-const MAX_ANCHORS_ON_RESUME = 1000;
+/** Anchors told in one `anchored` frame on a resume (`anchors_from`). */
+const ANCHORS_PER_FRAME = 1000;
+/** Anchors told at most on a resume; a client holding more pending reads `GET …/wires`. */
+const MAX_ANCHORS_ON_RESUME = 100_000;
 /** Clients ack within this long even when fewer than `ack_every` Wires are unacknowledged. */
 export const ACK_WITHIN_MS = 1000;
 
@@ -62,7 +73,7 @@ export class Subscribers {
 
   constructor(
     private readonly ctx: DurableObjectState,
-    private readonly source: WireSource,
+    private readonly source: FollowSource,
     private readonly settings: FanOutSettings,
   ) {
     // Rebuild the in-memory view after hibernation from the attachments.
@@ -113,19 +124,27 @@ export class Subscribers {
     };
     if (!this.#send(ws, JSON.stringify(hello))) return;
     if (anchorsFrom !== null && anchorsFrom >= 1 && anchorsFrom <= afterSeq) {
-      const limit = Math.min(afterSeq - anchorsFrom + 1, MAX_ANCHORS_ON_RESUME);
-      const known = this.source.readAfter(anchorsFrom - 1, limit).flatMap((w) => {
-        // The stream's source decorates each Wire with its anchor (./anchors.ts).
-        const { anchor } = w as StoredWire & { anchor?: AnchorStatus };
-        return anchor?.status === 'anchored'
-          ? [{ wire_id: w.wire_id, stream_seq: w.stream_seq, anchor }]
-          : [];
-      });
-      if (known.length > 0 && !this.#send(ws, JSON.stringify({ kind: 'anchored', wires: known }))) {
-        return;
-      }
+      if (!this.#resumeAnchors(ws, anchorsFrom, afterSeq)) return;
     }
     this.#pump(ws, state);
+  }
+
+  /**
+   * Tells a resuming socket which of `anchorsFrom..afterSeq` were anchored
+   * while it was away, `ANCHORS_PER_FRAME` to a frame, however long the span
+   * (an HCS outage may leave thousands pending); false if the socket failed.
+   */
+  #resumeAnchors(ws: WebSocket, anchorsFrom: number, afterSeq: number): boolean {
+    let from = anchorsFrom - 1;
+    for (let told = 0; told < MAX_ANCHORS_ON_RESUME; ) {
+      const page = this.source.anchoredAfter(from, afterSeq, ANCHORS_PER_FRAME);
+      if (page.length === 0) return true;
+      if (!this.#send(ws, JSON.stringify({ kind: 'anchored', wires: page }))) return false;
+      told += page.length;
+      from = (page.at(-1) as AnchorUpdate).stream_seq;
+      if (page.length < ANCHORS_PER_FRAME) return true;
+    }
+    return true;
   }
 
   /**

@@ -1,5 +1,8 @@
-import { SELF } from 'cloudflare:test';
+import { env, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { draftOf } from '../../src/kernel/append';
+import { REGISTRY } from '../../src/modules';
+import { streamStub } from '../../src/stream/stub';
 import {
   anchorsBesideMirror,
   api,
@@ -151,6 +154,42 @@ describe('HCS anchoring', () => {
       expect(body.detail).toContain('anchors_from must be an integer');
     }
   });
+
+  it('tells a resuming socket every Wire anchored while it was away, a thousand to a frame', async () => {
+    const streamId = uniqueStream('project');
+    const topic = `project.${streamId.slice('project:'.length)}`;
+    // A checkpoint per 256 Wires: 1,200 Wires anchor in five HCS messages.
+    const set = await api(`/v1/topics/${topic}/anchoring`, {
+      method: 'PUT',
+      body: JSON.stringify({ mode: 'log', every: 256, ms: 200 }),
+    });
+    expect(set.status).toBe(200);
+    const stream = streamStub(env, streamId);
+    for (let batch = 0; batch < 12; batch++) {
+      const drafts = Array.from({ length: 100 }, () => {
+        const drafted = draftOf(wire11(streamId, { correlation_id: null }), streamId, REGISTRY);
+        if (!drafted.ok) throw new Error(drafted.detail);
+        return drafted.draft;
+      });
+      expect((await stream.appendMany(drafts)).ok).toBe(true);
+    }
+    await untilAnchored(streamId, [topic], 60_000);
+    // The client holds all 1,200 and still shows every one as pending (an outage).
+    const { ws, frames } = await follow(streamId, 'after_seq=1200&anchors_from=1');
+    for (let i = 0; i < 250 && !frames.some((f) => f.kind === 'caught-up'); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    ws.close(1000, 'done');
+    expect(frames.map((f) => [f.kind, f.wires?.length ?? 0])).toEqual([
+      ['hello', 0],
+      ['anchored', 1000],
+      ['anchored', 200],
+      ['caught-up', 0],
+    ]);
+    const told = frames.flatMap((f) => (f.kind === 'anchored' ? (f.wires ?? []) : []));
+    expect(told.map((w) => w.stream_seq)).toEqual(Array.from({ length: 1200 }, (_, i) => i + 1));
+    expect(new Set(told.map((w) => w.anchor.status))).toEqual(new Set(['anchored']));
+  }, 120_000);
 
   it('anchors a steady stream with one submit per Wire, found on the mirror: no receipt, record or price query', async () => {
     const streamId = uniqueStream('project');
