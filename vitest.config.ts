@@ -34,8 +34,17 @@ const SERIAL_WORKERS_FILES = [
  * with these vars over the common ones. WIRE_MAX_BYTES above what a log entry
  * holds: log mode is unavailable, so every topic anchors in envelope mode.
  */
-const OWN_VARS_WORKERS_FILES = ['test/workers/log-mode-wire-size.test.ts'];
-const OWN_VARS = { WIRE_MAX_BYTES: '200000' };
+const OWN_VARS_WORKERS_FILES = [
+  'test/workers/log-mode-wire-size.test.ts',
+  'test/workers/private-kek-mismatch.test.ts',
+];
+const OWN_VARS = {
+  WIRE_MAX_BYTES: '200000',
+  // A second private project, "wrongkey": test/workers/private-kek-mismatch.test.ts
+  // gives it a data key PAYLOAD_KEK cannot open.
+  PRIVATE_PROJECTS:
+    '{"vault":{"streams":["project:vault-"],"correlations":["vault-"]},"wrongkey":{"streams":["project:wrongkey-"]}}',
+};
 
 type WorkersFiles = 'shared' | 'serial' | 'own-vars';
 

@@ -1,8 +1,8 @@
 import type { Env } from '../env';
 import { REGISTRY } from '../modules';
-import type { StoredWire } from '../protocol';
+import type { Draft, StoredWire } from '../protocol';
 import { directoryStub } from '../topic/topic-directory';
-import { privacyProblem, privateProjects, projectOf } from './config';
+import { privacyProblem, privateProjectOf, privateProjects, projectOf } from './config';
 import { unwrapDataKey } from './key-store';
 import { encOf, openEnvelope, sealWire } from './seal';
 
@@ -53,8 +53,37 @@ const keyOf = (w: { stream_id: string; wire_id: string }) => `${w.stream_id}\n${
  * public key (nothing to hide), and an auditor needs the key history from the
  * mirror to check every signature of its sender, sealed Wires included.
  */
-const changesKeys = (wire: StoredWire) =>
+const changesKeys = (wire: StoredWire | Draft) =>
   REGISTRY.signerDirectories.some((d) => d.keyChange(wire) !== null);
+
+/** The data keys appends were checked against, per isolate and `PAYLOAD_KEK` setting. */
+let checked: { kek: string | undefined; keys: PayloadKeys } | null = null;
+
+/**
+ * Why a private project's Wire could not be sealed now, or null: its data
+ * key is fetched and unwrapped under this isolate's `PAYLOAD_KEK` (once per
+ * project while that works; a failure is asked again). The append path asks
+ * before storing, so a KEK that reads but does not open the project's data
+ * key (a wrong key under the right id) is a 503, not a Wire stored and then
+ * held back from HCS.
+ */
+export async function sealingProblem(
+  env: KeyEnv & Pick<Env, 'PRIVATE_PROJECTS'>,
+  draft: Draft,
+): Promise<string | null> {
+  const project = privateProjectOf(env, draft);
+  if (project === null || changesKeys(draft)) return null;
+  const before = checked;
+  const keys =
+    before !== null && before.kek === env.PAYLOAD_KEK ? before.keys : new PayloadKeys(env);
+  checked = { kek: env.PAYLOAD_KEK, keys };
+  try {
+    await keys.forProject(project);
+    return null;
+  } catch (error) {
+    return `private project "${project}": ${(error as Error).message}; no Wire of it is stored until PAYLOAD_KEK opens its data key`;
+  }
+}
 
 /**
  * The TopicObject's side: the anchored message of each private Wire, sealed

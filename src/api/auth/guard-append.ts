@@ -3,6 +3,7 @@ import type { AppendGuards } from '../../kernel/append';
 import type { SignedDraft } from '../../kernel/signatures';
 import { REGISTRY } from '../../modules';
 import { privacyProblem } from '../../private/config';
+import { sealingProblem } from '../../private/sealer';
 import { signedDraftGuard } from '../../private/signature-rule';
 import { type Draft, type Failure, fail, type Result, SIGNATURES_HEADER } from '../../protocol';
 import type { AppEnv } from '../app-env';
@@ -24,6 +25,9 @@ export function tokenGuards(c: Context<AppEnv>): AppendGuards {
   return {
     rights: (draft) => appendRightsProblem(principal, draft, REGISTRY) ?? privacyFailure(c, draft),
     async signature(draft): Promise<Result<SignedDraft>> {
+      // Before the signature: a private Wire the deployment could not seal is a 503.
+      const sealing = await sealingProblem(c.env, draft);
+      if (sealing) return fail('private-payloads-unavailable', sealing);
       if (!offered.ok || signed === null) return offered as Failure;
       const result = await signed(draft);
       if (result.ok || result.code !== 'signature-required') return result;
