@@ -46,6 +46,12 @@ export interface SourcePage {
    * may be a later one than the topic recorded (an earlier key's refused).
    */
   logged?: ReadonlySet<ProjectedWire>;
+  /**
+   * Of `wires` read from HCS messages, the initial transaction id each was
+   * sent under, where the message names one (`chunk_info`): which copy of a
+   * Wire is the topic's own before it has confirmed one (`own-wires.ts`).
+   */
+  txIds?: ReadonlyMap<ProjectedWire, string>;
 }
 
 /** Where a rebuild reads Wires from: HCS topics, a page at a time. */
@@ -177,6 +183,7 @@ export function mirrorSource(
       let logCursor = cursor.log;
       const wires: ProjectedWire[] = [];
       const logged = new Set<ProjectedWire>();
+      const txIds = new Map<ProjectedWire, string>();
       const refused: ArchiveRefusal[] = [];
       let skipped = 0;
       const undecoded: number[] = [];
@@ -192,8 +199,10 @@ export function mirrorSource(
         const wire = decodeMessage(whole.bytes, topic, seq, ts);
         const expanded =
           wire || !log ? null : await expandCheckpoint(log, topic, whole.bytes, seq, ts, logCursor);
-        if (wire) wires.push(wire);
-        else if (expanded) {
+        if (wire) {
+          wires.push(wire);
+          if (whole.transactionId !== null) txIds.set(wire, whole.transactionId);
+        } else if (expanded) {
           wires.push(...expanded.wires);
           for (const w of expanded.wires) logged.add(w);
           refused.push(...expanded.refused);
@@ -216,6 +225,7 @@ export function mirrorSource(
         more: read < page.messages.length || (page.hasMore && page.messages.length > 0),
         refused,
         logged,
+        txIds,
       };
     },
   };

@@ -43,8 +43,12 @@ export type LogProof = InclusionView & LogKeyNames;
 
 /** A Wire named by its stream and id. */
 export type WireKey = { stream_id: string; wire_id: string };
-/** A Wire the topic took, and where it holds it on HCS (null: not confirmed yet). */
-export type HeldWire = WireKey & { hcs_sequence_number: number | null };
+/**
+ * A Wire the topic took, and where it holds it on HCS (null: not confirmed
+ * yet); while unconfirmed, the transaction ids it was sent under (none before
+ * it is sent, and none in log mode, where checkpoints carry the ids).
+ */
+export type HeldWire = WireKey & { hcs_sequence_number: number | null; tx_ids: string[] };
 /** A Wire an agent put on HCS directly, as its stream took it (JSON), and where. */
 export type IngestedWire = {
   body: string;

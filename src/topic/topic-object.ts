@@ -20,7 +20,7 @@ import { ingestFound, notifyStreams, type StreamReports } from './stream-reports
 import type { AnchoredRow, HeldWire, IngestedWire, LogProof, TopicStatus, WireKey } from './stub';
 import { directoryStub } from './topic-directory';
 import { hcsTopicId } from './topic-id';
-import { publicRow, TopicLog } from './topic-log';
+import { publicRow, TopicLog, txIdsOf } from './topic-log';
 import { TopicProjection } from './topic-projection';
 import { anchoredPage, anchoringView, topicStatus } from './topic-views';
 import { wakeBy } from './wake-by';
@@ -201,13 +201,21 @@ export class TopicObject extends DurableObject<Env> {
   /**
    * Of Wires a rebuild read from HCS, those this topic took (anchored, or
    * ingested from an agent), with the sequence number it holds each at (null
-   * while unconfirmed). What it never took, the listener refused or never saw.
+   * while unconfirmed, with the ids it went out under). What it never took,
+   * the listener refused or never saw.
    */
   held(wires: WireKey[]): HeldWire[] {
     const held: HeldWire[] = [];
     for (const { stream_id, wire_id } of wires) {
       const row = this.#log.byWire(stream_id, wire_id);
-      if (row) held.push({ stream_id, wire_id, hcs_sequence_number: row.hcs_sequence_number });
+      if (!row) continue;
+      const seq = row.hcs_sequence_number;
+      held.push({
+        stream_id,
+        wire_id,
+        hcs_sequence_number: seq,
+        tx_ids: seq === null ? txIdsOf(row) : [],
+      });
     }
     return held;
   }

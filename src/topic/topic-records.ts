@@ -1,5 +1,5 @@
 import type { Env } from '../env';
-import { type TopicRecords, wireKey } from '../projection/own-wires';
+import { type HeldAt, type TopicRecords, wireKey } from '../projection/own-wires';
 import type { ProjectedWire } from '../projection/types';
 import { topicStub } from './stub';
 import { directoryStub } from './topic-directory';
@@ -26,8 +26,10 @@ export async function topicRecords(
         wire_id: w.wire_id,
       }));
       const answers = await Promise.all(stubs(topicId).map((topic) => topic.held(keys)));
-      const held = new Map<string, number | null>();
-      for (const h of answers.flat()) held.set(wireKey(h), h.hcs_sequence_number);
+      const held = new Map<string, HeldAt>();
+      for (const h of answers.flat()) {
+        held.set(wireKey(h), { seq: h.hcs_sequence_number, txIds: h.tx_ids });
+      }
       return held;
     },
     async ingested(topicId, seqs) {

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { untilAnchored } from './helpers/anchoring';
+import { faults, requestsOf, untilAnchored } from './helpers/anchoring';
 import { authHeaders } from './helpers/auth';
 import {
   claim,
@@ -161,6 +161,49 @@ describe('rebuild from the HCS mirror', () => {
     expect(wires.map((w) => w.sender)).toEqual(['agent:quinn-07']);
     const ingested = (await get(`/wires?stream_id=${direct}`)).body.wires;
     expect(ingested).toMatchObject([{ wire_id: agentWire.wire_id, stream_seq: 1 }]);
+  }, 60_000);
+
+  it('takes an unconfirmed Wire only from the message its topic sent, not a copy posted first', async () => {
+    const project = uniqueStream('project');
+    const topic = `project.${project.slice('project:'.length)}`;
+    expect((await post(project, wire11(project, { correlation_id: null }))).status).toBe(201);
+    const [first] = await untilAnchored(project, [topic]);
+    const topicId = first?.anchor.hcs_topic_id ?? '';
+    // Someone who knows the next Wire's id posts a copy of it with another
+    // payload, straight to HCS, ahead of the coordinator's own message.
+    const genuine = wire11(project, { correlation_id: null, payload: { concern: 'genuine' } });
+    const forged = { ...genuine, stream_seq: 2, payload: { concern: 'forged' } };
+    await directSubmitter(topicId)(JSON.stringify(forged));
+    // The coordinator's message then waits for consensus: the topic holds
+    // the Wire unconfirmed while the rebuild reads the forged copy.
+    await faults({ topicId, receiptDelayMs: 6_000 });
+    try {
+      const submitsBefore = (await requestsOf(topicId)).submit;
+      expect((await post(project, genuine)).status).toBe(201);
+      const deadline = Date.now() + 10_000;
+      while ((await requestsOf(topicId)).submit === submitsBefore && Date.now() < deadline) {
+        await runDurableObjectAlarm(env.TOPICS.get(env.TOPICS.idFromName(topic)));
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect((await requestsOf(topicId)).submit).toBeGreaterThan(submitsBefore);
+
+      const lines = await runRebuild();
+      expect(lines.at(-1)).toMatchObject({ phase: 'done' });
+      const payloads = async () =>
+        ((await get(`/wires?stream_id=${project}`)).body.wires as { payload: unknown }[]).map(
+          (w) => w.payload,
+        );
+      expect(await payloads()).not.toContainEqual({ concern: 'forged' });
+    } finally {
+      await faults({ topicId });
+    }
+    // Once consensus shows the topic's own message, the Wire reads as appended.
+    await untilQuiet();
+    const wires = (await get(`/wires?stream_id=${project}`)).body.wires;
+    expect(wires).toMatchObject([
+      { stream_seq: 1 },
+      { wire_id: genuine.wire_id, stream_seq: 2, payload: { concern: 'genuine' } },
+    ]);
   }, 60_000);
 
   it('restores from HCS a Wire an agent put there directly, which names no stream_seq', async () => {
