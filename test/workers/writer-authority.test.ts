@@ -5,6 +5,7 @@ import {
   createRun,
   documentOf,
   HUMAN,
+  lastSeq,
   message,
   msgId,
   note,
@@ -64,6 +65,68 @@ describe('the writer authority of a run', () => {
     const doc = await documentOf(run);
     expect(doc.body.revision).toBe(0);
     expect(bodyOf(doc.body, 'findings')).toBe('');
+  });
+
+  it('rejects an op that would change a member inside a string, naming it, on every route', async () => {
+    const run = await createRun();
+    const before = await lastSeq(run);
+    // `body` and `title` hold strings: rfc6902 would assign into them.
+    for (const [sender, op, proposal] of [
+      [WRITER, { op: 'add', path: '/body/x', value: 'y' }, false],
+      [WORKER, { op: 'remove', path: '/title/length' }, true],
+    ] as const) {
+      const res = await message(run, sender, {
+        type: 'WriterApplyPatch',
+        section: 'summary',
+        ops: [{ op: 'replace', path: '/body', value: 'first' }, op],
+        proposal,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ type: 'WriterReject', revision: 0 });
+      const parent = op.path.slice(0, op.path.lastIndexOf('/'));
+      expect(res.body.reason).toBe(
+        `op 1 (${op.op} ${op.path}): ${parent} holds no object or array to change a member of`,
+      );
+    }
+    // The generic append route reaches the same decider: a verdict, not a 500.
+    const generic = await call('POST', `/streams/run:${run}/wires`, WORKER, {
+      wire: '1.1',
+      wire_id: msgId(),
+      stream_id: `run:${run}`,
+      type: 'writer.apply_patch',
+      sender: WORKER,
+      ts: new Date().toISOString(),
+      payload: {
+        run_id: run,
+        section: 'findings',
+        ops: [{ op: 'add', path: '/state/x', value: 1 }],
+        proposal: true,
+      },
+    });
+    expect(generic.status).toBe(201);
+    // Each message and its reject verdict; canon unchanged.
+    expect(await lastSeq(run)).toBe(before + 6);
+    const doc = await documentOf(run);
+    expect(doc.body.revision).toBe(0);
+    expect(bodyOf(doc.body, 'summary')).toBe('Prompt: how do HCS topics order messages?');
+  });
+
+  it('rejects a revision request naming a section the run does not have', async () => {
+    const run = await createRun();
+    const res = await message(run, WORKER, {
+      type: 'WriterRequestRevision',
+      section: 'nope',
+      markdown: 'please redo',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ type: 'WriterReject', revision: 0 });
+    expect(String(res.body.reason)).toContain('section "nope" does not exist');
+    const named = await message(run, WORKER, {
+      type: 'WriterRequestRevision',
+      section: 'findings',
+      markdown: 'please redo',
+    });
+    expect(named.body).toMatchObject({ type: 'WriterAck', outcome: 'delivered' });
   });
 
   it("turns a worker's message into a proposal acknowledged against the current revision", async () => {

@@ -110,3 +110,19 @@ it("refuses every mutation from the conductor over WebSocket: a run's sockets on
   expect(await lastSeq(run)).toBe(seq);
   await expectUntouched(run, proposalId);
 });
+
+it('rejects a ConductorRequest in a run without conductors: nobody would receive it', async () => {
+  const run = await createRun({ conductors: [] });
+  const res = await message(run, WORKER, {
+    type: 'ConductorRequest',
+    kind: 'spawn.worker',
+    payload: { role: 'critic' },
+  });
+  expect(res.status).toBe(201);
+  expect(res.body).toMatchObject({
+    type: 'WriterReject',
+    reason: 'the run has no conductor to deliver a ConductorRequest to',
+  });
+  const mailbox = await call('GET', `/runs/${run}/mailbox?after_seq=0`, WORKER);
+  expect(mailbox.body.wires).toEqual([]);
+});

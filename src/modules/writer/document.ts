@@ -75,6 +75,19 @@ function opReason(index: number, op: PatchOp, error: Error): string {
   }
 }
 
+/** Applies one op to `section` in place; why it does not apply, or null. */
+function applyOp(section: Section, index: number, op: PatchOp): string | null {
+  try {
+    const [error = null] = applyPatch(section, [op as Operation]);
+    return error === null ? null : opReason(index, op, error);
+  } catch {
+    // rfc6902 assigns into whatever the path's parent holds: under a string
+    // (a section's `body`, `title`, a note) strict mode throws.
+    const parent = op.path.slice(0, op.path.lastIndexOf('/')) || '(the section)';
+    return `op ${index} (${op.op} ${op.path}): ${parent} holds no object or array to change a member of`;
+  }
+}
+
 /** The section after `change`, or why it does not apply. Never mutates `doc`. */
 export function applyChange(
   doc: RunDocument,
@@ -89,11 +102,9 @@ export function applyChange(
   }
   let next: Section = structuredClone(current);
   if (change.type === 'writer.apply_patch') {
-    const results = applyPatch(next, change.ops as Operation[]);
-    const failed = results.findIndex((r) => r !== null);
-    if (failed >= 0) {
-      const op = change.ops[failed] as PatchOp;
-      return { ok: false, reason: opReason(failed, op, results[failed] as Error) };
+    for (const [i, op] of change.ops.entries()) {
+      const failed = applyOp(next, i, op);
+      if (failed !== null) return { ok: false, reason: failed };
     }
   } else if (change.type === 'writer.append_note') {
     next = { ...next, notes: [...next.notes, change.markdown] };

@@ -86,7 +86,7 @@ export const WRITER_TOOLS = [
   defineTool({
     name: 'request_conductor',
     description:
-      "Ask a run's conductors for something (ConductorRequest, delivered to their mailbox). Result: WriterAck, outcome delivered.",
+      "Ask a run's conductors for something (ConductorRequest, delivered to their mailbox). Result: WriterAck, outcome delivered; WriterReject when the run has no conductor.",
     input: z.object({
       run_id: RunIdArg,
       kind: z.string().meta({ description: 'Lower-case name, e.g. `spawn.worker`' }),

@@ -78,13 +78,24 @@ export function judge(command: Wire, state: RunState, role: Role, writer: string
     case ACTOR_MESSAGES.WriterAcceptProposal:
     case ACTOR_MESSAGES.WriterDeclineProposal:
       return judgeOnProposal(command, state, role, writer);
-    case ACTOR_MESSAGES.WriterRequestRevision:
+    case ACTOR_MESSAGES.WriterRequestRevision: {
+      const section = command.payload.section;
+      if (typeof section === 'string' && !ownValue(state.doc.sections, section)) {
+        return reject(
+          `section "${section}" does not exist; the run's sections are ${state.doc.order.join(', ')}`,
+        );
+      }
       return ack(state.revision, 'delivered');
+    }
     case ACTOR_MESSAGES.ConductorRequest:
-      return role === 'conductor'
-        ? reject(
-            'a ConductorRequest goes to the conductor: the conductor cannot send one to itself',
-          )
+      if (role === 'conductor') {
+        return reject(
+          'a ConductorRequest goes to the conductor: the conductor cannot send one to itself',
+        );
+      }
+      // Acknowledged as delivered only when a mailbox copy has someone to reach.
+      return (state.run?.conductors.length ?? 0) === 0
+        ? reject('the run has no conductor to deliver a ConductorRequest to')
         : ack(state.revision, 'delivered');
     default:
       return reject(`${command.type} is not an actor message`);
