@@ -105,3 +105,84 @@ describe('.planning round trip', () => {
     expect((await api('GET', `${W(ws)}/log`, ME)).text).toBe('');
   });
 });
+
+describe('.planning import refusals', () => {
+  it('refuses a ledger.jsonl line that is JSON null with a 422 naming the line', async () => {
+    const ws = wsId('nul');
+    const res = await api('POST', `${W(ws)}/import`, ME, {
+      files: {
+        'protocol/ledger.jsonl': '{"role":"coder","kind":"task_result","tokens":250}\nnull\n',
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(String(res.body.detail)).toContain('files.protocol/ledger.jsonl: line 2');
+    expect((await api('GET', `${W(ws)}/ledger/report`, ME)).body.roles).toEqual([]);
+  });
+
+  it('refuses a symbol that is not a string, naming it, and stores nothing', async () => {
+    const ws = wsId('sym');
+    const res = await api('POST', `${W(ws)}/import`, ME, {
+      files: {
+        'protocol/symbols.json': JSON.stringify({ symbols: { F0: 'a.ts', F1: { path: 'a.ts' } } }),
+      },
+    });
+    expect(res.status).toBe(422);
+    expect(String(res.body.detail)).toContain('symbol "F1" is an object, not a string');
+    expect((await api('GET', `${W(ws)}/symbols`, ME)).body.symbols).toEqual({});
+    const nul = await api('POST', `${W(ws)}/import`, ME, {
+      files: { 'protocol/symbols.json': JSON.stringify({ symbols: { F2: null } }) },
+    });
+    expect(nul.status).toBe(422);
+    expect(String(nul.body.detail)).toContain('symbol "F2" is null');
+  });
+
+  it('takes facts that are strings, numbers or booleans, and refuses any other', async () => {
+    const ws = wsId('facts');
+    const facts = { dev_port: 5173, ci: true, node: '20.11.0' };
+    const ok = await api('POST', `${W(ws)}/import`, ME, {
+      files: { 'blackboard.json': JSON.stringify({ facts }) },
+    });
+    expect(ok.status).toBe(200);
+    expect((await api('GET', `${W(ws)}/blackboard/dev_port`, ME)).body.entry).toMatchObject({
+      value: '5173',
+    });
+    const bad = await api('POST', `${W(wsId('facts'))}/import`, ME, {
+      files: { 'blackboard.json': JSON.stringify({ facts: { env: ['a'] } }) },
+    });
+    expect(bad.status).toBe(422);
+    expect(String(bad.body.detail)).toContain('fact "env" is an array');
+  });
+});
+
+describe('capsule files', () => {
+  it('refuses a capsule field with a line that would read back as another field, naming the field', async () => {
+    const ws = wsId('cap');
+    for (const [field, body] of [
+      ['what', { what: 'engine\ndepends: later', where: 'F12' }],
+      ['gotcha', { what: 'engine', gotcha: 'seed\nwhere: X' }],
+      ['decision', { what: 'engine', decision: 'a\r\nwhat:b' }],
+    ] as const) {
+      const res = await api('PUT', `${W(ws)}/capsules/w1`, ME, body);
+      expect(res.status, field).toBe(422);
+      expect((res.body.errors as Json[])[0]?.path, field).toBe(field);
+    }
+    expect((await api('GET', `${W(ws)}/capsules/w1`, ME)).status).toBe(404);
+  });
+
+  it('gives multi-line capsule fields back unchanged through export → import → export', async () => {
+    const ws = wsId('cap');
+    const fields = {
+      what: 'engine\n\n  what: indented is text',
+      gotcha: 'seed\rkept',
+      where: 'F12',
+    };
+    expect((await api('PUT', `${W(ws)}/capsules/w1`, ME, fields)).status).toBe(200);
+    const files = await exported(ws);
+    const copy = wsId('cap2');
+    expect((await api('POST', `${W(copy)}/import`, ME, { files })).status).toBe(200);
+    expect((await exported(copy))['protocol/capsules/w1.md']).toBe(
+      files['protocol/capsules/w1.md'],
+    );
+    expect((await api('GET', `${W(copy)}/capsules/w1`, ME)).body.capsule).toMatchObject(fields);
+  });
+});

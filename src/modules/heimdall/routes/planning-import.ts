@@ -1,6 +1,6 @@
 import { setOwn } from '../../../kernel/records';
 import { type Failure, fail, type Result } from '../../../protocol';
-import { type CapsuleInput, closure } from '../workspace/capsules';
+import { type CapsuleInput, closure, FIELD_LINE } from '../workspace/capsules';
 
 /**
  * What `POST …/import` appends for a `.planning` archive, worked out before
@@ -16,12 +16,16 @@ export interface ImportItem {
   ts?: string;
 }
 
-/** A capsule file back into fields: `field: value` lines, continuation lines join the field above. */
+/**
+ * A capsule file back into fields: `field: value` lines, continuation lines
+ * join the field above (a capsule's own fields never hold a line that starts
+ * like a field, so its file reads back as written).
+ */
 export function parseCapsule(text: string): CapsuleInput & { depends: string[] } {
   const fields: Record<string, string[]> = {};
   let current: string | null = null;
   for (const line of text.replace(/\n$/, '').split('\n')) {
-    const m = /^(what|where|decision|gotcha|depends): ?(.*)$/.exec(line);
+    const m = FIELD_LINE.exec(line);
     if (m?.[1]) {
       current = m[1];
       fields[current] = [m[2] ?? ''];
@@ -40,16 +44,73 @@ export function parseCapsule(text: string): CapsuleInput & { depends: string[] }
   };
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The `member` object of the JSON state file at `path` (none: empty), or why not. */
 function parseJsonFile(
   files: Record<string, string>,
   path: string,
   member: string,
-): Record<string, unknown> {
+): Result<{ entries: [string, unknown][] }> {
   const text = files[path];
-  if (text === undefined) return {};
-  const value = JSON.parse(text) as Record<string, unknown>;
-  const inner = value[member];
-  return inner && typeof inner === 'object' ? (inner as Record<string, unknown>) : {};
+  if (text === undefined) return { ok: true, entries: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return fail('invalid-body', `files.${path}: not JSON: ${(error as Error).message}`);
+  }
+  const inner = isObject(value) ? value[member] : undefined;
+  if (!isObject(value) || (inner !== undefined && !isObject(inner))) {
+    return fail(
+      'invalid-body',
+      `files.${path}: must be a JSON object whose "${member}" is an object`,
+    );
+  }
+  return { ok: true, entries: Object.entries(inner ?? {}) };
+}
+
+const kindOf = (v: unknown) =>
+  v === null
+    ? 'null'
+    : Array.isArray(v)
+      ? 'an array'
+      : typeof v === 'object'
+        ? 'an object'
+        : `a ${typeof v}`;
+
+/**
+ * Symbol values are strings; facts are strings, numbers or booleans (as
+ * `PUT …/blackboard/{key}` takes them, stored as text). Anything else is
+ * refused, naming it, rather than stored as "[object Object]".
+ */
+function stateItems(
+  path: string,
+  entries: [string, unknown][],
+  what: 'symbol' | 'fact',
+): Result<{ items: ImportItem[] }> {
+  const items: ImportItem[] = [];
+  for (const [key, value] of entries) {
+    const text =
+      typeof value === 'string' || (what === 'fact' && ['number', 'boolean'].includes(typeof value))
+        ? String(value)
+        : null;
+    if (text === null) {
+      const allowed = what === 'symbol' ? 'a string' : 'a string, number or boolean';
+      return fail(
+        'invalid-body',
+        `files.${path}: ${what} "${key}" is ${kindOf(value)}, not ${allowed}`,
+        { extra: { file: path, [what === 'symbol' ? 'id' : 'key']: key } },
+      );
+    }
+    items.push(
+      what === 'symbol'
+        ? { type: 'symbol.set', payload: { id: key, value: text } }
+        : { type: 'blackboard.set', payload: { key, value: text } },
+    );
+  }
+  return { ok: true, items };
 }
 
 /** Bytes of one imported log part: a Wire (8 KiB by default) with room for its envelope. */
@@ -87,16 +148,16 @@ export function logParts(text: string): string[] | Failure {
 export function importItems(
   files: Record<string, string>,
 ): Result<{ items: ImportItem[]; count: number; logLines: number }> {
-  let symbols: Record<string, unknown>;
-  let facts: Record<string, unknown>;
-  let baselines: Record<string, unknown>;
-  try {
-    symbols = parseJsonFile(files, 'protocol/symbols.json', 'symbols');
-    facts = parseJsonFile(files, 'blackboard.json', 'facts');
-    baselines = parseJsonFile(files, 'protocol/baselines.json', 'baselines');
-  } catch (error) {
-    return fail('invalid-body', `files: a state file is not JSON: ${(error as Error).message}`);
-  }
+  const symbols = parseJsonFile(files, 'protocol/symbols.json', 'symbols');
+  if (!symbols.ok) return symbols;
+  const facts = parseJsonFile(files, 'blackboard.json', 'facts');
+  if (!facts.ok) return facts;
+  const baselines = parseJsonFile(files, 'protocol/baselines.json', 'baselines');
+  if (!baselines.ok) return baselines;
+  const symbolItems = stateItems('protocol/symbols.json', symbols.entries, 'symbol');
+  if (!symbolItems.ok) return symbolItems;
+  const factItems = stateItems('blackboard.json', facts.entries, 'fact');
+  if (!factItems.ok) return factItems;
   const capsules: Record<string, ReturnType<typeof parseCapsule>> = {};
   for (const [path, text] of Object.entries(files)) {
     const m = /^protocol\/capsules\/([A-Za-z0-9][A-Za-z0-9._-]{0,63})\.md$/.exec(path);
@@ -109,11 +170,7 @@ export function importItems(
       `files: a capsule depends on "${order.unknown}", which is not in the archive`,
     );
   }
-  const items: ImportItem[] = [];
-  for (const [id, value] of Object.entries(symbols))
-    items.push({ type: 'symbol.set', payload: { id, value: String(value) } });
-  for (const [key, value] of Object.entries(facts))
-    items.push({ type: 'blackboard.set', payload: { key, value: String(value) } });
+  const items: ImportItem[] = [...symbolItems.items, ...factItems.items];
   for (const id of order.ids) {
     const cap = capsules[id];
     if (!cap) continue;
@@ -129,17 +186,21 @@ export function importItems(
       },
     });
   }
-  for (const [role, tokens] of Object.entries(baselines))
+  for (const [role, tokens] of baselines.entries)
     items.push({ type: 'ledger.baseline', payload: { role, tokens } });
-  for (const line of (files['protocol/ledger.jsonl'] ?? '').split('\n')) {
+  for (const [i, line] of (files['protocol/ledger.jsonl'] ?? '').split('\n').entries()) {
     if (line.trim() === '') continue;
-    let l: Record<string, unknown>;
+    let l: unknown;
     try {
-      l = JSON.parse(line) as Record<string, unknown>;
+      l = JSON.parse(line);
     } catch {
+      l = undefined;
+    }
+    if (!isObject(l)) {
       return fail(
         'invalid-body',
-        `files.protocol/ledger.jsonl: a line is not JSON: ${line.slice(0, 80)}`,
+        `files.protocol/ledger.jsonl: line ${i + 1} is not a JSON object: ${line.slice(0, 80)}`,
+        { extra: { file: 'protocol/ledger.jsonl', line: i + 1 } },
       );
     }
     items.push({

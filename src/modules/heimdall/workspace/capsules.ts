@@ -27,7 +27,29 @@ export interface CapsuleInput {
   depends?: string[] | undefined;
 }
 
-/** The capsule as its `capsules/{id}.md` file reads: one `field: value` per line. */
+/** The fields of a capsule file, in the order it writes them. */
+export const CAPSULE_FIELDS = ['what', 'where', 'decision', 'gotcha', 'depends'] as const;
+
+/** A capsule file line that opens a field (`what: …`); any other line continues the field above. */
+export const FIELD_LINE = /^(what|where|decision|gotcha|depends): ?([^\n]*)$/;
+
+/**
+ * Whether a field value would read back as another value: a line after its
+ * first that starts like a field (`where: X`) opens that field when the file
+ * is read again, so such a value has no unambiguous file form.
+ */
+export function opensAField(value: string): boolean {
+  return value
+    .split(/\r?\n/)
+    .slice(1)
+    .some((line) => FIELD_LINE.test(line));
+}
+
+/**
+ * The capsule as its `capsules/{id}.md` file reads: one `field: value` per
+ * line, a value's further lines written as they are (never starting like a
+ * field: see `opensAField`).
+ */
 export function capsuleLines(c: CapsuleInput): string[] {
   const lines: string[] = [];
   for (const field of ['what', 'where', 'decision', 'gotcha'] as const) {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Haid } from '../identity';
+import { opensAField } from './capsules';
 
 /** Workspace Wire payloads (stream `workspace:<ws>`), and the names they use. */
 
@@ -20,11 +21,22 @@ export const SymbolSetPayload = z.looseObject({
   haid: Haid,
 });
 
+/** A capsule field: its lines after the first never start like a field (`where: …`). */
+const CapsuleText = (min: number) =>
+  z
+    .string()
+    .min(min)
+    .max(1000)
+    .refine(
+      (v) => !opensAField(v),
+      'a line after the first may not start with "what:", "where:", "decision:", "gotcha:" or "depends:" (the capsule file would read it as that field)',
+    );
+
 export const CapsuleFields = {
-  what: z.string().min(1).max(1000),
-  where: Text(1000).optional(),
-  decision: Text(1000).optional(),
-  gotcha: Text(1000).optional(),
+  what: CapsuleText(1),
+  where: CapsuleText(0).optional(),
+  decision: CapsuleText(0).optional(),
+  gotcha: CapsuleText(0).optional(),
   depends: z.array(Name).max(50).optional(),
 };
 export const CapsuleWrittenPayload = z.looseObject({ id: Name, ...CapsuleFields, haid: Haid });
