@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { uid } from './helpers/coordination';
 import {
   envelope,
   events,
@@ -178,5 +179,65 @@ describe('Runtime v1 workers', () => {
       toolset: ['shell', 'git'],
       channelId,
     });
+  });
+
+  it('refuses to spawn a worker whose channelId or branchId is no id (422 naming it), storing nothing', async () => {
+    const channelId = await openChannel();
+    const cases: [string, Json, string][] = [
+      ['not a channel/id', {}, 'channelId'],
+      [channelId, { branchId: 'no branch!' }, 'branchId'],
+    ];
+    for (const [channel, more, path] of cases) {
+      const { workerId, answer } = await spawnWorker(channel, { mode: 'interactive' }, more);
+      expect([path, answer.status]).toEqual([path, 422]);
+      expect(answer.body.type).toBe('/problems/invalid-wire');
+      expect(answer.body.errors).toEqual([expect.objectContaining({ path })]);
+      expect((await rt('GET', `/workers/${workerId}/state`)).status).toBe(404);
+    }
+  });
+
+  it('refuses to spawn a worker into a channel that is not open (404), writing nothing anywhere', async () => {
+    const channelId = uid('never-opened');
+    const { workerId, answer } = await spawnWorker(channelId, { mode: 'interactive' });
+    expect(answer.status).toBe(404);
+    expect(answer.body.type).toBe('/problems/not-found');
+    expect(String(answer.body.detail)).toContain(`channel "${channelId}" is not open`);
+    expect((await rt('GET', `/workers/${workerId}/state`)).status).toBe(404);
+    expect((await rt('GET', `/channels/${channelId}/events`)).status).toBe(404);
+  });
+
+  it('refuses to spawn a worker in a branch never spawned (404), of another channel (422) or concluded (409)', async () => {
+    const channelId = await openChannel({ rules: [], default: { action: 'spawn_branch' } });
+    await say(channelId, 'look into it');
+    const decided = (await events(channelId)).find(
+      (e) => e.messageType === 'channel.route.decided',
+    );
+    const branchId = String((decided?.payload as Json | undefined)?.branchId);
+    await eventually(async () => (await rt('GET', `/branches/${branchId}/state`)).status === 200);
+    const other = await openChannel();
+
+    const ghost = await spawnWorker(channelId, { mode: 'interactive' }, { branchId: uid('ghost') });
+    expect(ghost.answer.status).toBe(404);
+    const foreign = await spawnWorker(other, { mode: 'interactive' }, { branchId });
+    expect(foreign.answer.status).toBe(422);
+    expect(foreign.answer.body.errors).toEqual([expect.objectContaining({ path: 'branchId' })]);
+    const concluded = await rt(
+      'POST',
+      `/branches/${branchId}/conclusion`,
+      envelope('branch.conclusion', channelId, {
+        conclusion: 'nothing there',
+        artifactRefs: [],
+        memoryRefs: [],
+        tokenUsage: { input: 1, output: 1 },
+      }),
+    );
+    expect(concluded.status).toBe(201);
+    const late = await spawnWorker(channelId, { mode: 'interactive' }, { branchId });
+    expect(late.answer.status).toBe(409);
+    expect(late.answer.body.type).toBe('/problems/invalid-transition');
+    for (const { workerId } of [ghost, foreign, late])
+      expect((await rt('GET', `/workers/${workerId}/state`)).status).toBe(404);
+    expect(Object.keys((await state(channelId)).workers as Json)).toEqual([]);
+    expect((await rt('GET', `/branches/${branchId}/state`)).body.workers).toEqual({});
   });
 });
