@@ -190,4 +190,15 @@ describe('Runtime v1 branches', () => {
     expect(odd.status).toBe(200);
     expect((await rt('GET', '/branches/nope/state')).status).toBe(404);
   });
+
+  it('refuses a recall query of only blanks (400 naming q) instead of failing on it', async () => {
+    for (const q of ['%20%20', '%09', '%20%0A%20']) {
+      const res = await rt('GET', `/branches/b1/memory?q=${q}`);
+      expect([q, res.status]).toEqual([q, 400]);
+      expect(res.body.type).toBe('/problems/invalid-query');
+      expect(res.body.errors).toEqual([{ path: 'q', message: 'q must hold at least one word' }]);
+    }
+    // Words without letters are still terms: found nowhere, but no failure.
+    expect((await rt('GET', '/branches/b1/memory?q=..%20-')).status).toBe(200);
+  });
 });

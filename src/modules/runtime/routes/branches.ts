@@ -14,7 +14,11 @@ export const branches = new Hono<AppEnv>();
 
 /** `GET /v1/branches/{id}/memory` (memory_recall) */
 export const RecallQuery = {
-  q: z.string().min(1, 'q must not be empty').max(200, 'q must be at most 200 characters'),
+  // A blank q splits into no terms, and FTS5 refuses an empty MATCH.
+  q: z
+    .string()
+    .max(200, 'q must be at most 200 characters')
+    .regex(/\S/, 'q must hold at least one word'),
   limit: limitQuery(50, 10),
 };
 
