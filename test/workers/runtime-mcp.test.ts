@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { uid } from './helpers/coordination';
-import { call, connect, type Era } from './helpers/mcp';
-import { AGENT, DEFAULT_POLICY, eventually, rt, state } from './helpers/runtime';
+import { call, connect, type Era, withMcp } from './helpers/mcp';
+import {
+  AGENT,
+  DEFAULT_POLICY,
+  envelope,
+  eventually,
+  openChannel,
+  rt,
+  spawnWorker,
+  state,
+} from './helpers/runtime';
 
 /**
  * Runtime v1's channel and worker sides over MCP (`runtime_channel`,
@@ -131,4 +140,53 @@ describe.each<Era>(['session', 'sessionless'])('runtime tools, %s era', (era) =>
       await c.close();
     }
   });
+});
+
+describe('runtime_worker messages', () => {
+  it('pages routed messages by the last Wire read, so resuming loses none', async () => {
+    const channelId = await openChannel({ rules: [], default: { action: 'respond' } });
+    const { workerId } = await spawnWorker(channelId, { mode: 'interactive' });
+    const sent = Array.from({ length: 110 }, (_, i) => `m${i}`);
+    // Ten at a time: the order they reach the feed is not the point here.
+    for (let i = 0; i < sent.length; i += 10) {
+      const routed = await Promise.all(
+        sent
+          .slice(i, i + 10)
+          .map((text) =>
+            rt(
+              'POST',
+              `/channels/${channelId}/route/${workerId}`,
+              envelope('channel.message.received', channelId, { text }),
+            ),
+          ),
+      );
+      expect(routed.map((r) => r.status)).toEqual(Array(routed.length).fill(201));
+    }
+    const pages = await withMcp('session', async (c) => {
+      const seen: { texts: string[]; last_seq: number; more: boolean }[] = [];
+      let after = 0;
+      for (let more = true; more; ) {
+        const r = await call(c, 'runtime_worker', {
+          action: 'messages',
+          worker_id: workerId,
+          after_seq: after,
+        });
+        const page = r.structuredContent as {
+          messages: { seq: number; text: string }[];
+          last_seq: number;
+          more: boolean;
+        };
+        seen.push({ texts: page.messages.map((m) => m.text), ...page });
+        after = page.last_seq;
+        more = page.more;
+      }
+      return seen;
+    });
+    // The worker's feed: worker.spawned, then the 110 routed messages (seq 2…111).
+    expect(pages.map((p) => [p.texts.length, p.last_seq, p.more])).toEqual([
+      [99, 100, true],
+      [11, 111, false],
+    ]);
+    expect(pages.flatMap((p) => p.texts).sort()).toEqual([...sent].sort());
+  }, 60_000);
 });

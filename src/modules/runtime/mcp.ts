@@ -250,7 +250,10 @@ const workerTool = defineTool({
               text: x.payload.text,
               role: x.payload.role ?? 'user',
             }));
-          return toolResult({ messages, last_seq: res.body.last_seq });
+          // The cursor is the last Wire this page read, not the stream's end:
+          // resuming from the stream's last_seq would skip what the page left out.
+          const last = wires.at(-1)?.stream_seq ?? a.after_seq ?? 0;
+          return toolResult({ messages, last_seq: last, more: res.body.next_after_seq != null });
         },
       },
     );
