@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { envelope, events, openChannel, rt, say, state } from './helpers/runtime';
+import { uid } from './helpers/coordination';
+import {
+  envelope,
+  events,
+  eventually,
+  type Json,
+  openChannel,
+  rt,
+  say,
+  state,
+} from './helpers/runtime';
 
 describe('Runtime v1 channels', () => {
   it('records the message and the route decision naming the rule, in one stretch', async () => {
@@ -124,5 +134,60 @@ describe('Runtime v1 channels', () => {
     expect((await events(channelId)).map((e) => e.messageType)).toEqual(['channel.opened']);
     expect((await rt('GET', '/channels/never-opened/state')).status).toBe(404);
     expect((await rt('GET', '/channels/bad%20id/state')).status).toBe(400);
+  });
+
+  it('refuses a channel id longer than 72 characters (422 naming channelId and the limit)', async () => {
+    const channelId = uid('ch').padEnd(73, 'x');
+    const res = await rt(
+      'POST',
+      '/channels',
+      envelope('channel.opened', channelId, {
+        policy: { rules: [], default: { action: 'respond' } },
+        contextBudget: 100,
+      }),
+    );
+    expect(res.status).toBe(422);
+    expect(res.body.type).toBe('/problems/invalid-wire');
+    expect(res.body.errors).toEqual([
+      { path: 'channelId', message: expect.stringContaining('at most 72') },
+    ]);
+    expect((await rt('GET', `/channels/${channelId}/state`)).status).toBe(404);
+  });
+
+  it('gives a channel with a 72-character id the branches, workers and summarizers its decisions name', async () => {
+    const channelId = uid('ch').padEnd(72, 'x');
+    const opened = await rt(
+      'POST',
+      '/channels',
+      envelope('channel.opened', channelId, {
+        policy: {
+          rules: [
+            {
+              id: 'build',
+              when: { textStartsWith: 'build' },
+              route: { action: 'spawn_worker', toolset: ['shell'], mode: 'fire_and_forget' },
+            },
+          ],
+          default: { action: 'spawn_branch' },
+        },
+        contextBudget: 100,
+      }),
+    );
+    expect(opened.status).toBe(201);
+    expect((await say(channelId, 'build it', {}, { tokens: 99 })).status).toBe(201);
+    expect((await say(channelId, 'look into it', {}, { tokens: 1 })).status).toBe(201);
+    const evs = await events(channelId);
+    const named = [
+      ...evs
+        .filter((e) => e.messageType === 'channel.route.decided')
+        .map((e) => e.payload as Json)
+        .map((p) => (p.branchId ? `branches/${p.branchId}` : `workers/${p.workerId}`)),
+      ...evs
+        .filter((e) => e.messageType === 'compactor.threshold.hit')
+        .map((e) => `workers/${(e.payload as Json).jobWorkerId}`),
+    ];
+    expect(named).toHaveLength(5);
+    for (const path of named)
+      await eventually(async () => (await rt('GET', `/${path}/state`)).status === 200);
   });
 });

@@ -1,5 +1,6 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { envelope, events, eventually, openChannel, rt, say, state } from './helpers/runtime';
+import { cron, envelope, events, eventually, openChannel, rt, say, state } from './helpers/runtime';
 
 type Json = Record<string, unknown>;
 
@@ -85,5 +86,63 @@ describe('Runtime v1 compactor', () => {
     );
     expect(bad.status).toBe(422);
     expect(JSON.stringify(bad.body)).toContain('payload.toSeq');
+  });
+
+  it('fires the thresholds a branch conclusion crosses, without waiting for the next message', async () => {
+    const channelId = await openChannel({ rules: [], default: { action: 'spawn_branch' } }, 100);
+    expect((await say(channelId, 'go', {}, { tokens: 1 })).status).toBe(201);
+    const decided = (await events(channelId)).find(
+      (e) => e.messageType === 'channel.route.decided',
+    );
+    const branchId = String((decided?.payload as Json | undefined)?.branchId);
+    await eventually(async () => (await rt('GET', `/branches/${branchId}/state`)).status === 200);
+    const concluded = await rt(
+      'POST',
+      `/branches/${branchId}/conclusion`,
+      envelope('branch.conclusion', channelId, {
+        conclusion: 'z'.repeat(400), // ⌈400 / 4⌉ = 100 tokens: 101 % with the message
+        artifactRefs: [],
+        memoryRefs: [],
+        tokenUsage: { input: 1, output: 1 },
+      }),
+    );
+    expect(concluded.status).toBe(201);
+    const hits = await eventually(async () => {
+      const found = (await events(channelId)).filter(
+        (e) => e.messageType === 'compactor.threshold.hit',
+      );
+      return found.length === 3 ? found : null;
+    });
+    expect(hits.map((h) => (h.payload as Json).level)).toEqual(['soft', 'aggressive', 'emergency']);
+    expect(hits.map((h) => (h.payload as Json).utilization)).toEqual([1.01, 1.01, 1.01]);
+    expect((await state(channelId)).level).toBe(3);
+  });
+
+  it("fires the thresholds the Visor's digest crosses", async () => {
+    const channelId = await openChannel(respondOnly, 100);
+    // 80 % exactly: no level crossed yet (each fires above its threshold).
+    expect((await say(channelId, 'context', {}, { tokens: 80 })).status).toBe(201);
+    await eventually(() =>
+      env.DB.prepare(
+        `SELECT 1 AS ok FROM runtime_channels WHERE channel_id = ?1 AND status = 'active'`,
+      )
+        .bind(channelId)
+        .first(),
+    );
+    expect((await events(channelId)).map((e) => e.messageType)).not.toContain(
+      'compactor.threshold.hit',
+    );
+    await cron(Date.now() + 1000);
+    const evs = await events(channelId);
+    const types = evs.map((e) => e.messageType);
+    expect(types.indexOf('visor.bulletin.generated')).toBeGreaterThan(0);
+    const hits = evs.filter((e) => e.messageType === 'compactor.threshold.hit');
+    expect(hits[0]?.payload).toMatchObject({ level: 'soft', fromSeq: 2 });
+    expect(types.indexOf('compactor.threshold.hit')).toBeGreaterThan(
+      types.indexOf('visor.bulletin.generated'),
+    );
+    expect((await state(channelId)).liveTokens).toBe(
+      (hits.at(-1)?.payload as Json | undefined)?.liveTokens,
+    );
   });
 });

@@ -109,15 +109,16 @@ export const RUNTIME_OPERATIONS: Operation[] = [
     operationId: 'createChannel',
     summary: 'Create a channel with its routing policy and context budget',
     description:
-      '`messageType` `channel.opened`; `channelId` names the channel; the payload holds `policy` (rules in order, a default) and `contextBudget` (tokens).',
+      '`messageType` `channel.opened`; `channelId` names the channel (at most 72 characters, so the ids derived from it fit); the payload holds `policy` (rules in order, each id unique and neither `default` nor `explicit-route`; a default) and `contextBudget` (tokens).',
   }),
   post({
     path: '/v1/channels/{channel_id}/messages',
     operationId: 'postChannelMessage',
     summary: 'Post a message; the channel decides its route in the same stretch',
     description:
-      '`channel.message.received`; the channel appends `channel.route.decided` naming the rule that fired, and `compactor.threshold.hit` when the message crosses 80/85/95 % of the budget.',
+      "`channel.message.received`; the channel appends `channel.route.decided` naming the rule that fired, and `compactor.threshold.hit` when the message crosses 80/85/95 % of the budget. A rule routing to a worker is checked as `POST …/route/{worker_id}` is: refused (404, 409) when the worker is not one of the channel's interactive, unfinished workers.",
     pathParams: channel,
+    extra: ['worker-not-interactive'],
   }),
   post({
     path: '/v1/channels/{channel_id}/route/{worker_id}',
@@ -160,7 +161,7 @@ export const RUNTIME_OPERATIONS: Operation[] = [
     operationId: 'spawnWorker',
     summary: 'Spawn a worker from a WorkerTaskSpec',
     description:
-      '`worker.spawned` with `workerId` and `channelId` (and `branchId` when a branch spawns it); the payload is the WorkerTaskSpec: `goal`, `toolset`, `mode` (`fire_and_forget` | `interactive`), `timeoutSeconds`.',
+      '`worker.spawned` with `workerId` and `channelId` (and `branchId` when a branch spawns it); the payload is the WorkerTaskSpec: `goal`, `toolset`, `mode` (`fire_and_forget` | `interactive`), `timeoutSeconds`. The channel must be open and the branch one of its branches that has not concluded (404, 422 naming `branchId`, 409).',
   }),
   post({
     path: '/v1/workers/{worker_id}/events',

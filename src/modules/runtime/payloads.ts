@@ -131,6 +131,8 @@ export const PAYLOADS = {
     ...Envelope,
     messageId: z.string(),
     rule: z.string(),
+    /** The position of the rule that fired in the policy's `rules`; absent for the default and an explicit route. */
+    ruleIndex: z.int().min(0).optional(),
     action: z.enum(['respond', 'spawn_branch', 'spawn_worker', 'route_worker']),
     branchId: Id.optional(),
     workerId: Id.optional(),

@@ -1,13 +1,21 @@
 import { accept, type Effect } from '../../../kernel/kind';
 import { ownValue } from '../../../kernel/records';
-import { type Draft, fail, type Wire } from '../../../protocol';
+import {
+  type Draft,
+  type Failure,
+  type FieldIssue,
+  fail,
+  invalidWire,
+  type Wire,
+} from '../../../protocol';
 import { copyTo, memberOf, messageTypeOf, rtId, type SystemEvent, systemDraft } from '../envelope';
-import { estimateTokens, LEVELS, type RouteAction } from '../payloads';
+import type { RouteAction } from '../payloads';
+import { branchIdFor, CHANNEL_ID_MAX, channelIdOf, workerIdFor } from './channel-ids';
 import { type ChannelState, evolveChannel, initialChannel } from './channel-state';
-import { THRESHOLDS } from './compactor';
-import { decideRoute } from './policy';
+import { type Decision, decideRoute, ruleIdIssues } from './policy';
 import { read } from './read';
 import { runtimeKind } from './runtime-kind';
+import { thresholdHits } from './thresholds';
 
 /** What clients may post on a channel; the rest is written by the runtime itself. */
 const FROM_CLIENTS = new Set([
@@ -16,17 +24,11 @@ const FROM_CLIENTS = new Set([
   'compactor.summary.applied',
 ]);
 
-export const channelIdOf = (streamId: string) => streamId.slice('channel:'.length);
-export const branchIdFor = (channelId: string, seq: number) => `${channelId}-b${seq}`;
-export const workerIdFor = (channelId: string, seq: number) => `${channelId}-w${seq}`;
-export const jobIdFor = (channelId: string, seq: number, level: string) =>
-  `${channelId}-c${seq}-${level}`;
-
 function decideMessage(
   command: Wire,
   state: ChannelState,
   now: number,
-): readonly Draft[] | ReturnType<typeof fail> {
+): readonly Draft[] | Failure {
   const channelId = channelIdOf(command.stream_id);
   const p = read('channel.message.received', command.payload);
   if (!p) return fail('invalid-wire', 'payload: not a channel.message.received');
@@ -37,94 +39,113 @@ function decideMessage(
     );
   const seq = command.stream_seq;
   const target = memberOf(command.payload, 'workerId');
-  let rule: string;
-  let route: RouteAction;
-  if (target !== undefined) {
-    // A user-chosen id: `constructor` must not find Object.prototype's.
-    const worker = ownValue(state.workers, target);
-    if (!worker)
-      return fail('not-found', `worker "${target}" was not spawned in channel "${channelId}"`);
-    if (worker.mode !== 'interactive')
-      return fail(
-        'worker-not-interactive',
-        `worker "${target}" runs fire_and_forget: it takes no routed messages`,
-      );
-    if (worker.status === 'completed' || worker.status === 'failed')
-      return fail(
-        'invalid-transition',
-        `worker "${target}" has ${worker.status}: it takes no more messages`,
-      );
-    rule = 'explicit-route';
-    route = { action: 'route_worker', workerId: target };
-  } else {
-    const decision = decideRoute(state.policy, {
-      text: p.text,
-      role: p.role,
-      metadata: p.metadata ?? {},
-    });
-    rule = decision.rule;
-    route = decision.route;
+  const decision: Decision =
+    target !== undefined
+      ? { rule: 'explicit-route', route: { action: 'route_worker', workerId: target } }
+      : decideRoute(state.policy, { text: p.text, role: p.role, metadata: p.metadata ?? {} });
+  const { route } = decision;
+  // A policy's route to a worker is checked as a client's explicit one: the
+  // message is refused rather than accepted and then never delivered.
+  if (route.action === 'route_worker') {
+    const refused = refuseRoute(state, channelId, route.workerId, decision.rule);
+    if (refused) return refused;
   }
-  const ts = new Date(now).toISOString();
-  const base = { streamId: command.stream_id, ts, traceId: command.correlation_id, channelId };
-  const decided: Record<string, string> = {
+  const decided: Record<string, string | number> = {
     messageId: command.wire_id,
-    rule,
+    rule: decision.rule,
     action: route.action,
   };
-  if (route.action === 'spawn_branch') decided.branchId = branchIdFor(channelId, seq);
-  if (route.action === 'spawn_worker') decided.workerId = workerIdFor(channelId, seq);
-  if (route.action === 'route_worker') decided.workerId = route.workerId;
-  const drafts: Draft[] = [
-    { ...command },
+  // The position of the rule that fired: what `react` carries out (FR-3).
+  if (decision.index !== undefined) decided.ruleIndex = decision.index;
+  const branchId = route.action === 'spawn_branch' ? branchIdFor(channelId, seq) : undefined;
+  const workerId =
+    route.action === 'spawn_worker'
+      ? workerIdFor(channelId, seq)
+      : route.action === 'route_worker'
+        ? route.workerId
+        : undefined;
+  if (branchId) decided.branchId = branchId;
+  if (workerId) decided.workerId = workerId;
+  return [
+    accept(command)[0] as Draft,
     systemDraft({
-      ...base,
+      streamId: command.stream_id,
+      ts: new Date(now).toISOString(),
+      traceId: command.correlation_id,
+      channelId,
       messageType: 'channel.route.decided',
       wireId: rtId('route', command.wire_id),
-      branchId: decided.branchId,
-      workerId: decided.workerId,
+      branchId,
+      workerId,
       payload: decided,
     }),
   ];
-  // The compactor: utilization after this message; each level crossed fires once.
-  const tokens = p.tokens ?? estimateTokens(p.text);
-  const live = state.liveTokens + tokens;
-  const utilization = live / state.contextBudget;
-  const from = state.segments[0]?.from ?? seq;
-  LEVELS.forEach((level, i) => {
-    if (i + 1 <= state.level || utilization <= THRESHOLDS[level]) return;
-    drafts.push(
-      systemDraft({
-        ...base,
-        messageType: 'compactor.threshold.hit',
-        wireId: rtId('threshold', seq, level),
-        payload: {
-          level,
-          threshold: THRESHOLDS[level],
-          utilization: Math.round(utilization * 10_000) / 10_000,
-          liveTokens: live,
-          contextBudget: state.contextBudget,
-          fromSeq: from,
-          toSeq: seq,
-          jobWorkerId: jobIdFor(channelId, seq, level),
-        },
-      }),
-    );
-  });
-  const { stream_seq: _s, ...first } = drafts[0] as Wire;
-  drafts[0] = first;
-  return drafts;
 }
 
-function decide(command: Wire, state: ChannelState, now: number) {
+/**
+ * Why a message may not go to `workerId`, or null: the worker was spawned in
+ * this channel, is interactive and has not ended. The same checks whether a
+ * client routes it (`rule` = `explicit-route`) or a policy rule does.
+ */
+function refuseRoute(
+  state: ChannelState,
+  channelId: string,
+  workerId: string,
+  rule: string,
+): Failure | null {
+  const by = rule === 'explicit-route' ? '' : ` (policy rule "${rule}" routes to it)`;
+  // A user-chosen id: `constructor` must not find Object.prototype's.
+  const worker = ownValue(state.workers, workerId);
+  if (!worker)
+    return fail('not-found', `worker "${workerId}" was not spawned in channel "${channelId}"${by}`);
+  if (worker.mode !== 'interactive')
+    return fail(
+      'worker-not-interactive',
+      `worker "${workerId}" runs fire_and_forget: it takes no routed messages${by}`,
+    );
+  if (worker.status === 'completed' || worker.status === 'failed')
+    return fail(
+      'invalid-transition',
+      `worker "${workerId}" has ${worker.status}: it takes no more messages${by}`,
+    );
+  return null;
+}
+
+/** Why a channel may not open with this id and policy, or null. */
+function refuseOpening(channelId: string, command: Wire): Failure | null {
+  const issues: FieldIssue[] = [];
+  if (channelId.length > CHANNEL_ID_MAX)
+    issues.push({
+      path: 'channelId',
+      message: `is ${channelId.length} characters; a channel id has at most ${CHANNEL_ID_MAX}, so that the branch, worker and summarizer ids derived from it (<channel>-c<seq>-emergency the longest) fit a stream id's 100`,
+    });
+  const p = read('channel.opened', command.payload);
+  if (p) issues.push(...ruleIdIssues(p.policy));
+  return issues.length > 0 ? invalidWire(issues) : null;
+}
+
+function decide(command: Wire, state: ChannelState, now: number): readonly Draft[] | Failure {
+  const decided = decideCommand(command, state, now);
+  if (!Array.isArray(decided)) return decided as Failure;
+  return [...(decided as readonly Draft[]), ...thresholdHits(command, state, now)];
+}
+
+function decideCommand(
+  command: Wire,
+  state: ChannelState,
+  now: number,
+): readonly Draft[] | Failure {
   const type = messageTypeOf(command.type);
   const channelId = channelIdOf(command.stream_id);
   if (command.sender !== 'system' && !FROM_CLIENTS.has(type))
     return fail('invalid-transition', `only the runtime writes "${type}" on a channel`);
   switch (type) {
-    case 'channel.opened':
+    case 'channel.opened': {
       if (state.opened) return fail('invalid-transition', `channel "${channelId}" is already open`);
+      const refused = refuseOpening(channelId, command);
+      if (refused) return refused;
       break;
+    }
     case 'channel.message.received':
       if (command.sender !== 'system') return decideMessage(command, state, now);
       break;
@@ -147,6 +168,21 @@ function decide(command: Wire, state: ChannelState, now: number) {
   return accept(command);
 }
 
+/**
+ * The route a decision took, as the decided Wire pins it: the rule at its
+ * `ruleIndex`, else the default (never looked up by id, which a policy
+ * stored before ids were checked may repeat). Undefined for an explicit
+ * route, whose decision carries all it needs.
+ */
+function decidedRoute(
+  state: ChannelState,
+  p: { action: string; ruleIndex?: number | undefined },
+): RouteAction | undefined {
+  const route =
+    p.ruleIndex === undefined ? state.policy?.default : state.policy?.rules[p.ruleIndex]?.route;
+  return route?.action === p.action ? route : undefined;
+}
+
 function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[] {
   const type = messageTypeOf(wire.type);
   const channelId = channelIdOf(wire.stream_id);
@@ -159,7 +195,7 @@ function react(_before: ChannelState, after: ChannelState, wire: Wire): Effect[]
     const p = read('channel.route.decided', wire.payload);
     const message = after.lastMessage;
     if (!p || !message) return [];
-    const rule = after.policy?.rules.find((r) => r.id === p.rule)?.route ?? after.policy?.default;
+    const rule = decidedRoute(after, p);
     if (p.action === 'spawn_branch' && p.branchId) {
       const goal =
         rule?.action === 'spawn_branch' && rule.goal ? rule.goal : message.text.slice(0, 500);

@@ -1,4 +1,5 @@
 import { hasOwnKey, ownValue } from '../../../kernel/records';
+import type { FieldIssue } from '../../../protocol';
 import type { RouteAction, RoutePolicy, RuleMatch } from '../payloads';
 
 /** What a rule can look at: the message's text, role and metadata. */
@@ -9,10 +10,19 @@ export interface RoutingContext {
 }
 
 export interface Decision {
-  /** The id of the rule that fired, or `default`. */
+  /** The id of the rule that fired, `default`, or `explicit-route` (a client's route). */
   rule: string;
+  /** The position of the rule that fired in `policy.rules`; absent otherwise. */
+  index?: number;
   route: RouteAction;
 }
+
+/**
+ * Rule ids a policy may not use: decisions name the default `default` and a
+ * client's explicit route `explicit-route`, so a rule with either id, or two
+ * rules with one id, would make a decision's `rule` name two things.
+ */
+export const RESERVED_RULE_IDS: readonly string[] = ['default', 'explicit-route'];
 
 function matches(when: RuleMatch, ctx: RoutingContext): boolean {
   const text = ctx.text.toLowerCase();
@@ -32,8 +42,30 @@ function matches(when: RuleMatch, ctx: RoutingContext): boolean {
  * same message and policy always give the same decision.
  */
 export function decideRoute(policy: RoutePolicy, ctx: RoutingContext): Decision {
-  for (const rule of policy.rules) {
-    if (matches(rule.when, ctx)) return { rule: rule.id, route: rule.route };
+  for (const [index, rule] of policy.rules.entries()) {
+    if (matches(rule.when, ctx)) return { rule: rule.id, index, route: rule.route };
   }
   return { rule: 'default', route: policy.default };
+}
+
+/** Where a policy's rule ids repeat or are reserved: one issue per offending rule. */
+export function ruleIdIssues(policy: RoutePolicy): FieldIssue[] {
+  const first = new Map<string, number>();
+  const issues: FieldIssue[] = [];
+  for (const [i, rule] of policy.rules.entries()) {
+    const path = `payload.policy.rules.${i}.id`;
+    const seen = first.get(rule.id);
+    if (RESERVED_RULE_IDS.includes(rule.id))
+      issues.push({
+        path,
+        message: `"${rule.id}" is reserved: decisions use it for the ${rule.id === 'default' ? "policy's default" : 'explicit route'}`,
+      });
+    else if (seen !== undefined)
+      issues.push({
+        path,
+        message: `"${rule.id}" is already the id of rule ${seen}: a decision names its rule by id`,
+      });
+    else first.set(rule.id, i);
+  }
+  return issues;
 }
