@@ -1,5 +1,5 @@
 import type { Env } from '../env';
-import type { Draft, Failure, Wire } from '../protocol';
+import { type Draft, type Failure, fail, type Wire } from '../protocol';
 import type { WireLog } from '../stream/wire-log';
 import { streamDelivery } from './deliveries/stream';
 import type {
@@ -20,6 +20,31 @@ const STATE_ROW = rowShape('coord_state', { version: 'number', seq: 'number', st
 
 /** The kernel's own version of the stored-state row; a kind's `version` adds to it. */
 const RUNNER_VERSION = 2;
+
+/**
+ * The most a stream's decision state may take as JSON (UTF-8 bytes): a
+ * Durable Object's SQLite row, and the D1 row a read model copies it into,
+ * hold at most 2 MB. A decision that would leave a larger state is refused
+ * before anything is stored (409 `invalid-transition`), never stored and then
+ * failed.
+ */
+export const MAX_STATE_BYTES = 1_800_000;
+
+/** UTF-8 length of `json`, counted only when its UTF-16 length cannot settle it. */
+function fitsState(json: string): number | null {
+  if (json.length * 3 <= MAX_STATE_BYTES) return null;
+  const bytes = new TextEncoder().encode(json).length;
+  return bytes <= MAX_STATE_BYTES ? null : bytes;
+}
+
+/** The states a decision's Wires leave, worked out before they are stored (`decide`). */
+interface Staged {
+  seq: number;
+  wireIds: string[];
+  states: unknown[];
+  /** The last state as JSON: what `#save` writes after the decision's last Wire. */
+  json: string;
+}
 
 export interface RunnerDeps {
   sql: Sql;
@@ -51,6 +76,7 @@ export class KindRunner {
   #kind: StreamKind | null = null;
   #cfg: unknown = null;
   #state: unknown = null;
+  #staged: Staged | null = null;
   #fresh: Parcel[] = [];
 
   constructor(private readonly deps: RunnerDeps) {
@@ -103,10 +129,10 @@ export class KindRunner {
     this.#save();
   }
 
-  #save(): void {
+  #save(json = JSON.stringify(this.#state)): void {
     if (!this.#kind) return;
     this.deps.sql`INSERT OR REPLACE INTO coord_state (id, version, seq, state)
-      VALUES (1, ${this.#version(this.#kind)}, ${this.deps.log.lastSeq}, ${JSON.stringify(this.#state)})`;
+      VALUES (1, ${this.#version(this.#kind)}, ${this.deps.log.lastSeq}, ${json})`;
   }
 
   /**
@@ -138,12 +164,33 @@ export class KindRunner {
    */
   decide(draft: Draft, seq: number, now: number, hold: Hold | null): readonly Draft[] | Failure {
     this.#bind(draft.stream_id);
-    if (!this.#kind) return [draft];
-    return this.#kind.decider.decide({ ...draft, stream_seq: seq }, this.#state, {
+    const kind = this.#kind;
+    if (!kind) return [draft];
+    const decided = kind.decider.decide({ ...draft, stream_seq: seq }, this.#state, {
       now,
       cfg: this.#cfg,
       hold,
     });
+    if (!Array.isArray(decided)) return decided as Failure;
+    // The states these Wires leave, so one that cannot be kept refuses the
+    // decision before anything is stored; `applied` takes them as they are.
+    const drafts = decided as readonly Draft[];
+    const states: unknown[] = [];
+    let state = this.#state;
+    for (const [i, next] of drafts.entries()) {
+      state = kind.decider.evolve(state, { ...next, stream_seq: seq + i }, this.#cfg);
+      states.push(state);
+    }
+    const json = JSON.stringify(state);
+    const bytes = fitsState(json);
+    if (bytes !== null) {
+      return fail(
+        'invalid-transition',
+        `${draft.stream_id} cannot take this ${draft.type}: its decision state would grow to ${bytes} bytes of JSON, and a stream keeps at most ${MAX_STATE_BYTES}`,
+      );
+    }
+    this.#staged = { seq, wireIds: drafts.map((d) => d.wire_id), states, json };
+    return drafts;
   }
 
   /**
@@ -182,8 +229,18 @@ export class KindRunner {
     const kind = this.#kind;
     if (!kind) return null;
     const before = this.#state;
-    this.#state = kind.decider.evolve(before, wire, this.#cfg);
-    this.#save();
+    const staged = this.#staged;
+    const at = staged ? wire.stream_seq - staged.seq : -1;
+    if (staged && staged.wireIds[at] === wire.wire_id) {
+      this.#state = staged.states[at];
+      const last = at === staged.wireIds.length - 1;
+      if (last) this.#staged = null;
+      this.#save(last ? staged.json : undefined);
+    } else {
+      this.#staged = null;
+      this.#state = kind.decider.evolve(before, wire, this.#cfg);
+      this.#save();
+    }
     for (const effect of kind.decider.react?.(before, this.#state, wire) ?? []) {
       if (effect.via === 'http') this.deps.sendWebhook(effect, now);
       else if (effect.via === 'port') this.#sendToPort(effect, wire, now);

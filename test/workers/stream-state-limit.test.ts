@@ -1,0 +1,48 @@
+import { expect, it } from 'vitest';
+import { MAX_STATE_BYTES } from '../../src/kernel/kind-runner';
+import { api, wsId } from './helpers/heimdall';
+
+/**
+ * A stream's decision state is one SQLite row (and one D1 row in a read
+ * model), which holds at most 2 MB. A Heimdall workspace keeps every decision
+ * it took: the decision that would take its state past the kernel's limit is
+ * refused with a 4xx before anything is stored, never stored and then failed
+ * with a 500, and the workspace goes on taking what still fits.
+ */
+it('refuses the decision that would outgrow the state a stream keeps, and stores none of it', async () => {
+  const ws = wsId('full');
+  const path = `/v1/workspaces/${ws}`;
+  const body = 'x'.repeat(7_000); // a Wire of ~7 KB, under WIRE_MAX_BYTES
+  let accepted = 0;
+  let refused: { status: number; body: Record<string, unknown> } | null = null;
+  // Ten at a time (the workspace's object takes them one by one).
+  for (let i = 0; i < 300 && refused === null; i += 10) {
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, j) =>
+        api('POST', `${path}/decisions`, 'agent:archivist', { title: `d${i + j}`, body }),
+      ),
+    );
+    for (const r of answers) {
+      if (r.status === 201) accepted++;
+      else refused ??= { status: r.status, body: r.body };
+    }
+  }
+  // ~7 KB a decision: the limit is reached after about 250 of them.
+  expect(accepted).toBeGreaterThan(MAX_STATE_BYTES / 8_000);
+  expect(refused?.status).toBe(409);
+  expect(refused?.body).toMatchObject({ type: '/problems/invalid-transition' });
+  expect(String(refused?.body.detail)).toMatch(
+    new RegExp(
+      `^workspace:${ws} cannot take this decision\\.appended: its decision state would grow to \\d+ bytes of JSON, and a stream keeps at most ${MAX_STATE_BYTES}$`,
+    ),
+  );
+
+  // Nothing of the refused decision was kept, and smaller writes still fit.
+  const decisions = await api('GET', `${path}/decisions`, 'agent:archivist');
+  expect(decisions.status).toBe(200);
+  expect(decisions.body.decisions).toHaveLength(accepted);
+  const line = { role: 'coder', kind: 'task_result', tokens: 100, msg_id: 'm1' };
+  expect((await api('POST', `${path}/ledger/log`, 'agent:archivist', line)).status).toBe(201);
+  const report = await api('GET', `${path}/ledger/report`, 'agent:archivist');
+  expect(report.body.roles).toMatchObject([{ role: 'coder', tokens: 100, lines: 1 }]);
+}, 240_000);
