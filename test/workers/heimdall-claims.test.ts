@@ -367,3 +367,50 @@ describe('the gate as another module reaches it (a reserve hook appending over R
     expect(forged.status).toBe(403);
   });
 });
+
+describe('glob limits the gate decides quickly', () => {
+  it('refuses a glob of many brace groups at once, counting its expansions before expanding', async () => {
+    const glob = `x/${'{a,b}'.repeat(20)}`; // 2^20 expansions: seconds to expand one by one
+    const started = Date.now();
+    const res = await api('POST', claims(wsId('br')), 'agent:a', { surfaces: [glob], task: 'T' });
+    expect(res.status).toBe(422);
+    expect(String(res.body.type)).toMatch(/\/invalid-glob$/);
+    expect(String(res.body.detail)).toContain('expand to more than 64 globs');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses a claim whose globs expand to more than 128 alternatives in all, naming surfaces', async () => {
+    const ws = wsId('alts');
+    const globs = (p: string, n: number) =>
+      Array.from({ length: n }, (_, i) => `${p}${i}/{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}/**/*.ts`);
+    const big = await api('POST', claims(ws), 'agent:a', { surfaces: globs('x', 32), task: 'A' });
+    expect(big.status).toBe(422);
+    expect(String(big.body.type)).toMatch(/\/invalid-glob$/);
+    expect((big.body.errors as Json[])[0]).toMatchObject({ path: 'surfaces' });
+    expect(big.body).toMatchObject({ alternatives: 2048, max_alternatives: 128 });
+    // Two claims at the limit are decided quickly.
+    expect(
+      (await api('POST', claims(ws), 'agent:a', { surfaces: globs('x', 2), task: 'A' })).status,
+    ).toBe(201);
+    const started = Date.now();
+    const second = await api('POST', claims(ws), 'agent:b', { surfaces: globs('y', 2), task: 'B' });
+    expect(second.status).toBe(201);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses globs picomatch reads otherwise than the gate: "+" after "]" or "}", and quotes', async () => {
+    const ws = wsId('pm');
+    for (const glob of ['src/[a-z]+.ts', 'src/{a,b}+.ts', 'src/"a".ts', "src/'a'.ts"]) {
+      const bad = await api('POST', claims(ws), 'agent:a', { surfaces: [glob], task: 'A' });
+      expect(bad.status, glob).toBe(422);
+      expect(String(bad.body.type)).toMatch(/\/invalid-glob$/);
+      expect(String(bad.body.detail)).toContain(`"${glob}"`);
+    }
+    // "+" elsewhere is a literal to both: src/a+.ts is one file.
+    expect(
+      (await api('POST', claims(ws), 'agent:a', { surfaces: ['src/a+.ts'], task: 'A' })).status,
+    ).toBe(201);
+    const other = await api('POST', claims(ws), 'agent:b', { surfaces: ['src/*.ts'], task: 'B' });
+    expect(other.status).toBe(409);
+  });
+});

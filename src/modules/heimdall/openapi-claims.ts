@@ -31,7 +31,7 @@ export const CLAIM_OPERATIONS: Operation[] = [
     operationId: 'makeSurfaceClaim',
     summary: 'Claim path globs for a task, through the collision gate',
     description:
-      'Refused (409 `surface-collision`, naming `holder`, `surfaces`, `task`, `claim_id`, `expires_at`) when one of the globs can match a path that a live claim of another identity can match (exclusive claims collide with every claim, shared with exclusive ones). Unsupported glob syntax is a 422 `invalid-glob` naming the glob.',
+      'Refused (409 `surface-collision`, naming `holder`, `surfaces`, `task`, `claim_id`, `expires_at`) when one of the globs can match a path that a live claim of another identity can match (exclusive claims collide with every claim, shared with exclusive ones). Unsupported glob syntax is a 422 `invalid-glob` naming the glob; so are globs that expand to more than 128 brace alternatives in all (naming `surfaces`).',
     pathParams: WS,
     body: { schema: ClaimBody, required: true },
     answers: { 201: { description: 'Granted', schema: ClaimAnswer } },

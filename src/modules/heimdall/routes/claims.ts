@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { type AppEnv, hasScope, principalOf, problem } from '../../../api/module-kit';
 import { fail } from '../../../protocol';
 import { Haid, haidOf, surfacesStream } from '../identity';
-import { parseSurfaces } from '../surfaces/collision';
+import { claimGlobs } from '../surfaces/collision';
 import { claimDraft, gateVerdict } from '../surfaces/gate';
 import { ClaimMode, DEFAULT_TTL_MINUTES, Surfaces, Task, TtlMinutes } from '../surfaces/payloads';
 import type { SurfaceRefusal } from '../surfaces/state';
@@ -60,7 +60,7 @@ claimRoutes.post('/workspaces/:ws/claims', async (c) => {
   const { surfaces, task, ttl_minutes, mode, haid: asked } = body.value;
   const who = haidOf(principalOf(c).sub, asked);
   if (!who.ok) return problem(c, who);
-  const globs = parseSurfaces(surfaces);
+  const globs = claimGlobs(surfaces);
   if (!Array.isArray(globs)) return problem(c, globs);
   const now = Date.now();
   const draft = claimDraft({

@@ -21,6 +21,28 @@ export function parseSurfaces(globs: readonly string[]): ParsedGlob[] | Failure 
   return parsed;
 }
 
+/**
+ * Brace alternatives a claim's globs may expand to in all. Deciding a claim
+ * compares each of its alternatives with each of every live claim's, so this
+ * bounds one comparison of two claims to 128 × 128 pairs.
+ */
+export const MAX_CLAIM_ALTERNATIVES = 128;
+
+/** A new claim's globs: each parsed, and their alternatives within `MAX_CLAIM_ALTERNATIVES`. */
+export function claimGlobs(globs: readonly string[]): ParsedGlob[] | Failure {
+  const parsed = parseSurfaces(globs);
+  if (!Array.isArray(parsed)) return parsed;
+  const total = parsed.reduce((sum, g) => sum + g.alternatives.length, 0);
+  if (total > MAX_CLAIM_ALTERNATIVES) {
+    const reason = `the globs expand to ${total} alternatives in all; a claim has at most ${MAX_CLAIM_ALTERNATIVES} (claim fewer globs, or fewer brace alternatives)`;
+    return fail('invalid-glob', `surfaces: ${reason}`, {
+      errors: [{ path: 'surfaces', message: reason }],
+      extra: { alternatives: total, max_alternatives: MAX_CLAIM_ALTERNATIVES },
+    });
+  }
+  return parsed;
+}
+
 export interface Collision {
   holder: SurfaceClaim;
   mine: string;

@@ -3,7 +3,7 @@ import { accept, type Decider } from '../../../kernel/kind';
 import { hasOwnKey, ownValue, withOwn } from '../../../kernel/records';
 import { type Draft, type Failure, fail, type Wire } from '../../../protocol';
 import { speaksFor } from '../identity';
-import { type Collision, findCollision, parseSurfaces } from './collision';
+import { type Collision, claimGlobs, findCollision } from './collision';
 import {
   isLive,
   KEEP_REFUSALS,
@@ -97,7 +97,7 @@ function decideClaim(command: Wire, state: SurfacesState, now: number): readonly
       `a claim's ts must be within 5 minutes of now (${command.ts})`,
     );
   }
-  const globs = parseSurfaces(strs(p.surfaces));
+  const globs = claimGlobs(strs(p.surfaces));
   if (!Array.isArray(globs)) return globs;
   const hit = findCollision(
     state,

@@ -12,9 +12,12 @@ import picomatch from 'picomatch';
  *   - `[abc]`, `[a-z]`, `[^a-z]`  one character of (not of) a class (`[!…]` is refused:
  *     picomatch does not read it as a negation);
  *   - `**` as a whole segment: zero or more segments (so `src/**` covers `src` itself);
- *   - braces `{a,b}` and ranges `{1..3}` (expanded by `braces`, at most 64 alternatives).
+ *   - braces `{a,b}` and ranges `{1..3}` (expanded by `braces`, at most 64 alternatives,
+ *     counted before expanding).
  * Refused: a leading `!` (negation), extglobs `@(…)` `!(…)` `+(…)` `*(…)` `?(…)`, `(` `)` `|`,
- * backslash escapes, POSIX classes `[[:alpha:]]`, `**` inside a segment (`a**`), absolute paths.
+ * `+` right after `]` or `}` (picomatch repeats the class: `[a-z]+`), quotes `"` `'`,
+ * backslash escapes, POSIX classes `[[:alpha:]]`, `**` inside a segment (`a**`), absolute paths,
+ * braces inside a range.
  * Matching is case-sensitive, with picomatch's POSIX rules, `dot: true` and
  * `fastpaths: false` (its shortcuts for `*.*` disagree with its own parser).
  *
@@ -29,6 +32,7 @@ type Tok = { star: true } | { star: false; set: CharSet };
 type Segment = 'globstar' | Tok[];
 
 export const MAX_GLOB_LENGTH = 256;
+/** Brace alternatives one glob may expand to. */
 export const MAX_ALTERNATIVES = 64;
 
 /** A parsed glob: its brace alternatives, each a list of segments. */
@@ -84,6 +88,57 @@ function parseClass(text: string, start: number): { set: CharSet; end: number } 
   return { set: { neg, ranges }, end: i + consumed };
 }
 
+/** A node of `braces.parse`'s syntax tree (the package's types do not declare `parse`). */
+interface BraceNode {
+  type: string;
+  value?: string;
+  nodes?: BraceNode[];
+  commas?: number;
+  ranges?: number;
+  invalid?: boolean;
+  dollar?: boolean;
+}
+const parseBraces = (braces as unknown as { parse(input: string): BraceNode }).parse;
+
+/**
+ * How many globs `braces` expands `glob` to, counted on its syntax tree
+ * (the rules of braces' own `expand`) instead of expanding: twenty `{a,b}`
+ * groups are a million strings, fifty never finish. Sequences multiply,
+ * comma alternatives add, a range counts its members (within the range
+ * limit), and a brace braces leaves as text counts one. A count above `max`
+ * stops early; a range holding braces is refused.
+ */
+function braceCount(node: BraceNode, max: number): number | string {
+  const nodes = node.nodes ?? [];
+  if (node.invalid || node.dollar) return 1;
+  if (node.type === 'brace' && nodes.length === 2) return 1; // "{}"
+  if ((node.ranges ?? 0) > 0) {
+    if (nodes.some((n) => n.nodes)) return 'braces inside a range {a..b} are not supported';
+    const text = nodes.map((n) => n.value ?? '').join('');
+    return braces(text, { expand: true, rangeLimit: max }).length;
+  }
+  // Alternatives at commas (a brace's), or one alternative (the root, or a brace kept as text).
+  const alternatives: BraceNode[][] = [[]];
+  for (const n of nodes) {
+    if (n.type === 'comma' && node.type === 'brace') alternatives.push([]);
+    else alternatives.at(-1)?.push(n);
+  }
+  let sum = 0;
+  for (const alternative of alternatives) {
+    let product = 1;
+    for (const n of alternative) {
+      if (!n.nodes) continue;
+      const count = braceCount(n, max);
+      if (typeof count === 'string') return count;
+      product *= count;
+      if (product > max) return max + 1;
+    }
+    sum += product;
+    if (sum > max) return max + 1;
+  }
+  return sum;
+}
+
 function parseSegment(segment: string): Segment | { refused: string } {
   if (segment === '**') return 'globstar';
   if (segment.includes('**')) return { refused: '"**" must be a whole segment (as in a/**/b)' };
@@ -124,6 +179,10 @@ function refusalOf(glob: string): string | null {
   if (/[@!+*?]\(/.test(glob))
     return 'extglobs such as @(…), !(…), +(…), *(…), ?(…) are not supported';
   if (/[()|]/.test(glob)) return '"(", ")" and "|" are not supported (use braces {a,b})';
+  // picomatch reads "+" after a class or a brace as "one or more" ("[a-z]+" matches "foo").
+  if (/[\]}]\+/.test(glob)) return '"+" right after "]" or "}" is not supported';
+  // Quotes are literal to the overlap check, but picomatch and braces read them as quoting.
+  if (/["']/.test(glob)) return 'quote characters " and \' are not supported';
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are refused on purpose
   if (/[\u0000-\u001f]/.test(glob)) return 'control characters are not allowed';
   const scan = picomatch.scan(glob);
@@ -137,6 +196,12 @@ export function parseGlob(glob: string): GlobResult {
   if (refused) return { ok: false, reason: refused };
   let expanded: string[];
   try {
+    // Counted first: expanding is exponential in the number of brace groups.
+    const count = braceCount(parseBraces(glob), MAX_ALTERNATIVES);
+    if (typeof count === 'string') return { ok: false, reason: count };
+    if (count > MAX_ALTERNATIVES) {
+      return { ok: false, reason: `its braces expand to more than ${MAX_ALTERNATIVES} globs` };
+    }
     expanded = braces(glob, { expand: true, rangeLimit: MAX_ALTERNATIVES });
   } catch (error) {
     return { ok: false, reason: `its braces cannot be expanded: ${(error as Error).message}` };
