@@ -90,6 +90,15 @@ function decideClaim(command: Wire, state: SurfacesState, now: number): readonly
       extra: { field: 'haid', haid },
     });
   }
+  // The claim names its holder in task_ref (the seed's "client HAID woven into task_ref").
+  const taskRef = `${s(p, 'task')}@${haid}`;
+  if (s(p, 'task_ref') !== taskRef) {
+    const reason = `task_ref must be "<task>@<haid>" ("${taskRef}"), not "${s(p, 'task_ref')}"`;
+    return fail('invalid-body', `payload.task_ref: ${reason}`, {
+      errors: [{ path: 'payload.task_ref', message: reason }],
+      extra: { field: 'task_ref' },
+    });
+  }
   const ts = Date.parse(command.ts);
   if (Math.abs(ts - now) > MAX_CLOCK_SKEW_MS) {
     return fail(

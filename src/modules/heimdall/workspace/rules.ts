@@ -4,6 +4,7 @@ import { hasOwnKey, ownValue } from '../../../kernel/records';
 import { type Draft, fail, type Wire } from '../../../protocol';
 import { speaksFor } from '../identity';
 import { capsuleLines, cycleThrough, MAX_CAPSULE_LINES } from './capsules';
+import { validateMessage } from './messages';
 import { opt, s, strs } from './payload-readers';
 import { rejectKey, type WorkspaceState } from './state';
 
@@ -83,7 +84,19 @@ export function escalationMsgId(rejectionWireId: string): string {
 }
 
 export function decideMessage(command: Wire, state: WorkspaceState) {
-  if (command.type === 'message.accepted') return accept(command);
+  if (command.type === 'message.accepted') {
+    // Whatever route it took (`POST …/messages` or the generic append), a
+    // message is one of the six types; only the gate's own escalations skip this.
+    if (command.sender === 'system') return accept(command);
+    const checked = validateMessage(command.payload.message);
+    if (checked.valid) return accept(command);
+    return fail('invalid-message', `payload.message: ${checked.errors.join('; ')}`, {
+      errors: checked.errors.map((e) => ({
+        path: `payload.message.${e.split(':')[0]}`,
+        message: e,
+      })),
+    });
+  }
   // message.rejected: the second invalid attempt of one msg_id by one haid escalates.
   const p = command.payload;
   const haid = s(p, 'haid');
