@@ -72,4 +72,35 @@ describe('decision:made feeds the workspace decision log (seed 001)', () => {
     expect((await emit(project, { ...SEED_EVENTS.taskStarted })).status).toBe(201);
     expect(await workspaceDecisions(project)).toEqual([]);
   });
+
+  it("keeps the entry in the project's workspace, by the event's sender, with its decision text, whatever fields of those names the event carries", async () => {
+    const project = uid('declog-fields');
+    const elsewhere = uid('declog-victim');
+    const posted = await emit(project, {
+      ...SEED_EVENTS.decisionMade,
+      workspace: elsewhere,
+      haid: 'human:cto',
+      title: 'Something else',
+      body: 'Other text',
+    });
+    expect(posted.status).toBe(201);
+    expect(await workspaceDecisions(elsewhere)).toEqual([]);
+    expect(await workspaceDecisions(project)).toMatchObject([
+      {
+        title: 'Use jose library for JWT',
+        body: 'Use jose library for JWT\n\nRationale: Edge runtime compatibility',
+        haid: 'agent:gsd-executor',
+      },
+    ]);
+  });
+
+  it('logs an accepted decision whose extra fields the log would refuse in its own places', async () => {
+    const project = uid('declog-extra');
+    expect(
+      (await emit(project, { ...SEED_EVENTS.decisionMade, title: 7, body: null })).status,
+    ).toBe(201);
+    expect(await workspaceDecisions(project)).toMatchObject([
+      { title: 'Use jose library for JWT' },
+    ]);
+  });
 });

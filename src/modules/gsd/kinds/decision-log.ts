@@ -15,7 +15,10 @@ const TITLE_MAX = 300;
  * decision log of the same id — the log of MCP's `append_decision` — through
  * the kernel's `decision-log` port, as a durable outbox effect caused by the
  * event (exactly once: its wire id derives from the event's). The entry is
- * attributed to the event's sender and carries the seed's fields.
+ * attributed to the event's sender and carries the seed's fields. The fields
+ * the log is addressed and checked by come last, so an event's own members
+ * of those names (`workspace`, `haid`, `title`, `body`, …) can neither send
+ * the entry to another workspace or author nor make the port refuse it.
  */
 export function decisionLogEffects(state: GsdState, wire: Wire): PortEffect[] {
   const event = eventOf(wire);
@@ -29,6 +32,7 @@ export function decisionLogEffects(state: GsdState, wire: Wire): PortEffect[] {
       via: 'port',
       port: DECISION_LOG,
       input: {
+        ...rest,
         workspace: workspaceOf(wire.stream_id),
         title: decision.length > TITLE_MAX ? `${decision.slice(0, TITLE_MAX - 1)}…` : decision,
         body: rationale ? `${decision}\n\nRationale: ${rationale}` : decision,
@@ -36,7 +40,6 @@ export function decisionLogEffects(state: GsdState, wire: Wire): PortEffect[] {
         source: 'gsd',
         gsd_event_id: wire.stream_seq,
         ...(typeof id === 'string' ? { decision_id: id } : {}),
-        ...rest,
       },
     },
   ];
