@@ -124,8 +124,9 @@ export function firstErrorPath(problem: ToolProblem): string | null {
 
 /**
  * The tool argument a REST problem is about: the first segment of the first
- * `errors[].path` (or `pointer`) that names one of `args`, else the field a
- * detail starts with (`symbols: no symbol "X"`), else `fallback`.
+ * `errors[].path` (or `pointer`) that names one of `args` (or the key an
+ * "Unrecognized key" error names), else the field a detail starts with
+ * (`symbols: no symbol "X"`), else `fallback`.
  */
 export function argumentOf(
   problem: ToolProblem,
@@ -138,6 +139,13 @@ export function argumentOf(
     const path = Array.isArray(raw) ? raw.join('.') : typeof raw === 'string' ? raw : '';
     const first = path.replace(/^\//, '').split(/[./[]/)[0] ?? '';
     if (args.includes(first)) return first;
+    // zod's unrecognized_keys issue sits at the object (the body: "(body)"), not
+    // at the key: its message names the keys.
+    const unrecognized = /^Unrecognized keys?: (.*)$/.exec(String(e.message ?? ''))?.[1];
+    const key = [...(unrecognized ?? '').matchAll(/"([^"]+)"/g)]
+      .map((m) => m[1] ?? '')
+      .find((k) => args.includes(k));
+    if (key) return key;
   }
   const lead = /^([A-Za-z_]\w*):/.exec(String(problem.detail ?? ''))?.[1];
   return lead && args.includes(lead) ? lead : fallback;

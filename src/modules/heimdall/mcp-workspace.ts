@@ -183,8 +183,16 @@ export const WORKSPACE_TOOLS = [
     }),
     output: Loose,
     handler: (a, ctx) => {
-      const { workspace, action: _a, ...fields } = a;
-      const post = (what: string) => postAs(ctx, workspace, `/ledger/${what}`, fields, 'role');
+      const { workspace } = a;
+      // Each action posts only the arguments its route takes (a baseline has no msg_id).
+      const post = (what: 'log' | 'baseline', names: readonly (keyof typeof a)[]) =>
+        postAs(
+          ctx,
+          workspace,
+          `/ledger/${what}`,
+          Object.fromEntries(names.filter((n) => a[n] !== undefined).map((n) => [n, a[n]])),
+          'role',
+        );
       return dispatch(
         a,
         {
@@ -194,8 +202,8 @@ export const WORKSPACE_TOOLS = [
           report: [],
         },
         {
-          log: () => post('log'),
-          baseline: () => post('baseline'),
+          log: () => post('log', ['role', 'kind', 'tokens', 'msg_id']),
+          baseline: () => post('baseline', ['role', 'tokens']),
           delta: () =>
             run(
               ctx,
