@@ -149,6 +149,51 @@ describe('custom handlers as Standard Webhooks', () => {
     expect(res.status).toBe(403);
   });
 
+  it('registers an endpoint only under an id a custom: handler can name', async () => {
+    const project = uid('wh-id');
+    const p = `/v1/projects/${project}`;
+    for (const body of [
+      { url: 'https://example.com/h' },
+      { id: 'Slack-Notify', url: 'https://example.com/h' },
+      { id: 'slack notify', url: 'https://example.com/h' },
+    ]) {
+      const refused = await api('POST', `${p}/webhooks`, body);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(String(refused.body.detail)).toMatch(/^id: /);
+    }
+    expect((await api('GET', `${p}/webhooks`)).body.endpoints).toEqual([]);
+    const created = await api('POST', `${p}/webhooks`, {
+      id: 'slack-notify',
+      url: 'https://example.com/h',
+    });
+    expect(created.status).toBe(201);
+    const config = await api('PUT', `${p}/config`, {
+      event_handlers: { 'task:completed': [`custom:${(created.body.endpoint as Json).id}`] },
+    });
+    expect(config.status, JSON.stringify(config.body)).toBe(200);
+  });
+
+  it('answers odd bodies on the webhook and config routes without a 5xx', async () => {
+    const project = uid('wh-odd');
+    const p = `/v1/projects/${project}`;
+    const answers = [
+      await api('POST', `${p}/webhooks`, []),
+      await api('POST', `${p}/webhooks`, { id: 'x', url: 'https://example.com/h', types: null }),
+      await api('POST', `${p}/webhooks`, { id: 'x', url: 7 }),
+      await api('POST', `${p}/webhooks/nope/rotate`, {}),
+      await api('POST', `${p}/webhooks/nope/rotate`, null),
+      await api('POST', `${p}/webhooks/nope/rotate`, []),
+      await api('GET', `${p}/webhooks/nope/deliveries?status=bogus`),
+      await api('POST', `${p}/webhooks/nope/messages/msg_x/replay`),
+      await api('PUT', `${p}/config`, []),
+      await api('PUT', `${p}/config`, { event_handlers: { 'task:completed': 'custom:x' } }),
+      await api('PUT', `${p}/config`, { event_handlers: null }),
+      await api('PUT', `${p}/config`, { retentionPolicy: 24 }),
+      await api('PUT', `${p}/config`, { $envelope: { type: 'x' } }),
+    ];
+    expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+  });
+
   it('keeps intake latency while the receiver hangs', async () => {
     const { project, name } = await projectWithHook();
     const timeEmits = async (n: number, offset: number) => {

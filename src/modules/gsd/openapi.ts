@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AUTH, BODY, type Operation, readScoped, SIGNED } from '../../api/openapi-kit';
 import { GsdEvent as GsdEventSchema } from '../../protocol';
+import { EndpointName } from './payloads';
 import { EventsQuery } from './routes/events';
 import { FollowQuery } from './routes/follow';
 import { ProjectId } from './routes/project';
@@ -73,9 +74,9 @@ const Unrouted = z
       'A `custom:<id>` handler fired while no endpoint was registered under `<id>`: its messages are counted, not kept (an endpoint registered later is not sent them); registering `<id>` clears the entry',
   });
 const EndpointBody = z.looseObject({
-  id: z
-    .string()
-    .meta({ description: 'The handler name (`slack-notify` for `custom:slack-notify`)' }),
+  id: EndpointName.meta({
+    description: 'The handler name (`slack-notify` for `custom:slack-notify`), required',
+  }),
   url: z
     .string()
     .meta({ description: 'https (http only to localhost where the deployment allows)' }),

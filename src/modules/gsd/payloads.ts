@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DEFAULT_HANDLERS } from './handlers';
 
 /**
  * Seed 004's known events, checked field by field (camelCase, as the seed
@@ -21,19 +22,67 @@ const Path = z
   .max(1024);
 const Names = z.array(Text, { error: 'must be an array of strings' }).max(500);
 
+/**
+ * A handler's name after `builtin:` / `custom:`; a project webhook endpoint is
+ * registered under the same name (`custom:slack-notify` → endpoint `slack-notify`).
+ */
+export const HANDLER_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+const NAME_RULE = '1-64 lower-case letters, digits, . _ - (starting with a letter or digit)';
+
+/** A project webhook endpoint's id: the `<name>` of the `custom:<name>` handler it serves. */
+export const EndpointName = z
+  .string({ error: 'id is required: the name its custom:<name> handler uses' })
+  .regex(HANDLER_NAME, `id must be ${NAME_RULE}, as custom:<name> handlers name it`);
+
 /** `builtin:<name>` or `custom:<name>`, the seed's handler names. */
 export const HandlerName = z
   .string()
   .regex(
     /^(builtin|custom):[a-z0-9][a-z0-9._-]{0,63}$/,
-    'a handler is "builtin:<name>" or "custom:<name>" (lower-case letters, digits, . _ -)',
+    `a handler is "builtin:<name>" or "custom:<name>" (<name>: ${NAME_RULE})`,
   );
 
-/** The seed's `event_handlers` map: colon event type → handler names, in order. */
-export const EventHandlers = z.record(
-  z.string().regex(/^[^\s:]+(:[^\s:]+)+$/, 'keys are colon event types such as "task:completed"'),
-  z.array(HandlerName).max(16),
-);
+/** The event types each built-in acts on: its rows of the seed's table. */
+function builtinTypes(): Map<string, string[]> {
+  const types = new Map<string, string[]>();
+  for (const [type, handlers] of Object.entries(DEFAULT_HANDLERS))
+    for (const h of handlers) types.set(h, [...(types.get(h) ?? []), type]);
+  return types;
+}
+
+/**
+ * The seed's `event_handlers` map: colon event type → handler names, in
+ * order. A `builtin:` handler must be one of the seed's, mapped to a type it
+ * acts on (its row of the table): anything else would be accepted and do
+ * nothing, so it is refused, naming the handler.
+ */
+export const EventHandlers = z
+  .record(
+    z.string().regex(/^[^\s:]+(:[^\s:]+)+$/, 'keys are colon event types such as "task:completed"'),
+    z.array(HandlerName).max(16),
+  )
+  .superRefine((map, ctx) => {
+    const builtins = builtinTypes();
+    for (const [type, handlers] of Object.entries(map)) {
+      for (const [i, handler] of handlers.entries()) {
+        if (!handler.startsWith('builtin:')) continue;
+        const types = builtins.get(handler);
+        if (types === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [type, i],
+            message: `"${handler}" is not a built-in handler; the built-ins are ${[...builtins.keys()].join(', ')}`,
+          });
+        } else if (!types.includes(type)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [type, i],
+            message: `"${handler}" acts on ${types.join(', ')} only (the seed's built-in table), not on "${type}": name a custom: handler for it`,
+          });
+        }
+      }
+    }
+  });
 
 /** `24h`, `7d`, `90m`: how long the events view shows an event. */
 export const Retention = z

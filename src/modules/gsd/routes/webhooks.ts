@@ -8,6 +8,7 @@ import {
   readJsonBody,
 } from '../../../api/module-kit';
 import { fail, isJsonObject } from '../../../protocol';
+import { EndpointName } from '../payloads';
 import { projectOf } from './project';
 
 /**
@@ -38,6 +39,17 @@ webhooks.post('/projects/:project_id/webhooks', async (c) => {
   if (!read.ok) return problem(c, read);
   if (!isJsonObject(read.body))
     return problem(c, fail('invalid-body', 'the endpoint must be a JSON object'));
+  // The id is the name a `custom:<name>` handler sends to: one no handler can
+  // name (a generated `ep_…`, capitals) would be an endpoint nothing reaches.
+  const id = EndpointName.safeParse(read.body.id);
+  if (!id.success) {
+    return problem(
+      c,
+      fail('invalid-body', `id: ${id.error.issues[0]?.message}`, {
+        errors: [{ path: 'id', message: id.error.issues[0]?.message ?? 'invalid id' }],
+      }),
+    );
+  }
   if (read.body.types !== undefined) {
     return problem(
       c,
