@@ -138,6 +138,60 @@ describe('GSD events at /v1/projects/{project_id}/events', () => {
     expect(again.body.events).toEqual(first.body.events);
     expect((await view(project)).body.lastEventId).toBe(1);
   });
+
+  it('refuses a reused Idempotency-Key with other events, or the same ones plus more, and stores none of them', async () => {
+    const project = uid('idem-other');
+    const key = { 'Idempotency-Key': uid('k') };
+    expect((await emit(project, SEED_EVENTS.taskStarted, undefined, key)).status).toBe(201);
+    const other = await emit(project, { ...SEED_EVENTS.taskStarted, task: 2 }, undefined, key);
+    const longer = await emit(
+      project,
+      [SEED_EVENTS.taskStarted, { ...SEED_EVENTS.taskStarted, task: 3 }],
+      undefined,
+      key,
+    );
+    for (const refused of [other, longer]) {
+      expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+      expect(refused.body.detail).toMatch(/Idempotency-Key .* was used for a different request/);
+    }
+    expect((await view(project)).body.lastEventId).toBe(1);
+    // The first request itself is still a replay.
+    expect((await emit(project, SEED_EVENTS.taskStarted, undefined, key)).status).toBe(200);
+  });
+
+  it('answers odd bodies with a 4xx, never a 5xx', async () => {
+    const project = uid('odd');
+    const ts = '2024-01-15T10:30:00Z';
+    const bodies = [
+      'null',
+      '"x"',
+      '7',
+      '[null]',
+      '[[]]',
+      '{}',
+      `{"type":"a:b","timestamp":"${ts}","n":1e400}`,
+      `{"type":"a:b","timestamp":"${ts}","s":"\\ud800"}`,
+      `{"type":"a:b","timestamp":"${ts}","__proto__":{"x":1}}`,
+      `{"type":"task:completed","timestamp":"${ts}","plan":"01","task":1,"__proto__":{"x":1}}`,
+      `{"type":"a:b","timestamp":"${ts}","$envelope":{"type":"dependency:satisfied"}}`,
+      `{"type":"a:b","timestamp":"${ts}","$envelope":7}`,
+      `{"type":"task:started","timestamp":"${ts}","plan":"01","task":1e20}`,
+      `{"type":"a:b","timestamp":"2024-02-30T10:30:00Z"}`,
+      `{"type":"a:b","timestamp":"${ts}","agent":"agent:gsd-executor"}`,
+    ];
+    for (const [i, body] of bodies.entries()) {
+      const res = await SELF.fetch(`https://ws.test/v1/projects/${project}/events`, {
+        method: 'POST',
+        headers: {
+          ...(await coordinatorHeaders('agent:gsd-executor')),
+          'Content-Type': 'application/json',
+          'Idempotency-Key': `odd-${i}`,
+        },
+        body,
+      });
+      expect(res.status, `${body} -> ${await res.text()}`).toBeLessThan(500);
+    }
+  });
 });
 
 async function emitAsCoordinator(project: string, event: Json) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { fileSurface } from './file-surface';
 import { DEFAULT_HANDLERS } from './handlers';
 
 /**
@@ -20,6 +21,11 @@ const Path = z
   .string({ error: 'path must be a string' })
   .min(1, 'path must not be empty')
   .max(1024);
+/** A path `file:claimed` can hold: one the surface-claim gate can name literally (`file-surface.ts`). */
+const ClaimedPath = Path.superRefine((path, ctx) => {
+  const surface = fileSurface(path);
+  if (!surface.ok) ctx.addIssue({ code: 'custom', message: surface.reason });
+});
 const Names = z.array(Text, { error: 'must be an array of strings' }).max(500);
 
 /**
@@ -113,7 +119,7 @@ export const GSD_PAYLOADS = {
     changes: Names.optional(),
     provides: Names.optional(),
   }),
-  'file:claimed': z.looseObject({ path: Path, plan: Plan.optional() }),
+  'file:claimed': z.looseObject({ path: ClaimedPath, plan: Plan.optional() }),
   'file:released': z.looseObject({ path: Path }),
   'dependency:satisfied': z.looseObject({ artifact: Path, requiredBy: z.array(Plan).min(1) }),
   'decision:made': z.looseObject({

@@ -9,6 +9,7 @@ import { decisionLogEffects } from './decision-log';
 import { gateClaimId, releaseEffects } from './file-claims';
 import {
   type Checkpoint,
+  type Claim,
   checkpointKey,
   type GsdState,
   initialState,
@@ -47,7 +48,7 @@ export const gsdDecider: Decider<GsdState, null> = {
     return evolveEvent(structuredClone(state), eventOf(wire), wire);
   },
   react: (before, after, wire) => [
-    ...releaseEffects(before, wire),
+    ...releaseEffects(before, after, wire),
     ...decisionLogEffects(after, wire),
     ...customHandlers(after, wire),
   ],
@@ -265,14 +266,14 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
     case 'file:claimed': {
       const path = str(event, 'path');
       if (path === null) break;
-      const held = ownValue(s.claims, path);
-      setOwn(s.claims, path, {
+      // Each claim event has its own gate claim; a re-claim's replaces the
+      // holder's earlier one, which `releaseEffects` gives back.
+      setOwn<Claim>(s.claims, path, {
         path,
         holder: wire.sender,
         plan,
         eventId,
-        // A re-claim by the holder makes no new gate claim: it keeps the first.
-        claimId: held?.holder === wire.sender ? (held.claimId ?? null) : gateClaimId(wire.wire_id),
+        claimId: gateClaimId(wire),
       });
       break;
     }

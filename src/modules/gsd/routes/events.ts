@@ -10,7 +10,13 @@ import {
 } from '../../../api/module-kit';
 import { draftOf } from '../../../kernel/append';
 import { derivedWireId } from '../../../kernel/derived-id';
-import { type Draft, type Failure, fail, type ProblemObject } from '../../../protocol';
+import {
+  type Draft,
+  type Failure,
+  fail,
+  type ProblemObject,
+  storedCanonicalJson,
+} from '../../../protocol';
 import { REGISTRY } from '../../index';
 import { gsdDialect } from '../event';
 import { projectOf } from './project';
@@ -27,6 +33,25 @@ const MAX_BODY_BYTES = 256 * 1024;
 export const IdempotencyKey = z
   .string()
   .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'Idempotency-Key must be 1-128 letters, digits or . _ : -');
+
+/**
+ * What a keyed request's events carry as `correlation_id`: the key and a
+ * digest of the whole request (RFC 8785 JSON of its events as drafted, and
+ * whether they came as an array). An event's content, and so its replay
+ * check, then covers the request it came in: the same key with other events —
+ * or with the same events plus more — is a different request, refused with
+ * 409 instead of stored in part.
+ */
+async function keyedCorrelation(key: string, batch: boolean, drafts: Draft[]): Promise<string> {
+  const request = {
+    batch,
+    events: drafts.map(({ type, sender, ts, payload }) => ({ type, sender, ts, payload })),
+  };
+  const bytes = new TextEncoder().encode(storedCanonicalJson(request));
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+  const hex = Array.from(digest.slice(0, 16), (b) => b.toString(16).padStart(2, '0')).join('');
+  return derivedWireId('gsdk', key, hex);
+}
 
 function atIndex(failure: Failure, index: number, batch: boolean): Failure {
   if (!batch) return failure;
@@ -70,12 +95,21 @@ events.post('/projects/:project_id/events', async (c) => {
   // Events a keyed sender did not sign: all of them are asked for in one refusal.
   const unsigned: ProblemObject[] = [];
   let refusal: { failure: Failure; index: number } | null = null;
+  const built: Draft[] = [];
   for (const [index, body] of bodies.entries()) {
     const drafted = draftOf(body, project.streamId, REGISTRY, { dialect: gsdDialect, sender });
     if (!drafted.ok) return problem(c, atIndex(drafted, index, batch));
+    built.push(drafted.draft);
+  }
+  const correlation = key?.success ? await keyedCorrelation(key.data, batch, built) : null;
+  for (const [index, drafted] of built.entries()) {
     const draft = key?.success
-      ? { ...drafted.draft, wire_id: derivedWireId('gsdk', key.data, index) }
-      : drafted.draft;
+      ? {
+          ...drafted,
+          wire_id: derivedWireId('gsdk', key.data, index),
+          correlation_id: correlation,
+        }
+      : drafted;
     const denied = guards.rights(draft);
     if (denied) return problem(c, atIndex(denied, index, batch));
     const signed = await guards.signature(draft);
@@ -97,6 +131,16 @@ events.post('/projects/:project_id/events', async (c) => {
   const limited = (await guards.rate?.(drafts[0] as Draft)) ?? null;
   if (limited) return problem(c, limited);
   const result = await project.stub.appendMany(drafts);
+  if (!result.ok && key?.success && result.code === 'wire-id-conflict') {
+    return problem(
+      c,
+      fail(
+        'wire-id-conflict',
+        `Idempotency-Key "${key.data}" was used for a different request; nothing of this one was stored (send it with a new key)`,
+        { extra: { idempotency_key: key.data } },
+      ),
+    );
+  }
   if (!result.ok) return problem(c, atIndex(result, Number(result.extra?.index ?? 0), batch));
   const stored = result.results.flatMap((r) => (r.ok ? [r] : []));
   const replay = stored.every((r) => r.replay);
