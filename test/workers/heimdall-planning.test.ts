@@ -128,7 +128,7 @@ describe('.planning import refusals', () => {
     });
     expect(res.status).toBe(422);
     expect(String(res.body.detail)).toContain('symbol "F1" is an object, not a string');
-    expect((await api('GET', `${W(ws)}/symbols`, ME)).body.symbols).toEqual({});
+    expect((await api('GET', `${W(ws)}/symbols/F0`, ME)).status).toBe(404);
     const nul = await api('POST', `${W(ws)}/import`, ME, {
       files: { 'protocol/symbols.json': JSON.stringify({ symbols: { F2: null } }) },
     });
