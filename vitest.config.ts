@@ -13,8 +13,8 @@ const SHIMMED_WORKERS = {
 };
 
 /** src/anchor/sdk-omitted: see `[alias]` in wrangler.toml. */
-const omittedFromSdk = (name: string) =>
-  path.join(import.meta.dirname, `src/anchor/sdk-omitted/${name}.ts`);
+const omittedFromSdk = (name: string, ext = 'ts') =>
+  path.join(import.meta.dirname, `src/anchor/sdk-omitted/${name}.${ext}`);
 
 /**
  * Workers test files that must not share the machine: network-wide faults on
@@ -136,6 +136,7 @@ const workersProject = (
       '@ethersproject/abi': omittedFromSdk('ethers-abi'),
       asn1js: omittedFromSdk('asn1js'),
       'forge-light/lib/pem.js': omittedFromSdk('forge-pem'),
+      '@hiero-ledger/cryptography': omittedFromSdk('cryptography', 'js'),
       pino: omittedFromSdk('pino'),
     } as Record<string, string>,
   },
