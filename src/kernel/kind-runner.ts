@@ -30,7 +30,10 @@ const RUNNER_VERSION = 2;
  */
 export const MAX_STATE_BYTES = 1_800_000;
 
-/** UTF-8 length of `json`, counted only when its UTF-16 length cannot settle it. */
+/**
+ * Null when `json` fits a stream's state, else its UTF-8 length (counted only
+ * when its UTF-16 length cannot settle it).
+ */
 function fitsState(json: string): number | null {
   if (json.length * 3 <= MAX_STATE_BYTES) return null;
   const bytes = new TextEncoder().encode(json).length;
