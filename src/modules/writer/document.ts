@@ -75,6 +75,11 @@ function opReason(index: number, op: PatchOp, error: Error): string {
   }
 }
 
+/** Why a message naming `section` does not apply: the run has no such section. */
+export function missingSection(doc: RunDocument, section: string): string {
+  return `section "${section}" does not exist; the run's sections are ${doc.order.join(', ')}`;
+}
+
 /** Applies one op to `section` in place; why it does not apply, or null. */
 function applyOp(section: Section, index: number, op: PatchOp): string | null {
   try {
@@ -97,7 +102,7 @@ export function applyChange(
   if (!current) {
     return {
       ok: false,
-      reason: `section "${change.section}" does not exist; the run's sections are ${doc.order.join(', ')}`,
+      reason: missingSection(doc, change.section),
     };
   }
   let next: Section = structuredClone(current);

@@ -1,5 +1,6 @@
 import braces from 'braces';
 import picomatch from 'picomatch';
+import { braceCount } from './brace-count';
 
 /**
  * Surface globs: which path globs a claim may name, and whether two globs
@@ -88,57 +89,6 @@ function parseClass(text: string, start: number): { set: CharSet; end: number } 
   return { set: { neg, ranges }, end: i + consumed };
 }
 
-/** A node of `braces.parse`'s syntax tree (the package's types do not declare `parse`). */
-interface BraceNode {
-  type: string;
-  value?: string;
-  nodes?: BraceNode[];
-  commas?: number;
-  ranges?: number;
-  invalid?: boolean;
-  dollar?: boolean;
-}
-const parseBraces = (braces as unknown as { parse(input: string): BraceNode }).parse;
-
-/**
- * How many globs `braces` expands `glob` to, counted on its syntax tree
- * (the rules of braces' own `expand`) instead of expanding: twenty `{a,b}`
- * groups are a million strings, fifty never finish. Sequences multiply,
- * comma alternatives add, a range counts its members (within the range
- * limit), and a brace braces leaves as text counts one. A count above `max`
- * stops early; a range holding braces is refused.
- */
-function braceCount(node: BraceNode, max: number): number | string {
-  const nodes = node.nodes ?? [];
-  if (node.invalid || node.dollar) return 1;
-  if (node.type === 'brace' && nodes.length === 2) return 1; // "{}"
-  if ((node.ranges ?? 0) > 0) {
-    if (nodes.some((n) => n.nodes)) return 'braces inside a range {a..b} are not supported';
-    const text = nodes.map((n) => n.value ?? '').join('');
-    return braces(text, { expand: true, rangeLimit: max }).length;
-  }
-  // Alternatives at commas (a brace's), or one alternative (the root, or a brace kept as text).
-  const alternatives: BraceNode[][] = [[]];
-  for (const n of nodes) {
-    if (n.type === 'comma' && node.type === 'brace') alternatives.push([]);
-    else alternatives.at(-1)?.push(n);
-  }
-  let sum = 0;
-  for (const alternative of alternatives) {
-    let product = 1;
-    for (const n of alternative) {
-      if (!n.nodes) continue;
-      const count = braceCount(n, max);
-      if (typeof count === 'string') return count;
-      product *= count;
-      if (product > max) return max + 1;
-    }
-    sum += product;
-    if (sum > max) return max + 1;
-  }
-  return sum;
-}
-
 function parseSegment(segment: string): Segment | { refused: string } {
   if (segment === '**') return 'globstar';
   if (segment.includes('**')) return { refused: '"**" must be a whole segment (as in a/**/b)' };
@@ -197,7 +147,7 @@ export function parseGlob(glob: string): GlobResult {
   let expanded: string[];
   try {
     // Counted first: expanding is exponential in the number of brace groups.
-    const count = braceCount(parseBraces(glob), MAX_ALTERNATIVES);
+    const count = braceCount(glob, MAX_ALTERNATIVES);
     if (typeof count === 'string') return { ok: false, reason: count };
     if (count > MAX_ALTERNATIVES) {
       return { ok: false, reason: `its braces expand to more than ${MAX_ALTERNATIVES} globs` };

@@ -2,7 +2,7 @@ import { derivedWireId } from '../../../kernel/derived-id';
 import { ownValue } from '../../../kernel/records';
 import type { Draft, Payload, Wire } from '../../../protocol';
 import { ACTOR_MESSAGES, SECTION_CHANGES, VERDICT_TYPES } from '../catalogue';
-import { applyChange } from '../document';
+import { applyChange, missingSection } from '../document';
 import { runIdOf } from '../ids';
 import { changeOf, type Role, type RunState, type Verdict } from './run-state';
 
@@ -81,9 +81,7 @@ export function judge(command: Wire, state: RunState, role: Role, writer: string
     case ACTOR_MESSAGES.WriterRequestRevision: {
       const section = command.payload.section;
       if (typeof section === 'string' && !ownValue(state.doc.sections, section)) {
-        return reject(
-          `section "${section}" does not exist; the run's sections are ${state.doc.order.join(', ')}`,
-        );
+        return reject(missingSection(state.doc, section));
       }
       return ack(state.revision, 'delivered');
     }
