@@ -55,6 +55,40 @@ describe('surface glob overlap', () => {
     }
   });
 
+  it('reads every character inside a class as itself, so a path with glob syntax has a literal form', () => {
+    const cases: [string, string, string][] = [
+      // glob, the one path it names, a path its characters would name as syntax
+      ['app/[[]id[]].tsx', 'app/[id].tsx', 'app/i.tsx'],
+      ['app/[[][[][.][.][.]slug[]][]]/page.tsx', 'app/[[...slug]]/page.tsx', 'app/[.../page.tsx'],
+      ['app/[(]auth[)]/login.tsx', 'app/(auth)/login.tsx', 'app/auth/login.tsx'],
+      ['x/[{]a,b[}]', 'x/{a,b}', 'x/a'],
+      ['x/a[|]b', 'x/a|b', 'x/a'],
+      ['x/c[+][+]', 'x/c++', 'x/c+'],
+      ['x/[)][+]', 'x/)+', 'x/))'],
+      ['x/[]]', 'x/]', 'x/[]]'],
+    ];
+    for (const [glob, path, other] of cases) {
+      const parsed = parseGlob(glob);
+      expect(parsed.ok, `${glob}: ${parsed.ok || parsed.reason}`).toBe(true);
+      expect(globMatches(glob, path), `${glob} ~ ${path}`).toBe(true);
+      expect(globMatches(glob, other), `${glob} !~ ${other}`).toBe(false);
+      expect(witness(glob, glob), glob).toBe(path);
+      expect(
+        witness(
+          glob,
+          other.replace(/[[\]{}()|*?+]/g, (c) => `[${c}]`),
+        ),
+        glob,
+      ).toBeNull();
+    }
+    expect(overlaps('app/[[]id[]].tsx', 'app/**')).toBe(true);
+    expect(overlaps('app/[[]id[]].tsx', 'app/[id].tsx')).toBe(false); // a class of "i" or "d"
+    expect(overlaps('app/[(]auth[)]/**', 'app/?auth?/*.tsx')).toBe(true);
+    // A class is never also the bracketed name (picomatch's literalBrackets is off).
+    expect(globMatches('a/[bc]', 'a/[bc]')).toBe(false);
+    expect(globMatches('a/[]b-d]', 'a/c')).toBe(true); // "]" first is a member, ranges too
+  });
+
   it('refuses what it does not support, saying why', () => {
     for (const glob of [
       '',
@@ -70,6 +104,12 @@ describe('surface glob overlap', () => {
       'a/[[:alpha:]]',
       'a/[b',
       'a/[!b]',
+      'a/(b)',
+      'a/b|c',
+      'a/[)]+',
+      'a/{b,c}/[]]',
+      'a/[[.a.]]',
+      'a/}',
       'a/{b}',
       'a/{b,c',
       'x{1..100}',
@@ -88,17 +128,34 @@ describe('surface glob overlap', () => {
     {
       weight: 5,
       arbitrary: fc
-        .array(fc.constantFrom('a', 'b', '*', '?', '[ab]', '[^a]', '[a-b]', '.', 'c'), {
-          minLength: 1,
-          maxLength: 3,
-        })
+        .array(
+          fc.constantFrom(
+            'a',
+            'b',
+            '*',
+            '?',
+            '[ab]',
+            '[^a]',
+            '[a-b]',
+            '.',
+            'c',
+            '[[]',
+            '[]]',
+            '[(]',
+            '[]a]',
+          ),
+          {
+            minLength: 1,
+            maxLength: 3,
+          },
+        )
         .map((parts) => parts.join(''))
         .filter((s) => !s.includes('**') && s !== '.' && s !== '..'),
     },
   );
   const glob = fc.array(segment, { minLength: 1, maxLength: 3 }).map((s) => s.join('/'));
   const path = fc
-    .array(fc.stringMatching(/^[abc.]{1,3}$/), { minLength: 1, maxLength: 4 })
+    .array(fc.stringMatching(/^[abc.[\]()]{1,3}$/), { minLength: 1, maxLength: 4 })
     .filter((segs) => segs.every((s) => s !== '.' && s !== '..'))
     .map((s) => s.join('/'));
 

@@ -88,11 +88,40 @@ describe('a claimed path is one file, never a pattern', () => {
     expect((await rivalClaim(project, 'src/*')).status).toBe(409);
   });
 
+  it('claims paths made of glob syntax (Next.js routes) as those files only', async () => {
+    const project = uid('literal-brackets');
+    const paths = [
+      'app/[id]/page.tsx',
+      'app/[[...slug]]/page.tsx',
+      'app/(auth)/login/page.tsx',
+      'src/{a,b}|c++(1)+.ts',
+    ];
+    for (const path of paths) {
+      const claimed = await emit(project, { ...SEED_EVENTS.fileClaimed, path });
+      expect(claimed.status, `${path}: ${JSON.stringify(claimed.body)}`).toBe(201);
+    }
+    expect((await workspaceClaims(project)).map((c) => c.surfaces)).toEqual(
+      expect.arrayContaining([
+        ['app/[[]id[]]/page.tsx'],
+        ['app/[[][[]...slug[]][]]/page.tsx'],
+        ['app/[(]auth[)]/login/page.tsx'],
+        ['src/[{]a,b[}][|]c++[(]1[)][+].ts'],
+      ]),
+    );
+    const held = (await projectState(project)).claims as { path: string }[];
+    expect(held.map((c) => c.path)).toEqual(expect.arrayContaining(paths));
+    // The same files are held against a rival; what their syntax would match is not.
+    for (const path of paths) expect((await rivalClaim(project, path)).status, path).toBe(409);
+    for (const path of ['app/i/page.tsx', 'app/auth/login/page.tsx', 'src/a.ts', 'src/c.ts']) {
+      expect((await rivalClaim(project, path)).status, path).toBe(201);
+    }
+  });
+
   it('refuses with 422 naming path what the gate cannot hold literally, and stores nothing', async () => {
     const project = uid('literal-refused');
     const cases: [string, RegExp][] = [
-      ['src/pages/[id].tsx', /"\[" cannot be claimed yet/],
-      ['src/app/(auth)/login/page.tsx', /"\(" cannot be claimed yet/],
+      ['src/a\\b.ts', /"\\" cannot be claimed/],
+      ['src/"quoted".ts', /""" cannot be claimed/],
       [`src/${'a'.repeat(290)}.ts`, /at most 256 characters/],
       ['./src/users.ts', /not a relative file path/],
     ];
@@ -104,7 +133,6 @@ describe('a claimed path is one file, never a pattern', () => {
     }
     expect((await view(project)).body.lastEventId).toBe(0);
     expect(await workspaceClaims(project)).toEqual([]);
-    // A bracketed name never stood for the files it would match as a glob.
-    expect((await rivalClaim(project, 'src/pages/i.tsx')).status).toBe(201);
+    expect((await rivalClaim(project, 'src/ab.ts')).status).toBe(201);
   });
 });

@@ -3,24 +3,39 @@ import { MAX_GLOB_LENGTH, parseGlob } from '../heimdall/surfaces/glob';
 /**
  * A `file:claimed` path as the surface-claim gate holds it: one file, never a
  * pattern. The gate reads its surfaces as globs (heimdall/surfaces/glob.ts),
- * so `*` and `?` are written as the one-character classes `[*]` and `[?]`;
- * the characters its syntax has no literal form for (`[ ] { } ( ) |` and
- * `\`), a leading `!`, `.`/`..` or empty segments, and a path longer than the
- * gate's 256 characters once escaped are refused before anything is stored.
- * Every escaped path is parsed back with the gate's own parser and must name
+ * so every character that is glob syntax is written as a class of one, which
+ * the gate reads as that character: `app/[id].tsx` is held as
+ * `app/[[]id[]].tsx`, `(auth)` as `[(]auth[)]`, `*` as `[*]`. A backslash and
+ * the quotes `"` `'` (which picomatch reads as escapes and quoting), a leading
+ * `!`, `.`/`..` or empty segments, and a path longer than the gate's 256
+ * characters once escaped are refused before anything is stored. Every
+ * escaped path is parsed back with the gate's own parser and must name
  * exactly the path, so what the gate compares is the literal file.
  */
 
-const NO_LITERAL_FORM = /[[\]{}()|\\]/;
+/** Characters written as a class of one: glob syntax, and `+` after one of them (`[)]+` repeats). */
+const SYNTAX = /[[\]{}()|*?]/;
+const NO_LITERAL_FORM = /[\\"']/;
 
 export type FileSurface = { ok: true; glob: string } | { ok: false; reason: string };
+
+/** `path` with each glob-syntax character as a class of one (`[` → `[[]`). */
+function escapePath(path: string): string {
+  let out = '';
+  let escaped = false;
+  for (const ch of path) {
+    escaped = SYNTAX.test(ch) || (ch === '+' && escaped);
+    out += escaped ? `[${ch}]` : ch;
+  }
+  return out;
+}
 
 export function fileSurface(path: string): FileSurface {
   const bad = NO_LITERAL_FORM.exec(path);
   if (bad) {
     return {
       ok: false,
-      reason: `"${bad[0]}" cannot be claimed yet: the surface-claim gate reads [ ] { } ( ) | and \\ as glob syntax and has no literal form for them`,
+      reason: `"${bad[0]}" cannot be claimed: the surface-claim gate reads \\ " and ' as glob escapes and quoting and has no literal form for them`,
     };
   }
   if (path.startsWith('!')) {
@@ -29,11 +44,11 @@ export function fileSurface(path: string): FileSurface {
       reason: 'a path starting with "!" cannot be claimed (the gate reads it as a negation)',
     };
   }
-  const glob = path.replace(/[*?]/g, (ch) => `[${ch}]`);
+  const glob = escapePath(path);
   if (glob.length > MAX_GLOB_LENGTH) {
     return {
       ok: false,
-      reason: `a claimed path has at most ${MAX_GLOB_LENGTH} characters (the surface-claim gate's limit; each * and ? counts 3)`,
+      reason: `a claimed path has at most ${MAX_GLOB_LENGTH} characters once escaped (the surface-claim gate's limit; each of [ ] { } ( ) | * ? counts 3)`,
     };
   }
   const parsed = parseGlob(glob);

@@ -11,16 +11,22 @@ import { braceCount } from './brace-count';
  *   - `*`  any run of characters inside one segment (dotfiles included);
  *   - `?`  exactly one character inside one segment;
  *   - `[abc]`, `[a-z]`, `[^a-z]`  one character of (not of) a class (`[!…]` is refused:
- *     picomatch does not read it as a negation);
+ *     picomatch does not read it as a negation). Inside a class every character is itself,
+ *     so a class of one is how a path names the characters that are syntax outside one:
+ *     `[[]id[]].tsx` is the file `[id].tsx`, `[(]auth[)]` the folder `(auth)`, and `[{]`,
+ *     `[}]`, `[|]`, `[*]`, `[?]`, `[+]` likewise; `]` is a member when it comes first
+ *     (`[]]`, `[^]]`, which braces cannot expand beside), and `[` unless it opens `[:`, `[.`
+ *     or `[=` (POSIX classes, refused);
  *   - `**` as a whole segment: zero or more segments (so `src/**` covers `src` itself);
  *   - braces `{a,b}` and ranges `{1..3}` (expanded by `braces`, at most 64 alternatives,
  *     counted before expanding).
- * Refused: a leading `!` (negation), extglobs `@(…)` `!(…)` `+(…)` `*(…)` `?(…)`, `(` `)` `|`,
+ * Refused: a leading `!` (negation), extglobs `@(…)` `!(…)` `+(…)` `*(…)` `?(…)`, `(` `)` `|` outside a class,
  * `+` right after `]` or `}` (picomatch repeats the class: `[a-z]+`), quotes `"` `'`,
  * backslash escapes, POSIX classes `[[:alpha:]]`, `**` inside a segment (`a**`), absolute paths,
  * braces inside a range.
- * Matching is case-sensitive, with picomatch's POSIX rules, `dot: true` and
- * `fastpaths: false` (its shortcuts for `*.*` disagree with its own parser).
+ * Matching is case-sensitive, with picomatch's POSIX rules, `dot: true`,
+ * `fastpaths: false` (its shortcuts for `*.*` disagree with its own parser) and
+ * `literalBrackets: false` (otherwise `[ab]` also matches the name `[ab]`).
  *
  * Overlap is decided exactly on this syntax: segment by segment with `**`
  * spanning segments, and within a segment as the product of the two
@@ -64,10 +70,12 @@ function parseClass(text: string, start: number): { set: CharSet; end: number } 
   const ranges: [number, number][] = [];
   const chars = Array.from(text.slice(i));
   let k = 0;
-  if (chars[0] === ']') return 'an empty class "[]" (or "]" first in a class) is not supported';
-  while (k < chars.length && chars[k] !== ']') {
+  // A "]" first is a member (POSIX), as picomatch reads it: "[]]" is "]".
+  while (k < chars.length && (chars[k] !== ']' || k === 0)) {
     const ch = chars[k] ?? '';
-    if (ch === '[') return '"[" inside a class (POSIX classes like [[:alpha:]]) is not supported';
+    if (ch === '[' && /[:.=]/.test(chars[k + 1] ?? '')) {
+      return `"[${chars[k + 1]}" inside a class (POSIX classes like [[:alpha:]]) is not supported`;
+    }
     if (ch === '\\') return 'backslash escapes are not supported';
     const next = chars[k + 1];
     const after = chars[k + 2];
@@ -120,17 +128,53 @@ function parseSegment(segment: string): Segment | { refused: string } {
   return toks;
 }
 
+/** Index after the `]` that closes the class opened at `start`, or -1 when none does. */
+function classEnd(text: string, start: number): number {
+  let i = start + 1;
+  if (text[i] === '^') i++;
+  if (text[i] === ']') i++;
+  const close = text.indexOf(']', i);
+  return close < 0 ? -1 : close + 1;
+}
+
+/**
+ * The glob with each class's members masked (`[(]` reads `[x]`), so the
+ * checks of what is syntax outside a class do not see a class's characters.
+ */
+function outsideClasses(glob: string): string {
+  let out = '';
+  let i = 0;
+  while (i < glob.length) {
+    const end = glob[i] === '[' ? classEnd(glob, i) : -1;
+    if (end < 0) {
+      out += glob[i];
+      i++;
+    } else {
+      out += `[${'x'.repeat(end - i - 2)}]`;
+      i = end;
+    }
+  }
+  return out;
+}
+
 function refusalOf(glob: string): string | null {
   if (glob.length === 0) return 'a glob cannot be empty';
   if (glob.length > MAX_GLOB_LENGTH) return `a glob has at most ${MAX_GLOB_LENGTH} characters`;
   if (glob.startsWith('/')) return 'globs are relative paths (no leading "/")';
   if (glob.startsWith('!')) return 'negated globs ("!…") are not supported';
   if (glob.includes('\\')) return 'backslash escapes are not supported';
-  if (/[@!+*?]\(/.test(glob))
+  const syntax = outsideClasses(glob);
+  if (/[@!+*?]\(/.test(syntax))
     return 'extglobs such as @(…), !(…), +(…), *(…), ?(…) are not supported';
-  if (/[()|]/.test(glob)) return '"(", ")" and "|" are not supported (use braces {a,b})';
+  if (/[()|]/.test(syntax)) {
+    return '"(", ")" and "|" are not supported outside a class (use braces {a,b}; "[(]" is the character)';
+  }
   // picomatch reads "+" after a class or a brace as "one or more" ("[a-z]+" matches "foo").
-  if (/[\]}]\+/.test(glob)) return '"+" right after "]" or "}" is not supported';
+  if (/[\]}]\+/.test(syntax)) return '"+" right after "]" or "}" is not supported (write it "[+]")';
+  // braces reads "[]]" as "[]" and a stray "]", which it escapes.
+  if (syntax.includes('{') && /\[\^?\]/.test(glob)) {
+    return 'a class starting with "]" ("[]]") cannot be used beside braces';
+  }
   // Quotes are literal to the overlap check, but picomatch and braces read them as quoting.
   if (/["']/.test(glob)) return 'quote characters " and \' are not supported';
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are refused on purpose
@@ -144,26 +188,30 @@ function refusalOf(glob: string): string | null {
 export function parseGlob(glob: string): GlobResult {
   const refused = refusalOf(glob);
   if (refused) return { ok: false, reason: refused };
-  let expanded: string[];
-  try {
-    // Counted first: expanding is exponential in the number of brace groups.
-    const count = braceCount(glob, MAX_ALTERNATIVES);
-    if (typeof count === 'string') return { ok: false, reason: count };
-    if (count > MAX_ALTERNATIVES) {
+  let expanded: string[] = [glob];
+  // Without a brace outside a class there is nothing to expand.
+  if (outsideClasses(glob).includes('{')) {
+    try {
+      // Counted first: expanding is exponential in the number of brace groups.
+      const count = braceCount(glob, MAX_ALTERNATIVES);
+      if (typeof count === 'string') return { ok: false, reason: count };
+      if (count > MAX_ALTERNATIVES) {
+        return { ok: false, reason: `its braces expand to more than ${MAX_ALTERNATIVES} globs` };
+      }
+      expanded = braces(glob, { expand: true, rangeLimit: MAX_ALTERNATIVES });
+    } catch (error) {
+      return { ok: false, reason: `its braces cannot be expanded: ${(error as Error).message}` };
+    }
+    if (expanded.length === 0) return { ok: false, reason: 'its braces expand to nothing' };
+    if (expanded.length > MAX_ALTERNATIVES) {
       return { ok: false, reason: `its braces expand to more than ${MAX_ALTERNATIVES} globs` };
     }
-    expanded = braces(glob, { expand: true, rangeLimit: MAX_ALTERNATIVES });
-  } catch (error) {
-    return { ok: false, reason: `its braces cannot be expanded: ${(error as Error).message}` };
-  }
-  if (expanded.length === 0) return { ok: false, reason: 'its braces expand to nothing' };
-  if (expanded.length > MAX_ALTERNATIVES) {
-    return { ok: false, reason: `its braces expand to more than ${MAX_ALTERNATIVES} globs` };
   }
   const alternatives: Segment[][] = [];
   for (const alt of new Set(expanded)) {
-    if (/[{}]/.test(alt))
+    if (/[{}]/.test(outsideClasses(alt)))
       return { ok: false, reason: 'unbalanced braces, or braces without "," or ".."' };
+    if (alt.includes('\\')) return { ok: false, reason: 'backslash escapes are not supported' };
     if (alt.startsWith('/'))
       return { ok: false, reason: 'globs are relative paths (no leading "/")' };
     const parts = alt.split('/');
@@ -305,6 +353,8 @@ export function globMatches(glob: string, path: string): boolean {
   // `fastpaths: false`: picomatch's shortcut for the whole globs `*.*` and
   // `**/*.*` wants a character after the dot (`*.*` refuses `a.`), which its
   // own full parser, and this module's overlap, do not.
-  if (picomatch(glob, { dot: true, windows: false, fastpaths: false })(path)) return true;
+  // The pattern alone: picomatch's matcher also accepts a path equal to the glob's text.
+  const options = { dot: true, windows: false, fastpaths: false, literalBrackets: false };
+  if (picomatch.makeRe(glob, options).test(path)) return true;
   return glob.endsWith('/**') && globMatches(glob.slice(0, -3), path);
 }
