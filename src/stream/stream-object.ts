@@ -25,7 +25,7 @@ import { acceptUpgrade, echoClose } from './sockets';
 import { streamKinds } from './stream-kinds';
 import type { AppendManyResult, ReadPage } from './stub';
 import { Subscribers } from './subscribers';
-import { type StreamInfo, WireLog } from './wire-log';
+import { type StoredWire, type StreamInfo, WireLog } from './wire-log';
 
 /**
  * The sequencer of one stream (one instance per `stream_id`). Everything in
@@ -203,6 +203,11 @@ export class StreamObject extends DurableObject<Env> {
   read(afterSeq: number, limit: number): ReadPage {
     const wires = this.#anchoring.decorate(this.#log.readAfter(afterSeq, limit));
     return { wires, last_seq: this.#log.lastSeq };
+  }
+
+  /** The Wires at `seqs` (at most 500), in seq order; seqs the stream does not hold are left out. */
+  readSeqs(seqs: number[]): StoredWire[] {
+    return this.#anchoring.decorate(this.#log.readSeqs(seqs));
   }
 
   /** The stream's TopicObject reports where its Wires landed on HCS. */

@@ -13,6 +13,9 @@ import type { StoredWire, StreamInfo } from './wire-log';
 /** What `appendMany` answers: every receipt in order, or the first refusal (`extra.index`). */
 export type AppendManyResult = { ok: true; results: AppendResult[] } | Failure;
 
+/** Seqs one `readSeqs` call reads at most. */
+export const MAX_SEQS_READ = 500;
+
 export interface ReadPage {
   wires: StoredWire[];
   last_seq: number;
@@ -31,6 +34,8 @@ export interface StreamApi {
   /** Resolves with the last seq once it passes `seq` (woken by the append), or after `ms`. */
   waitPast(seq: number, ms: number): Promise<number>;
   read(afterSeq: number, limit: number): Promise<ReadPage>;
+  /** The Wires at `seqs` (at most 500), in seq order; seqs the stream does not hold are left out. */
+  readSeqs(seqs: number[]): Promise<StoredWire[]>;
   info(): Promise<StreamInfo | null>;
   subscription(): Promise<{ subscribers: number; last_seq: number }>;
   /** Decision state of the stream's kind (its `view` hook). */
@@ -64,4 +69,18 @@ export interface StreamApi {
 
 export function streamStub(env: Pick<Env, 'STREAMS'>, streamId: string): StreamApi {
   return env.STREAMS.get(env.STREAMS.idFromName(streamId)) as unknown as StreamApi;
+}
+
+/** The Wires at `seqs` of one stream, by seq (`readSeqs`, MAX_SEQS_READ seqs a call). */
+export async function wiresAt(
+  stub: Pick<StreamApi, 'readSeqs'>,
+  seqs: readonly number[],
+): Promise<Map<number, StoredWire>> {
+  const found = new Map<number, StoredWire>();
+  for (let i = 0; i < seqs.length; i += MAX_SEQS_READ) {
+    for (const wire of await stub.readSeqs(seqs.slice(i, i + MAX_SEQS_READ))) {
+      found.set(wire.stream_seq, wire);
+    }
+  }
+  return found;
 }

@@ -1,6 +1,7 @@
 import { firstRow, parseRows, rowShape, type Sql } from '../kernel/sql';
 import type { Draft, Receipt, Wire } from '../protocol';
 import { draftIdentity } from '../protocol';
+import { MAX_SEQS_READ } from './stub';
 
 /**
  * The stream's own log in Durable Object SQLite: every accepted Wire, keyed by
@@ -147,6 +148,23 @@ export class WireLog {
       WIRE_ROW,
       this.sql`SELECT seq, body, received_at FROM wires
         WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+    ).map(toStored);
+  }
+
+  /**
+   * The Wires at `seqs` that exist, in seq order (at most MAX_SEQS_READ
+   * seqs a call): what a kind's state points at instead of holding it.
+   */
+  readSeqs(seqs: readonly number[]): StoredWire[] {
+    const wanted = [...new Set(seqs.filter((n) => Number.isInteger(n) && n > 0))].slice(
+      0,
+      MAX_SEQS_READ,
+    );
+    if (wanted.length === 0) return [];
+    return parseRows(
+      WIRE_ROW,
+      this.sql`SELECT seq, body, received_at FROM wires
+        WHERE seq IN (SELECT value FROM json_each(${JSON.stringify(wanted)})) ORDER BY seq`,
     ).map(toStored);
   }
 

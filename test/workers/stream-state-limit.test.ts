@@ -4,43 +4,45 @@ import { api, wsId } from './helpers/heimdall';
 
 /**
  * A stream's decision state is one SQLite row (and one D1 row in a read
- * model), which holds at most 2 MB. A Heimdall workspace keeps every decision
- * it took: the decision that would take its state past the kernel's limit is
- * refused with a 4xx before anything is stored, never stored and then failed
- * with a 500, and the workspace goes on taking what still fits.
+ * model), which holds at most 2 MB. A Heimdall workspace keeps one entry per
+ * blackboard key: the write that would take its state past the kernel's
+ * limit is refused with a 4xx before anything is stored, never stored and
+ * then failed with a 500, and the workspace goes on taking what still fits.
+ * (What grows without end, the decisions log and each key's versions, is
+ * not held in the state: heimdall-bounded-state.test.ts.)
  */
 it('refuses the decision that would outgrow the state a stream keeps, and stores none of it', async () => {
   const ws = wsId('full');
   const path = `/v1/workspaces/${ws}`;
-  const body = 'x'.repeat(7_000); // a Wire of ~7 KB, under WIRE_MAX_BYTES
+  const value = 'x'.repeat(4_000); // an entry of ~8 KB: its value, and its history's one version
   let accepted = 0;
   let refused: { status: number; body: Record<string, unknown> } | null = null;
   // Ten at a time (the workspace's object takes them one by one).
   for (let i = 0; i < 300 && refused === null; i += 10) {
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, j) =>
-        api('POST', `${path}/decisions`, 'agent:archivist', { title: `d${i + j}`, body }),
+        api('PUT', `${path}/blackboard/k${i + j}`, 'agent:archivist', { value }),
       ),
     );
     for (const r of answers) {
-      if (r.status === 201) accepted++;
+      if (r.status === 200) accepted++;
       else refused ??= { status: r.status, body: r.body };
     }
   }
-  // ~7 KB a decision: the limit is reached after about 250 of them.
-  expect(accepted).toBeGreaterThan(MAX_STATE_BYTES / 8_000);
+  // ~8 KB a key: the limit is reached after about 220 of them.
+  expect(accepted).toBeGreaterThan(MAX_STATE_BYTES / 9_000);
   expect(refused?.status).toBe(409);
   expect(refused?.body).toMatchObject({ type: '/problems/invalid-transition' });
   expect(String(refused?.body.detail)).toMatch(
     new RegExp(
-      `^workspace:${ws} cannot take this decision\\.appended: its decision state would grow to \\d+ bytes of JSON, and a stream keeps at most ${MAX_STATE_BYTES}$`,
+      `^workspace:${ws} cannot take this blackboard\\.set: its decision state would grow to \\d+ bytes of JSON, and a stream keeps at most ${MAX_STATE_BYTES}$`,
     ),
   );
 
-  // Nothing of the refused decision was kept, and smaller writes still fit.
-  const decisions = await api('GET', `${path}/decisions`, 'agent:archivist');
-  expect(decisions.status).toBe(200);
-  expect(decisions.body.decisions).toHaveLength(accepted);
+  // Nothing of the refused write was kept, and smaller writes still fit.
+  const entries = await api('GET', `${path}/blackboard`, 'agent:archivist');
+  expect(entries.status).toBe(200);
+  expect(entries.body.entries).toHaveLength(accepted);
   const line = { role: 'coder', kind: 'task_result', tokens: 100, msg_id: 'm1' };
   expect((await api('POST', `${path}/ledger/log`, 'agent:archivist', line)).status).toBe(201);
   const report = await api('GET', `${path}/ledger/report`, 'agent:archivist');

@@ -11,7 +11,19 @@ import {
 
 /** The workspace's symbols, blackboard and capsules, as the OpenAPI document describes them. */
 
-const Entry = z.looseObject({ value: z.string(), set_by: z.string(), set_at: Time });
+const Entry = z.looseObject({
+  value: z.string(),
+  set_by: z.string(),
+  set_at: Time,
+  history: z
+    .array(z.looseObject({ value: z.string(), by: z.string(), at: Time }))
+    .optional()
+    .meta({
+      description:
+        'The last 20 versions, oldest first (the current one last); every earlier one is a Wire of the stream workspace:<ws>',
+    }),
+  versions: z.int().optional().meta({ description: 'How many times it was set in all' }),
+});
 const Listed = (name: string) => z.array(z.object({ [name]: z.string(), value: z.string() }));
 const CapsuleJson = z.object({
   id: z.string(),
@@ -64,7 +76,7 @@ export const STATE_OPERATIONS: Operation[] = [
     method: 'put',
     path: '/v1/workspaces/{ws}/blackboard/{key}',
     operationId: 'setBlackboard',
-    summary: 'Set a blackboard fact (heimdall-blackboard set); its history is kept',
+    summary: 'Set a blackboard fact (heimdall-blackboard set); its last 20 versions are kept',
     pathParams: { ...WS, key: ID('A key such as `dev_port`') },
     body: { schema: BlackboardBody, required: true },
     answers: { 200: { description: 'The entry', schema: z.object({ entry: Entry }) } },

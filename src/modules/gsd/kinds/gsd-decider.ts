@@ -197,7 +197,7 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
     }
     case 'task:failed':
       if (on(s.handlers, event.type, BUILTINS.errorHandler))
-        s.alerts.push({ ...event, agent: wire.sender, eventId });
+        s.alerts.push({ agent: wire.sender, eventId });
       break;
     case 'artifact:created':
     case 'artifact:modified': {
@@ -236,7 +236,7 @@ function evolveEvent(s: GsdState, event: GsdEvent, wire: Wire): GsdState {
     }
     case 'decision:made':
       if (on(s.handlers, event.type, BUILTINS.decisionTracker))
-        s.decisions.push({ ...event, madeBy: event.madeBy ?? wire.sender, eventId });
+        s.decisions.push({ madeBy: event.madeBy ?? wire.sender, eventId });
       break;
     case 'checkpoint:reached': {
       if (!plan) break;

@@ -10,6 +10,8 @@ import { gsdDecider } from './gsd-decider';
  */
 export const gsdKind = defineUnconfiguredKind({
   name: GSD_KIND,
+  // 2: the decision log and alerts keep their events' ids, not the events.
+  version: 2,
   decider: gsdDecider,
   hooks: {
     reserve: reserveFile,

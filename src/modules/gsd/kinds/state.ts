@@ -37,11 +37,16 @@ export interface GsdState {
   provided: Record<string, string>;
   claims: Record<string, Claim>;
   checkpoints: Record<string, Checkpoint>;
-  /** `builtin:decision-tracker`: the decision log (decisions.json), oldest first. */
+  /**
+   * `builtin:decision-tracker`: the decision log (decisions.json), oldest
+   * first, as `{madeBy, eventId}`: each event stays in its Wire and is read
+   * back when the log is served (`routes/state.ts`), so a log of any length
+   * fits the state.
+   */
   decisions: Record<string, unknown>[];
   /** `builtin:blackboard-sync`: shared-context.json, by plan then task. */
   sharedContext: Record<string, Record<string, Record<string, unknown>>>;
-  /** `builtin:error-handler`: failed tasks, logged and raised. */
+  /** `builtin:error-handler`: failed tasks, logged and raised, as `{agent, eventId}` (as `decisions`). */
   alerts: Record<string, unknown>[];
   /** The project's `event_handlers` map, verbatim; null: the seed's defaults. */
   handlers: EventHandlers | null;

@@ -3,8 +3,9 @@ import { type AppEnv, problem, readJsonBody, tokenGuards } from '../../../api/mo
 import { draftOf } from '../../../kernel/append';
 import { hasOwnKey } from '../../../kernel/records';
 import { fail, isJsonObject } from '../../../protocol';
+import { type StreamApi, wiresAt } from '../../../stream/stub';
 import { REGISTRY } from '../../index';
-import { gsdDialect } from '../event';
+import { eventOf, gsdDialect } from '../event';
 import { handlersFor } from '../handlers';
 import { projectOf, stateOf } from './project';
 
@@ -15,6 +16,25 @@ import { projectOf, stateOf } from './project';
  * `.planning/config.json` verbatim).
  */
 export const projectState = new Hono<AppEnv>();
+
+/**
+ * A log the state keeps as `{[by], eventId}` entries, served as the seed's
+ * `{...event, [by], eventId}`: each event read back from its Wire.
+ */
+async function logged(
+  stub: StreamApi,
+  entries: readonly Record<string, unknown>[],
+  by: 'madeBy' | 'agent',
+): Promise<Record<string, unknown>[]> {
+  const wires = await wiresAt(
+    stub,
+    entries.map((e) => Number(e.eventId)),
+  );
+  return entries.map((e) => {
+    const wire = wires.get(Number(e.eventId));
+    return { ...(wire ? eventOf(wire) : {}), [by]: e[by], eventId: e.eventId };
+  });
+}
 
 projectState.get('/projects/:project_id', async (c) => {
   const project = projectOf(c, 'read');
@@ -35,9 +55,9 @@ projectState.get('/projects/:project_id', async (c) => {
       plans,
       claims: Object.values(s.claims),
       checkpoints: Object.values(s.checkpoints),
-      decisions: s.decisions,
+      decisions: await logged(project.stub, s.decisions, 'madeBy'),
       sharedContext: s.sharedContext,
-      alerts: s.alerts,
+      alerts: await logged(project.stub, s.alerts, 'agent'),
       config: {
         event_handlers: s.handlers,
         retentionPolicy: s.retentionPolicy,
@@ -63,7 +83,7 @@ projectState.get('/projects/:project_id/decisions', async (c) => {
   if (project instanceof Response) return project;
   const s = await stateOf(project.stub);
   return Response.json(
-    { decisions: s.decisions, lastEventId: s.lastEventId },
+    { decisions: await logged(project.stub, s.decisions, 'madeBy'), lastEventId: s.lastEventId },
     { headers: { 'Cache-Control': 'no-store' } },
   );
 });

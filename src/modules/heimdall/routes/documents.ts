@@ -3,11 +3,11 @@ import * as z from 'zod';
 import { type AppEnv, intQuery, parseQuery, problem } from '../../../api/module-kit';
 import { ownValue } from '../../../kernel/records';
 import { fail, type Wire } from '../../../protocol';
-import { streamStub } from '../../../stream/stub';
+import { streamStub, wiresAt } from '../../../stream/stub';
 import { Haid, surfacesStream } from '../identity';
 import { auditLines } from '../workspace/audit';
 import { Name } from '../workspace/payloads';
-import type { WorkspaceState } from '../workspace/state';
+import type { Decision, WorkspaceState } from '../workspace/state';
 import { workspaceState, workspaceTarget, writeAs } from './support';
 
 /**
@@ -40,15 +40,48 @@ documentRoutes.post('/workspaces/:ws/decisions', async (c) => {
   const result = await writeAs(c, t.stream, DecisionBody, 'decision.appended');
   if (!result.ok) return problem(c, result);
   const seq = Number(result.receipt.decision_seq);
-  const decision = (await workspaceState(c, t.ws)).decisions.find((d) => d.seq === seq);
+  const entry = (await workspaceState(c, t.ws)).decisions.find((d) => d.seq === seq);
+  const [decision] = entry ? await withBodies(c, t.stream, [entry]) : [];
   return c.json({ decision }, 201);
 });
 
 documentRoutes.get('/workspaces/:ws/decisions', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  return c.json({ decisions: (await workspaceState(c, t.ws)).decisions });
+  const state = await workspaceState(c, t.ws);
+  return c.json({ decisions: await withBodies(c, t.stream, state.decisions) });
 });
+
+/** A decisions-log entry as the API shows it. */
+export interface DecisionJson {
+  seq: number;
+  title: string;
+  body: string;
+  haid: string;
+  at: string;
+}
+
+/**
+ * The entries with their bodies, read from their `decision.appended` Wires
+ * (the state keeps only where each is).
+ */
+async function withBodies(
+  c: Parameters<typeof workspaceTarget>[0],
+  streamId: string,
+  decisions: readonly Decision[],
+): Promise<DecisionJson[]> {
+  const wires = await wiresAt(
+    streamStub(c.env, streamId),
+    decisions.map((d) => d.wire_seq),
+  );
+  return decisions.map((d) => ({
+    seq: d.seq,
+    title: d.title,
+    body: String(wires.get(d.wire_seq)?.payload.body ?? ''),
+    haid: d.haid,
+    at: d.at,
+  }));
+}
 
 documentRoutes.post('/workspaces/:ws/conflicts', async (c) => {
   const t = workspaceTarget(c);
@@ -58,9 +91,9 @@ documentRoutes.post('/workspaces/:ws/conflicts', async (c) => {
   return c.json({ path: result.receipt.path, decision_seq: result.receipt.decision_seq }, 201);
 });
 
-export function decisionsMarkdown(ws: string, state: WorkspaceState): string {
+export function decisionsMarkdown(ws: string, decisions: readonly DecisionJson[]): string {
   const lines = [`# Decisions — ${ws}`, ''];
-  for (const d of state.decisions) {
+  for (const d of decisions) {
     lines.push(`## ${d.seq}. ${d.title}`, '', `- by: ${d.haid}`, `- at: ${d.at}`, '', d.body, '');
   }
   return `${lines.join('\n').trimEnd()}\n`;
@@ -95,7 +128,8 @@ const MARKDOWN = { 'Content-Type': 'text/markdown; charset=utf-8' };
 documentRoutes.get('/workspaces/:ws/documents/decisions.md', async (c) => {
   const t = workspaceTarget(c);
   if ('res' in t) return t.res;
-  return c.body(decisionsMarkdown(t.ws, await workspaceState(c, t.ws)), 200, MARKDOWN);
+  const decisions = await withBodies(c, t.stream, (await workspaceState(c, t.ws)).decisions);
+  return c.body(decisionsMarkdown(t.ws, decisions), 200, MARKDOWN);
 });
 
 documentRoutes.get('/workspaces/:ws/documents/conflicts/:file', async (c) => {

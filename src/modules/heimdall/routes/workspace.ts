@@ -41,7 +41,7 @@ function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = fa
     value: e.value,
     set_by: e.by,
     set_at: e.at,
-    ...(history ? { history: e.history } : {}),
+    ...(history ? { history: e.history, versions: e.versions ?? e.history.length } : {}),
   };
 }
 

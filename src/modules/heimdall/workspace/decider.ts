@@ -8,6 +8,7 @@ import {
   type ConflictRecord,
   conflictPath,
   type Decision,
+  HISTORY_KEPT,
   rejectKey,
   type Versioned,
   type WorkspaceState,
@@ -115,8 +116,12 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
           at: wire.ts,
           ...(p.force === true && before && before.value !== s(p, 'value') ? { forced: true } : {}),
         };
-        const history = [...(before?.history ?? []), entry];
-        return { ...state, [table]: withOwn(state[table], key, { ...entry, history }) };
+        const history = [...(before?.history ?? []), entry].slice(-HISTORY_KEPT);
+        const versions = (before ? (before.versions ?? before.history.length) : 0) + 1;
+        return {
+          ...state,
+          [table]: withOwn(state[table], key, { ...entry, history, versions }),
+        };
       }
       case 'capsule.written': {
         const capsule: Capsule = {
@@ -150,9 +155,9 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
         const decision: Decision = {
           seq: state.decisions.length + 1,
           title: s(p, 'title'),
-          body: s(p, 'body'),
           haid: by,
           at: wire.ts,
+          wire_seq: wire.stream_seq,
         };
         return { ...state, decisions: [...state.decisions, decision] };
       }

@@ -10,16 +10,32 @@ export interface Versioned {
   forced?: boolean;
 }
 
+/**
+ * Versions of one symbol or fact the state keeps. Every version is a Wire of
+ * the workspace stream, so the state needs only the latest few: a fact set
+ * every minute would otherwise outgrow the state's row within days.
+ */
+export const HISTORY_KEPT = 20;
+
 export interface SymbolEntry extends Versioned {
+  /** The last HISTORY_KEPT versions, oldest first; the entry's own is the last. */
   history: Versioned[];
+  /** How many times it was set in all (absent in states kept before: `history.length`). */
+  versions?: number;
 }
 
+/**
+ * A decisions-log entry as the state keeps it: its body stays in its
+ * `decision.appended` Wire (`wire_seq`), read back when the log is served,
+ * so a log of any length fits the state.
+ */
 export interface Decision {
   seq: number;
   title: string;
-  body: string;
   haid: string;
   at: string;
+  /** The stream_seq of the entry's Wire. */
+  wire_seq: number;
 }
 
 export interface ConflictRecord {
