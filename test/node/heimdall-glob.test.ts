@@ -1,11 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  globMatches,
-  overlaps,
-  overlapWitness,
-  parseGlob,
-} from '../../src/modules/heimdall/surfaces/glob';
+import { globMatches, parseGlob } from '../../src/modules/heimdall/surfaces/glob';
+import { overlaps, overlapWitness } from '../../src/modules/heimdall/surfaces/overlap';
 
 function witness(a: string, b: string): string | null {
   const pa = parseGlob(a);

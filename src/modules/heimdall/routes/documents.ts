@@ -41,7 +41,8 @@ documentRoutes.post('/workspaces/:ws/decisions', async (c) => {
   if (!result.ok) return problem(c, result);
   const seq = Number(result.receipt.decision_seq);
   const entry = (await workspaceState(c, t.ws)).decisions.find((d) => d.seq === seq);
-  const [decision] = entry ? await withBodies(c, t.stream, [entry]) : [];
+  // The body is the one just stored (or, on a replay, stored before with the same content).
+  const decision = entry ? jsonOf(entry, result.value.body) : undefined;
   return c.json({ decision }, 201);
 });
 
@@ -74,13 +75,11 @@ async function withBodies(
     streamStub(c.env, streamId),
     decisions.map((d) => d.wire_seq),
   );
-  return decisions.map((d) => ({
-    seq: d.seq,
-    title: d.title,
-    body: String(wires.get(d.wire_seq)?.payload.body ?? ''),
-    haid: d.haid,
-    at: d.at,
-  }));
+  return decisions.map((d) => jsonOf(d, String(wires.get(d.wire_seq)?.payload.body ?? '')));
+}
+
+function jsonOf(d: Decision, body: string): DecisionJson {
+  return { seq: d.seq, title: d.title, body, haid: d.haid, at: d.at };
 }
 
 documentRoutes.post('/workspaces/:ws/conflicts', async (c) => {

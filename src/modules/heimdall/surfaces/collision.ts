@@ -1,5 +1,6 @@
 import { type Failure, fail } from '../../../protocol';
-import { overlapWitness, type ParsedGlob, parseGlob } from './glob';
+import { type ParsedGlob, parseGlob } from './glob';
+import { overlapWitness } from './overlap';
 import type { ClaimMode } from './payloads';
 import { isLive, type SurfaceClaim, type SurfacesState } from './state';
 

@@ -3,8 +3,8 @@ import picomatch from 'picomatch';
 import { braceCount } from './brace-count';
 
 /**
- * Surface globs: which path globs a claim may name, and whether two globs
- * can match a common path (the collision gate's question).
+ * Surface globs: which path globs a claim may name, parsed into what the
+ * overlap check (`overlap.ts`, the collision gate's question) compares.
  *
  * Supported syntax (anything else is refused, naming the glob and why):
  *   - relative POSIX paths, segments separated by `/`, none empty, none `.` or `..`;
@@ -27,16 +27,13 @@ import { braceCount } from './brace-count';
  * Matching is case-sensitive, with picomatch's POSIX rules, `dot: true`,
  * `fastpaths: false` (its shortcuts for `*.*` disagree with its own parser) and
  * `literalBrackets: false` (otherwise `[ab]` also matches the name `[ab]`).
- *
- * Overlap is decided exactly on this syntax: segment by segment with `**`
- * spanning segments, and within a segment as the product of the two
- * patterns' automata over character sets (`*`, `?`, classes, literals).
+ * Whether two globs can match a common path: `overlap.ts`.
  */
 
-type CharSet = { neg: boolean; ranges: [number, number][] };
-type Tok = { star: true } | { star: false; set: CharSet };
+export type CharSet = { neg: boolean; ranges: [number, number][] };
+export type Tok = { star: true } | { star: false; set: CharSet };
 /** A segment: `**` (globstar) or a sequence of tokens. */
-type Segment = 'globstar' | Tok[];
+export type Segment = 'globstar' | Tok[];
 
 export const MAX_GLOB_LENGTH = 256;
 /** Brace alternatives one glob may expand to. */
@@ -50,36 +47,43 @@ export interface ParsedGlob {
 
 export type GlobResult = { ok: true; parsed: ParsedGlob } | { ok: false; reason: string };
 
-const ANY: CharSet = { neg: true, ranges: [] };
+/** Any one character (`?`). */
+export const ANY: CharSet = { neg: true, ranges: [] };
 
 function literal(ch: string): CharSet {
   const code = ch.codePointAt(0) ?? 0;
   return { neg: false, ranges: [[code, code]] };
 }
 
+/** Index after the `]` that closes the class opened at `start`, or -1 when none does. */
+function classEnd(text: string, start: number): number {
+  let i = start + 1;
+  if (text[i] === '^') i++;
+  // A "]" first is a member (POSIX), as picomatch reads it: "[]]" is "]".
+  if (text[i] === ']') i++;
+  const close = text.indexOf(']', i);
+  return close < 0 ? -1 : close + 1;
+}
+
 /** Parses one `[...]` class starting at `start` (the `[`); the set and the index after `]`. */
 function parseClass(text: string, start: number): { set: CharSet; end: number } | string {
-  let i = start + 1;
-  let neg = false;
+  const end = classEnd(text, start);
+  if (end < 0) return 'a "[" class is not closed with "]"';
+  let body = text.slice(start + 1, end - 1);
   // picomatch reads "[!a]" as "[!a]" or one of "!", "a": only "^" negates.
-  if (text[i] === '!') return 'negate a class with "^" ([^a-z]), not "!"';
-  if (text[i] === '^') {
-    neg = true;
-    i++;
-  }
+  if (body.startsWith('!')) return 'negate a class with "^" ([^a-z]), not "!"';
+  const neg = body.startsWith('^');
+  if (neg) body = body.slice(1);
   const ranges: [number, number][] = [];
-  const chars = Array.from(text.slice(i));
-  let k = 0;
-  // A "]" first is a member (POSIX), as picomatch reads it: "[]]" is "]".
-  while (k < chars.length && (chars[k] !== ']' || k === 0)) {
+  const chars = Array.from(body);
+  for (let k = 0; k < chars.length; ) {
     const ch = chars[k] ?? '';
     if (ch === '[' && /[:.=]/.test(chars[k + 1] ?? '')) {
       return `"[${chars[k + 1]}" inside a class (POSIX classes like [[:alpha:]]) is not supported`;
     }
     if (ch === '\\') return 'backslash escapes are not supported';
-    const next = chars[k + 1];
     const after = chars[k + 2];
-    if (next === '-' && after !== undefined && after !== ']') {
+    if (chars[k + 1] === '-' && after !== undefined) {
       const lo = ch.codePointAt(0) ?? 0;
       const hi = after.codePointAt(0) ?? 0;
       if (lo > hi) return `the class range "${ch}-${after}" is reversed`;
@@ -91,10 +95,7 @@ function parseClass(text: string, start: number): { set: CharSet; end: number } 
       k++;
     }
   }
-  if (chars[k] !== ']') return 'a "[" class is not closed with "]"';
-  // Index in UTF-16 units of the character after "]".
-  const consumed = chars.slice(0, k + 1).join('').length;
-  return { set: { neg, ranges }, end: i + consumed };
+  return { set: { neg, ranges }, end };
 }
 
 function parseSegment(segment: string): Segment | { refused: string } {
@@ -128,15 +129,6 @@ function parseSegment(segment: string): Segment | { refused: string } {
   return toks;
 }
 
-/** Index after the `]` that closes the class opened at `start`, or -1 when none does. */
-function classEnd(text: string, start: number): number {
-  let i = start + 1;
-  if (text[i] === '^') i++;
-  if (text[i] === ']') i++;
-  const close = text.indexOf(']', i);
-  return close < 0 ? -1 : close + 1;
-}
-
 /**
  * The glob with each class's members masked (`[(]` reads `[x]`), so the
  * checks of what is syntax outside a class do not see a class's characters.
@@ -157,13 +149,13 @@ function outsideClasses(glob: string): string {
   return out;
 }
 
-function refusalOf(glob: string): string | null {
+/** Why `glob` is refused, if it is; `syntax` is `outsideClasses(glob)`. */
+function refusalOf(glob: string, syntax: string): string | null {
   if (glob.length === 0) return 'a glob cannot be empty';
   if (glob.length > MAX_GLOB_LENGTH) return `a glob has at most ${MAX_GLOB_LENGTH} characters`;
   if (glob.startsWith('/')) return 'globs are relative paths (no leading "/")';
   if (glob.startsWith('!')) return 'negated globs ("!…") are not supported';
   if (glob.includes('\\')) return 'backslash escapes are not supported';
-  const syntax = outsideClasses(glob);
   if (/[@!+*?]\(/.test(syntax))
     return 'extglobs such as @(…), !(…), +(…), *(…), ?(…) are not supported';
   if (/[()|]/.test(syntax)) {
@@ -186,11 +178,12 @@ function refusalOf(glob: string): string | null {
 
 /** Parses and checks a surface glob: its alternatives, or why it is refused. */
 export function parseGlob(glob: string): GlobResult {
-  const refused = refusalOf(glob);
+  const syntax = outsideClasses(glob);
+  const refused = refusalOf(glob, syntax);
   if (refused) return { ok: false, reason: refused };
   let expanded: string[] = [glob];
   // Without a brace outside a class there is nothing to expand.
-  if (outsideClasses(glob).includes('{')) {
+  if (syntax.includes('{')) {
     try {
       // Counted first: expanding is exponential in the number of brace groups.
       const count = braceCount(glob, MAX_ALTERNATIVES);
@@ -227,120 +220,6 @@ export function parseGlob(glob: string): GlobResult {
     alternatives.push(segments);
   }
   return { ok: true, parsed: { glob, alternatives } };
-}
-
-const PREFERRED = Array.from('abcdefghijklmnopqrstuvwxyz0123456789', (c) => c.charCodeAt(0));
-
-function inSet(set: CharSet, code: number): boolean {
-  const hit = set.ranges.some(([lo, hi]) => code >= lo && code <= hi);
-  return set.neg ? !hit : hit;
-}
-
-/** A character in both sets, or null. ('/' never occurs inside a segment.) */
-function meet(a: CharSet, b: CharSet): number | null {
-  const candidates = [
-    ...PREFERRED,
-    ...a.ranges.flatMap(([lo, hi]) => [lo, hi + 1]),
-    ...b.ranges.flatMap(([lo, hi]) => [lo, hi + 1]),
-  ];
-  for (const code of candidates) {
-    if (code !== 0x2f && code <= 0x10ffff && inSet(a, code) && inSet(b, code)) return code;
-  }
-  // Two negated sets exclude finitely many characters: one past every range is free.
-  if (a.neg && b.neg) {
-    const top = Math.max(0x7f, ...a.ranges.map((r) => r[1]), ...b.ranges.map((r) => r[1]));
-    return top + 1 <= 0x10ffff ? top + 1 : null;
-  }
-  return null;
-}
-
-/** What matters of a word read so far: empty, ".", "..", or a real name. */
-function wordClass(word: string): number {
-  if (word === '') return 0;
-  if (word === '.') return 1;
-  return word === '..' ? 2 : 3;
-}
-
-/** A segment name (not empty, ".", "..") both token sequences match, or null. */
-function segmentWitness(a: Tok[], b: Tok[]): string | null {
-  const seen = new Set<string>();
-  const queue: [number, number, string][] = [[0, 0, '']];
-  while (queue.length > 0) {
-    const [i, j, word] = queue.shift() as [number, number, string];
-    const key = `${i},${j},${wordClass(word)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (i === a.length && j === b.length && wordClass(word) === 3) return word;
-    const ta = a[i];
-    const tb = b[j];
-    if (ta?.star) queue.push([i + 1, j, word]);
-    if (tb?.star) queue.push([i, j + 1, word]);
-    if (ta && tb) {
-      const code = meet(ta.star ? ANY : ta.set, tb.star ? ANY : tb.set);
-      if (code !== null) {
-        queue.push([ta.star ? i : i + 1, tb.star ? j : j + 1, word + String.fromCodePoint(code)]);
-      }
-    }
-  }
-  return null;
-}
-
-/** Any non-empty name a segment pattern matches. */
-function anyName(seg: Tok[]): string {
-  return segmentWitness(seg, [{ star: true }]) ?? 'x';
-}
-
-/** A path (non-empty segments) both segment lists match, or null. */
-function pathWitness(a: Segment[], b: Segment[]): string[] | null {
-  const seen = new Set<string>();
-  const queue: [number, number, string[]][] = [[0, 0, []]];
-  while (queue.length > 0) {
-    const [i, j, path] = queue.shift() as [number, number, string[]];
-    const key = `${i},${j}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    if (i === a.length && j === b.length) return path;
-    const sa = a[i];
-    const sb = b[j];
-    if (sa === 'globstar') queue.push([i + 1, j, path]);
-    if (sb === 'globstar') queue.push([i, j + 1, path]);
-    if (sa === undefined || sb === undefined) continue;
-    // One segment consumed by both: a globstar stays put, a pattern moves on.
-    if (sa === 'globstar' && sb === 'globstar') continue; // back at (i, j): nothing new
-    if (sa === 'globstar' && sb !== 'globstar') queue.push([i, j + 1, [...path, anyName(sb)]]);
-    else if (sb === 'globstar' && sa !== 'globstar') queue.push([i + 1, j, [...path, anyName(sa)]]);
-    else if (sa !== 'globstar' && sb !== 'globstar') {
-      const name = segmentWitness(sa, sb);
-      if (name !== null) queue.push([i + 1, j + 1, [...path, name]]);
-    }
-  }
-  return null;
-}
-
-/**
- * A path both parsed globs match, or null when none exists. The path is
- * empty only when both globs are made of `**` alone (they then share every path).
- */
-export function overlapWitness(a: ParsedGlob, b: ParsedGlob): string | null {
-  for (const x of a.alternatives) {
-    for (const y of b.alternatives) {
-      const path = pathWitness(x, y);
-      if (path !== null) return path.length > 0 ? path.join('/') : 'x';
-    }
-  }
-  return null;
-}
-
-/** Can some path match both parsed globs? */
-export function globsOverlap(a: ParsedGlob, b: ParsedGlob): boolean {
-  return overlapWitness(a, b) !== null;
-}
-
-/** Can some path match both globs? (Both must parse; a refused glob overlaps nothing.) */
-export function overlaps(a: string, b: string): boolean {
-  const pa = parseGlob(a);
-  const pb = parseGlob(b);
-  return pa.ok && pb.ok && globsOverlap(pa.parsed, pb.parsed);
 }
 
 /**
