@@ -1,3 +1,4 @@
+import type { Env } from '../env';
 import { type Draft, type Failure, parseAppend, type Result } from '../protocol';
 import type { AppendOptions } from '../protocol/dialects/parse-append';
 import type { AppendResult } from './kind';
@@ -9,7 +10,7 @@ import type { SignedDraft } from './signatures';
  * (MCP tools, dialect endpoints) hand a decoded body to `appendBody`, which
  * parses it in its dialect (`parseAppend`, with the modules' catalogues:
  * payload schemas and reserved wire ids), runs the entry
- * point's guards (rights, the signature, then rate) and commits it to its stream. It answers
+ * point's guards (rights, the type's admission, the signature, then rate) and commits it to its stream. It answers
  * a value: only `api/` turns a Failure into problem+json (MCP into a tool error).
  */
 export interface AppendGuards {
@@ -29,6 +30,8 @@ export interface AppendGuards {
 export interface AppendCall {
   body: unknown;
   streamId: string;
+  /** The bindings a type's `admit` reads other streams through. */
+  env: Env;
   guards: AppendGuards;
   /** The body's dialect (a module's own, on its endpoints) and the authenticated sender. */
   options?: Pick<AppendOptions, 'dialect' | 'sender'>;
@@ -36,10 +39,11 @@ export interface AppendCall {
   commit(draft: Draft, expectedSeq: number | undefined): Promise<AppendResult>;
   /**
    * The stored Wire's replay if the stream holds this wire_id with this
-   * content (normally `StreamObject.replayOf`), asked only when the signature
-   * guard refuses: idempotency outlives the sender's keys, so a retry of a
-   * Wire stored before its key was rotated or revoked (its answer lost)
-   * hears its receipt, not a 403. Entry points without it answer the refusal.
+   * content (normally `StreamObject.replayOf`), asked only when admission or
+   * the signature guard refuses: idempotency outlives the sender's keys and
+   * the places a Wire needed, so a retry of a Wire stored before its key was
+   * rotated or its channel closed (its answer lost) hears its receipt, not a
+   * 403 or 404. Entry points without it answer the refusal.
    */
   replayOf?(draft: Draft): Promise<AppendResult | null>;
 }
@@ -65,6 +69,8 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   if (!drafted.ok) return drafted;
   const denied = call.guards.rights(drafted.draft);
   if (denied) return denied;
+  const refused = await admission(call.env, drafted.draft, registry);
+  if (refused) return (await call.replayOf?.(drafted.draft)) ?? refused;
   const signed = await call.guards.signature(drafted.draft);
   if (!signed.ok) return (await call.replayOf?.(drafted.draft)) ?? signed;
   const limited = (await call.guards.rate?.(signed.draft)) ?? null;
@@ -74,4 +80,9 @@ export async function appendBody(call: AppendCall, registry: Registry): Promise<
   if (result.ok && !result.replay && signed.holdMs)
     await new Promise((resolve) => setTimeout(resolve, signed.holdMs));
   return result;
+}
+
+/** What the Wire's type needs of other streams (`TypeSpec.admit`): why not, or null. */
+export function admission(env: Env, draft: Draft, registry: Registry): Promise<Failure | null> {
+  return registry.typeSpec(draft.type)?.admit?.(env, draft) ?? Promise.resolve(null);
 }

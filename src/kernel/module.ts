@@ -4,7 +4,7 @@ import type { AppEnv } from '../api/app-env';
 import type { Env } from '../env';
 import type { Reducer } from '../projection/reducer';
 import type { BaseRow } from '../projection/types';
-import type { Wire } from '../protocol';
+import type { Draft, Failure, Wire } from '../protocol';
 import type { Effect, StreamKind } from './kind';
 import type { SignerDirectory } from './signatures';
 
@@ -25,6 +25,15 @@ export interface TypeSpec {
    * HCS directly, which proves no identity (signing keys).
    */
   ownerOrAdmin?: boolean;
+  /**
+   * What a Wire of this type needs of *other* streams before its own stream
+   * decides (a worker is spawned only into an open channel): why not, or
+   * null. Every entry point runs it — REST, a module's own routes, HCS-first
+   * ingest — after the rights guard, so no route can skip it. Reads only
+   * (other streams' `coordination()` views); Wires a decider emits as
+   * effects are its own stream's word and do not pass it.
+   */
+  admit?(env: Env, draft: Draft): Promise<Failure | null>;
   /** The status a Wire of this type gives its stream in `stream_state`. */
   status?: string;
   /** What a Wire of this type adds to its stream's `stream_state` summary (pure). */

@@ -47,6 +47,8 @@ export interface ListenDeps {
   hcsFirst: HcsFirstPolicy;
   /** Whether an HCS-27 message is a checkpoint of this topic's log (log mode). */
   ownCheckpoint(text: string): Promise<boolean>;
+  /** What the Wire's type needs of other streams (`TypeSpec.admit`), as on every append. */
+  admit(draft: Draft): Promise<Failure | null>;
   /** The append path's signature guard (`kernel/signatures.ts`): a keyed agent's Wires must be signed here too. */
   signature(draft: Draft): Promise<Failure | null>;
 }
@@ -181,6 +183,12 @@ async function onMessage(
   const unproven = hcsFirstProblem(parsed.draft, last.payer_account_id, REGISTRY, deps.hcsFirst);
   if (unproven !== null) {
     raise('hcs-first-rejected', seq, `wire ${parsed.draft.wire_id}: ${unproven}`);
+    result.rejected++;
+    return;
+  }
+  const refused = await deps.admit(parsed.draft);
+  if (refused !== null) {
+    raise('hcs-first-rejected', seq, `wire ${parsed.draft.wire_id}: ${refused.detail}`);
     result.rejected++;
     return;
   }

@@ -2,7 +2,9 @@ import { DurableObject } from 'cloudflare:workers';
 import { AnchorError, anchorFor } from '../anchor';
 import { findOnMirror, readTopicMessages } from '../anchor/mirror';
 import type { Env } from '../env';
+import { admission } from '../kernel/append';
 import { sqlOf } from '../kernel/sql';
+import { REGISTRY } from '../modules';
 import { PayloadSealer } from '../private/sealer';
 import { signatureGuard } from '../private/signature-rule';
 import { useSettings } from '../projection/reducer';
@@ -180,6 +182,7 @@ export class TopicObject extends DurableObject<Env> {
       now: Date.now,
       hcsFirst: hcsFirstPolicy(this.env.HCS_FIRST, config.network),
       ownCheckpoint: (text) => this.#logAnchoring.ownCheckpoint(text, topicId),
+      admit: (draft) => admission(this.env, draft, REGISTRY),
       signature: signatureGuard(this.env),
       alert: (alerts) => directoryStub(this.env).recordAlerts(alerts),
       ingest: (...found) => ingestFound(this.#reports, name, ...found),

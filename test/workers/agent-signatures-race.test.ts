@@ -48,6 +48,7 @@ async function racing(agent: string, body: unknown, meanwhile: () => Promise<Res
     {
       body,
       streamId: agent,
+      env: env as never,
       guards,
       async commit(draft, expectedSeq) {
         expect((await meanwhile()).status).toBe(201);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { uid } from './helpers/coordination';
 import {
+  concludeBranch,
   envelope,
   events,
   eventually,
@@ -9,6 +10,7 @@ import {
   report,
   rt,
   say,
+  spawnedBranch,
   spawnWorker,
   state,
 } from './helpers/runtime';
@@ -207,13 +209,7 @@ describe('Runtime v1 workers', () => {
   });
 
   it('refuses to spawn a worker in a branch never spawned (404), of another channel (422) or concluded (409)', async () => {
-    const channelId = await openChannel({ rules: [], default: { action: 'spawn_branch' } });
-    await say(channelId, 'look into it');
-    const decided = (await events(channelId)).find(
-      (e) => e.messageType === 'channel.route.decided',
-    );
-    const branchId = String((decided?.payload as Json | undefined)?.branchId);
-    await eventually(async () => (await rt('GET', `/branches/${branchId}/state`)).status === 200);
+    const { channelId, branchId } = await spawnedBranch();
     const other = await openChannel();
 
     const ghost = await spawnWorker(channelId, { mode: 'interactive' }, { branchId: uid('ghost') });
@@ -221,16 +217,7 @@ describe('Runtime v1 workers', () => {
     const foreign = await spawnWorker(other, { mode: 'interactive' }, { branchId });
     expect(foreign.answer.status).toBe(422);
     expect(foreign.answer.body.errors).toEqual([expect.objectContaining({ path: 'branchId' })]);
-    const concluded = await rt(
-      'POST',
-      `/branches/${branchId}/conclusion`,
-      envelope('branch.conclusion', channelId, {
-        conclusion: 'nothing there',
-        artifactRefs: [],
-        memoryRefs: [],
-        tokenUsage: { input: 1, output: 1 },
-      }),
-    );
+    const concluded = await concludeBranch(branchId, channelId, 'nothing there');
     expect(concluded.status).toBe(201);
     const late = await spawnWorker(channelId, { mode: 'interactive' }, { branchId });
     expect(late.answer.status).toBe(409);

@@ -64,6 +64,7 @@ streams.post('/:stream_id/wires', async (c) => {
     {
       body: body.body,
       streamId,
+      env: c.env,
       guards: tokenGuards(c),
       commit: (draft, expectedSeq) => stub(c, streamId).append(draft, expectedSeq, ifMatch.value),
       replayOf: (draft) => stub(c, streamId).replayOf(draft),

@@ -1,4 +1,5 @@
 import type { StreamSummary, TypeSpec } from '../../kernel/module';
+import { spawnPlace } from './admission';
 import { wireType } from './envelope';
 import { PAYLOADS, type RuntimeMessageType } from './payloads';
 
@@ -29,6 +30,7 @@ export const RUNTIME_TYPES: Record<string, TypeSpec> = Object.fromEntries(
     const status = STATUS[type];
     if (status) spec.status = status;
     if (type === 'compactor.threshold.hit') spec.summarize = countOf('threshold_hits');
+    if (type === 'worker.spawned') spec.admit = spawnPlace;
     return [wireType(type), spec];
   }),
 );

@@ -259,3 +259,27 @@ export async function cron(at: number): Promise<void> {
   );
   await waitOnExecutionContext(ctx);
 }
+
+/** A branch of a newly opened channel, spawned by its routing (a `spawn_branch` default). */
+export async function spawnedBranch(): Promise<{ channelId: string; branchId: string }> {
+  const channelId = await openChannel({ rules: [], default: { action: 'spawn_branch' } });
+  await say(channelId, 'look into it');
+  const decided = (await events(channelId)).find((e) => e.messageType === 'channel.route.decided');
+  const branchId = String((decided?.payload as Json | undefined)?.branchId);
+  await eventually(async () => (await rt('GET', `/branches/${branchId}/state`)).status === 200);
+  return { channelId, branchId };
+}
+
+/** Posts a branch's conclusion (the four fields FR-4 allows). */
+export function concludeBranch(branchId: string, channelId: string, conclusion = 'done') {
+  return rt(
+    'POST',
+    `/branches/${branchId}/conclusion`,
+    envelope('branch.conclusion', channelId, {
+      conclusion,
+      artifactRefs: [],
+      memoryRefs: [],
+      tokenUsage: { input: 1, output: 1 },
+    }),
+  );
+}

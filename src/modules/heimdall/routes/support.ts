@@ -67,6 +67,7 @@ export function appendAs(
     {
       body,
       streamId,
+      env: c.env,
       guards: tokenGuards(c),
       commit: (draft, expectedSeq) => streamStub(c.env, streamId).append(draft, expectedSeq),
     },

@@ -79,6 +79,12 @@ function decide(command: Wire, state: BranchState) {
   const type = messageTypeOf(command.type);
   const branchId = command.stream_id.slice('branch:'.length);
   if (type === 'branch.spawned') {
+    // Only its channel's routing spawns a branch (an effect, sent as `system`).
+    if (command.sender !== 'system')
+      return fail(
+        'invalid-transition',
+        `branch "${branchId}" cannot be spawned directly: a channel spawns its branches when a spawn_branch rule routes a message (POST /v1/channels/{id}/messages)`,
+      );
     if (state.status !== 'none')
       return fail('invalid-transition', `branch "${branchId}" already exists`);
   } else if (type === 'branch.conclusion') {

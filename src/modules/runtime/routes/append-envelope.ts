@@ -73,12 +73,14 @@ export async function appendEnvelope(
     {
       body,
       streamId,
+      env: c.env,
       guards: tokenGuards(c),
       options: { dialect: DIALECT, sender: principalOf(c).sub },
       commit: (draft, expectedSeq) => {
         const commit = () => streamStub(c.env, streamId).append(draft, expectedSeq);
         return around ? around(commit) : commit();
       },
+      replayOf: (draft) => streamStub(c.env, streamId).replayOf(draft),
     },
     REGISTRY,
   );

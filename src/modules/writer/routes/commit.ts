@@ -24,6 +24,7 @@ export async function commitMessage(
       {
         body: { ...body },
         streamId: body.stream_id,
+        env: c.env,
         guards: tokenGuards(c),
         commit: (d, expected) => stream.append(d, expected),
       },
