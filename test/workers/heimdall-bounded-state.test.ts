@@ -6,8 +6,9 @@ import { api, wsId } from './helpers/heimdall';
  * What a workspace accumulates without end — its decisions log and the
  * versions of a fact set again and again — is not held in the stream's
  * decision state (one row of at most ~2 MB), so neither ever fills it: the
- * log's bodies are read back from their Wires, and a key keeps its last 20
- * versions with the count of all.
+ * log's bodies are read back from their Wires, and a key keeps its value, where
+ * its last 20 versions are (their values read back from their Wires too) and
+ * the count of all.
  */
 it('takes a decisions log far larger than the state a stream keeps, and serves every body', async () => {
   const ws = wsId('long-log');
@@ -52,25 +53,39 @@ it('takes a decisions log far larger than the state a stream keeps, and serves e
   expect(String(md.text)).toContain(bodyOf(count - 1));
 }, 240_000);
 
-it('keeps facts set hundreds of times writable, with their last 20 versions and the count of all', async () => {
+it('keeps many facts, each set again and again, writable, with their last 20 versions and the count of all', async () => {
   const ws = wsId('busy-fact');
   const path = `/v1/workspaces/${ws}`;
-  // 460 versions of ~4 KB: 1.9 MB had every version stayed in the state.
-  const value = (i: number) => `${i}:`.padEnd(4_000, 'v');
-  const times = 460;
-  for (let i = 0; i < times; i++) {
-    const r = await api('PUT', `${path}/blackboard/status-${i % 2}`, 'agent:archivist', {
-      value: value(i),
-    });
-    expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
+  // 30 facts set 30 times with ~4 KB: 30 × 21 × 4 KB = 2.5 MB had the state
+  // held each kept version's value, past MAX_STATE_BYTES at about the 21st fact.
+  const keys = 30;
+  const rounds = 30;
+  const value = (round: number, key: number) => `${round}/${key}:`.padEnd(4_000, 'v');
+  expect(keys * 21 * value(0, 0).length).toBeGreaterThan(MAX_STATE_BYTES);
+  for (let round = 0; round < rounds; round++) {
+    const answers = await Promise.all(
+      Array.from({ length: keys }, (_, key) =>
+        api('PUT', `${path}/blackboard/status-${key}`, 'agent:archivist', {
+          value: value(round, key),
+        }),
+      ),
+    );
+    for (const r of answers) expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(200);
   }
-  const got = await api('GET', `${path}/blackboard/status-1`, 'agent:archivist');
-  expect(got.status).toBe(200);
-  const entry = got.body.entry as { value: string; versions: number; history: { value: string }[] };
-  expect(entry.value).toBe(value(times - 1));
-  expect(entry.versions).toBe(times / 2);
-  // This key's last 20 versions, oldest first, ending with its value.
-  expect(entry.history.map((h) => h.value)).toEqual(
-    Array.from({ length: 20 }, (_, k) => value(times - 1 - 2 * (19 - k))),
-  );
+  for (const key of [0, 17, keys - 1]) {
+    const got = await api('GET', `${path}/blackboard/status-${key}`, 'agent:archivist');
+    expect(got.status).toBe(200);
+    const entry = got.body.entry as {
+      value: string;
+      versions: number;
+      history: { value: string; by: string }[];
+    };
+    expect(entry.value).toBe(value(rounds - 1, key));
+    expect(entry.versions).toBe(rounds);
+    // Its last 20 versions, oldest first, ending with its value, each read back from its Wire.
+    expect(entry.history.map((h) => h.value)).toEqual(
+      Array.from({ length: 20 }, (_, k) => value(rounds - 20 + k, key)),
+    );
+    expect(new Set(entry.history.map((h) => h.by))).toEqual(new Set(['agent:archivist']));
+  }
 }, 240_000);

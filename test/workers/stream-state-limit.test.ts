@@ -14,11 +14,11 @@ import { api, wsId } from './helpers/heimdall';
 it('refuses the decision that would outgrow the state a stream keeps, and stores none of it', async () => {
   const ws = wsId('full');
   const path = `/v1/workspaces/${ws}`;
-  const value = 'x'.repeat(4_000); // an entry of ~8 KB: its value, and its history's one version
+  const value = 'x'.repeat(4_000); // an entry of ~4.1 KB: its value, and where its one version is
   let accepted = 0;
   let refused: { status: number; body: Record<string, unknown> } | null = null;
   // Ten at a time (the workspace's object takes them one by one).
-  for (let i = 0; i < 300 && refused === null; i += 10) {
+  for (let i = 0; i < 600 && refused === null; i += 10) {
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, j) =>
         api('PUT', `${path}/blackboard/k${i + j}`, 'agent:archivist', { value }),
@@ -29,8 +29,8 @@ it('refuses the decision that would outgrow the state a stream keeps, and stores
       else refused ??= { status: r.status, body: r.body };
     }
   }
-  // ~8 KB a key: the limit is reached after about 220 of them.
-  expect(accepted).toBeGreaterThan(MAX_STATE_BYTES / 9_000);
+  // ~4.1 KB a key: the limit is reached after about 440 of them.
+  expect(accepted).toBeGreaterThan(MAX_STATE_BYTES / 4_500);
   expect(refused?.status).toBe(409);
   expect(refused?.body).toMatchObject({ type: '/problems/invalid-transition' });
   expect(String(refused?.body.detail)).toMatch(

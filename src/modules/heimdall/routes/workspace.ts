@@ -1,8 +1,9 @@
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import * as z from 'zod';
 import { type AppEnv, problem } from '../../../api/module-kit';
 import { ownValue } from '../../../kernel/records';
 import { fail } from '../../../protocol';
+import { streamStub, wiresAt } from '../../../stream/stub';
 import { Haid } from '../identity';
 import { type Capsule, capsuleJson, closure } from '../workspace/capsules';
 import { PROTOCOL_VERSION } from '../workspace/messages';
@@ -35,14 +36,29 @@ export const HydrateQuery = {
   ids: z.string().min(1).max(2000).meta({ description: 'Capsule ids, comma-separated' }),
 };
 
-function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry, history = false) {
-  return {
-    [name]: key,
-    value: e.value,
-    set_by: e.by,
-    set_at: e.at,
-    ...(history ? { history: e.history, versions: e.versions ?? e.history.length } : {}),
-  };
+function entryJson(key: string, name: 'id' | 'key', e: SymbolEntry) {
+  return { [name]: key, value: e.value, set_by: e.by, set_at: e.at };
+}
+
+/**
+ * An entry with its last versions, each value read back from its Wire (the
+ * state keeps where each is: `VersionRef`).
+ */
+async function withHistory(
+  c: Context<AppEnv>,
+  stream: string,
+  [name, key]: ['id' | 'key', string],
+  e: SymbolEntry,
+) {
+  const wires = await wiresAt(
+    streamStub(c.env, stream),
+    e.history.map((v) => v.seq),
+  );
+  const history = e.history.map(({ seq, ...v }) => ({
+    value: String(wires.get(seq)?.payload.value ?? ''),
+    ...v,
+  }));
+  return { ...entryJson(key, name, e), history, versions: e.versions };
 }
 
 /** A table's entries as `{ [name]: key, value }`, by key. */
@@ -75,7 +91,7 @@ workspaceRoutes.put('/workspaces/:ws/symbols/:id', async (c) => {
   }));
   if (!result.ok) return problem(c, result);
   const entry = ownValue((await workspaceState(c, t.ws)).symbols, id);
-  return c.json({ symbol: entry ? entryJson(id, 'id', entry, true) : null });
+  return c.json({ symbol: entry ? await withHistory(c, t.stream, ['id', id], entry) : null });
 });
 
 workspaceRoutes.get('/workspaces/:ws/symbols', async (c) => {
@@ -97,7 +113,7 @@ workspaceRoutes.get('/workspaces/:ws/symbols/:id', async (c) => {
   const id = c.req.param('id');
   const entry = ownValue((await workspaceState(c, t.ws)).symbols, id);
   if (!entry) return problem(c, fail('not-found', `no symbol "${id}" in workspace "${t.ws}"`));
-  return c.json({ symbol: entryJson(id, 'id', entry, true) });
+  return c.json({ symbol: await withHistory(c, t.stream, ['id', id], entry) });
 });
 
 // --- blackboard --------------------------------------------------------------
@@ -131,7 +147,7 @@ workspaceRoutes.get('/workspaces/:ws/blackboard/:key', async (c) => {
   const key = c.req.param('key');
   const entry = ownValue((await workspaceState(c, t.ws)).blackboard, key);
   if (!entry) return problem(c, fail('not-found', `no blackboard key "${key}" in "${t.ws}"`));
-  return c.json({ entry: entryJson(key, 'key', entry, true) });
+  return c.json({ entry: await withHistory(c, t.stream, ['key', key], entry) });
 });
 
 // --- capsules ----------------------------------------------------------------

@@ -11,6 +11,7 @@ import {
   HISTORY_KEPT,
   rejectKey,
   type Versioned,
+  type VersionRef,
   type WorkspaceState,
 } from './state';
 
@@ -116,8 +117,10 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
           at: wire.ts,
           ...(p.force === true && before && before.value !== s(p, 'value') ? { forced: true } : {}),
         };
-        const history = [...(before?.history ?? []), entry].slice(-HISTORY_KEPT);
-        const versions = (before ? (before.versions ?? before.history.length) : 0) + 1;
+        const ref: VersionRef = { seq: wire.stream_seq, by, at: wire.ts };
+        if (entry.forced) ref.forced = true;
+        const history = [...(before?.history ?? []), ref].slice(-HISTORY_KEPT);
+        const versions = (before?.versions ?? 0) + 1;
         return {
           ...state,
           [table]: withOwn(state[table], key, { ...entry, history, versions }),

@@ -13,7 +13,8 @@ import type { WorkspaceState } from './state';
 export const workspaceKind = defineUnconfiguredKind<WorkspaceState>({
   name: 'workspace',
   // 2: decisions keep their Wire's seq instead of their body, a key its last 20 versions.
-  version: 2,
+  // 3: a key's versions keep their Wire's seq instead of their value.
+  version: 3,
   decider: workspaceDecider,
   hooks: {
     receipt(state, wire, replay): ReceiptFields | null {

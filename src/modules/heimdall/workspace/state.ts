@@ -17,11 +17,24 @@ export interface Versioned {
  */
 export const HISTORY_KEPT = 20;
 
+/**
+ * One version as the state keeps it: who set it and when, with its value left
+ * in its Wire (`seq`, the Wire's stream_seq) and read back when a history is
+ * served. The entry's own value is held once, so a key costs its value plus
+ * ~60 bytes a version, not twenty copies of its value.
+ */
+export interface VersionRef {
+  seq: number;
+  by: string;
+  at: string;
+  forced?: boolean;
+}
+
 export interface SymbolEntry extends Versioned {
   /** The last HISTORY_KEPT versions, oldest first; the entry's own is the last. */
-  history: Versioned[];
-  /** How many times it was set in all (absent in states kept before: `history.length`). */
-  versions?: number;
+  history: VersionRef[];
+  /** How many times it was set in all. */
+  versions: number;
 }
 
 /**
