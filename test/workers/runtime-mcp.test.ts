@@ -114,6 +114,13 @@ describe.each<Era>(['session', 'sessionless'])('runtime tools, %s era', (era) =>
         ['runtime_channel', { ...ch, action: 'state' }, 'channel_id', 404],
         ['runtime_channel', { ...ch, action: 'say' }, 'text', 422],
         ['runtime_worker', { ...ch, action: 'spawn', worker_id: w }, 'goal', 422],
+        // The channel was never opened: the spawn's admission names it.
+        [
+          'runtime_worker',
+          { ...ch, action: 'spawn', worker_id: w, goal: 'g', toolset: ['shell'] },
+          'channel_id',
+          404,
+        ],
         [
           'runtime_worker',
           { action: 'progress', worker_id: w, status: 'running' },

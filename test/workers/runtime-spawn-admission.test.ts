@@ -53,6 +53,7 @@ describe('where a worker may be spawned, on every entry point', { timeout: 40_00
     const body = (await res.json()) as Json;
     expect(body.type).toBe('/problems/not-found');
     expect(String(body.detail)).toContain(`channel "${channelId}" is not open`);
+    expect(body.errors).toEqual([expect.objectContaining({ path: 'channelId' })]);
     expect(await workerStatus(workerId)).toBe(404);
     expect((await rt('GET', `/streams/worker:${workerId}/wires`)).body.last_seq).toBe(0);
   });

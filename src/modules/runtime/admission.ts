@@ -35,10 +35,15 @@ export async function spawnPlace(env: Env, draft: Draft): Promise<Failure | null
     branch ? streamStub(env, `branch:${branch}`).coordination() : null,
   ]);
   if (!(ch.state as { opened?: boolean } | null)?.opened)
-    return fail('not-found', `channel "${channel}" is not open: create it with POST /v1/channels`);
+    return fail('not-found', `channel "${channel}" is not open: create it with POST /v1/channels`, {
+      errors: [{ path: 'channelId', message: 'is not an open channel' }],
+    });
   if (!branch || !br) return null;
   const b = br.state as { status?: string; channelId?: string | null } | null;
-  if (!b || b.status === 'none') return fail('not-found', `branch "${branch}" was never spawned`);
+  if (!b || b.status === 'none')
+    return fail('not-found', `branch "${branch}" was never spawned`, {
+      errors: [{ path: 'branchId', message: 'was never spawned' }],
+    });
   if (b.channelId !== channel)
     return fail(
       'invalid-wire',
@@ -51,6 +56,7 @@ export async function spawnPlace(env: Env, draft: Draft): Promise<Failure | null
     return fail(
       'invalid-transition',
       `branch "${branch}" has concluded: it spawns no more workers`,
+      { errors: [{ path: 'branchId', message: 'has concluded' }] },
     );
   return null;
 }
