@@ -8,7 +8,7 @@ import {
   readJsonBody,
   tokenGuards,
 } from '../../../api/module-kit';
-import { draftOf } from '../../../kernel/append';
+import { admission, draftOf } from '../../../kernel/append';
 import { derivedWireId } from '../../../kernel/derived-id';
 import {
   type Draft,
@@ -112,6 +112,8 @@ events.post('/projects/:project_id/events', async (c) => {
       : drafted;
     const denied = guards.rights(draft);
     if (denied) return problem(c, atIndex(denied, index, batch));
+    const refused = await admission(c.env, draft, REGISTRY);
+    if (refused) return problem(c, atIndex(refused, index, batch));
     const signed = await guards.signature(draft);
     if (signed.ok) {
       drafts.push(signed.draft);

@@ -7,7 +7,7 @@ import {
   staticFile,
   tokenGuards,
 } from '../../../api/module-kit';
-import { draftOf } from '../../../kernel/append';
+import { admission, draftOf } from '../../../kernel/append';
 import { derivedWireId } from '../../../kernel/derived-id';
 import {
   type Draft,
@@ -158,6 +158,8 @@ planningRoutes.post('/workspaces/:ws/import', async (c) => {
       const draft = { ...built.draft, wire_id: derivedWireId(IMPORT_ID, key, index) };
       const denied = guards.rights(draft);
       if (denied) return atItem(denied, index, items.length, item.type);
+      const refused = await admission(c.env, draft, REGISTRY);
+      if (refused) return atItem(refused, index, items.length, item.type);
       const signed = await guards.signature(draft);
       if (!signed.ok) return atItem(signed, index, items.length, item.type);
       drafts.push(signed.draft);
