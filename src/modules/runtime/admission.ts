@@ -1,18 +1,18 @@
 import type { Env } from '../../env';
 import { type Draft, type Failure, fail, invalidWire } from '../../protocol';
+import type { JsonObject } from '../../protocol/dialects';
 import { streamStub } from '../../stream/stub';
 import { envelopeMembers } from './envelope';
-import { pathId } from './routes/path-ids';
+import { envelopeId } from './routes/path-ids';
 
 /** The id a spawn names in `member` of its envelope, or the invalid-wire failure naming it. */
-function placeId(draft: Draft, member: 'channelId' | 'branchId'): string | Failure {
-  const value = envelopeMembers(draft.payload)[member];
-  if (value === undefined && member === 'channelId')
+function placeId(members: JsonObject, member: 'channelId' | 'branchId'): string | Failure {
+  if (members[member] === undefined && member === 'channelId')
     return invalidWire([
       { path: member, message: 'is required: the channel the worker reports to' },
     ]);
-  const id = pathId(member, typeof value === 'string' ? value : undefined);
-  return id.ok ? id.id : invalidWire([{ path: member, message: id.detail }]);
+  const id = envelopeId(members, member);
+  return id.ok ? id.id : id;
 }
 
 /**
@@ -25,10 +25,10 @@ function placeId(draft: Draft, member: 'channelId' | 'branchId'): string | Failu
  * asked: the channel decided them.)
  */
 export async function spawnPlace(env: Env, draft: Draft): Promise<Failure | null> {
-  const channel = placeId(draft, 'channelId');
+  const members = envelopeMembers(draft.payload);
+  const channel = placeId(members, 'channelId');
   if (typeof channel !== 'string') return channel;
-  const named = envelopeMembers(draft.payload).branchId !== undefined;
-  const branch = named ? placeId(draft, 'branchId') : null;
+  const branch = members.branchId === undefined ? null : placeId(members, 'branchId');
   if (branch !== null && typeof branch !== 'string') return branch;
   const [ch, br] = await Promise.all([
     streamStub(env, `channel:${channel}`).coordination(),

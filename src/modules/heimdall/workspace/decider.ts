@@ -111,14 +111,11 @@ export const workspaceDecider: Decider<WorkspaceState, unknown> = {
         const table = wire.type === 'symbol.set' ? 'symbols' : 'blackboard';
         const key = wire.type === 'symbol.set' ? s(p, 'id') : s(p, 'key');
         const before = ownValue(state[table], key);
-        const entry: Versioned = {
-          value: s(p, 'value'),
-          by,
-          at: wire.ts,
-          ...(p.force === true && before && before.value !== s(p, 'value') ? { forced: true } : {}),
-        };
-        const ref: VersionRef = { seq: wire.stream_seq, by, at: wire.ts };
-        if (entry.forced) ref.forced = true;
+        // A forced re-set to another value is marked on the entry and its version.
+        const forced =
+          p.force === true && before && before.value !== s(p, 'value') ? { forced: true } : {};
+        const entry: Versioned = { value: s(p, 'value'), by, at: wire.ts, ...forced };
+        const ref: VersionRef = { seq: wire.stream_seq, by, at: wire.ts, ...forced };
         const history = [...(before?.history ?? []), ref].slice(-HISTORY_KEPT);
         const versions = (before?.versions ?? 0) + 1;
         return {
